@@ -1,0 +1,3 @@
+from memgit.cli import main
+
+main()
