@@ -1,0 +1,145 @@
+"""`memgit init`: turn a workspace folder (or an existing repo or clone) into a
+memgit workspace, and the pre-commit hook that keeps secrets out of memory."""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memgit import resources
+from memgit.errors import MemgitError
+from memgit.repo import MAIN, Repo, atomic_write
+
+HOOK_MARK = "memgit pre-commit hook"
+CHAINED = ".memgit-chained"
+
+LAYOUTS: dict[str, dict] = {
+    # product name → memory files and their character budgets
+    "openclaw": {"capacity": {"MEMORY.md": 20000, "USER.md": 20000}, "sessions_dir": "sessions"},
+    "hermes": {"capacity": {"MEMORY.md": 2200, "USER.md": 1375}, "sessions_dir": "sessions"},
+    "claude-code": {"capacity": {"CLAUDE.md": 40000}, "files": ["CLAUDE.md"], "sessions_dir": "sessions"},
+}
+
+
+@dataclass
+class InitResult:
+    root: Path
+    created_repo: bool
+    wrote_config: bool
+    hooks: list[str]
+    commit: str | None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _config_text(layout: str | None) -> str | None:
+    from memgit.config import DEFAULT_TOML
+
+    if not layout:
+        return None
+    if layout not in LAYOUTS:
+        raise MemgitError(f"unknown layout {layout!r}; use one of {', '.join(LAYOUTS)}.")
+    spec = LAYOUTS[layout]
+    text = DEFAULT_TOML
+    cap = "\n".join(f'"{k}" = {v}' for k, v in spec["capacity"].items())
+    text = text.replace('"MEMORY.md" = 2200\n"USER.md" = 1375', cap)
+    if "files" in spec:
+        text = text.replace('files = ["MEMORY.md", "USER.md"]',
+                            "files = [" + ", ".join(f'"{f}"' for f in spec["files"]) + "]")
+    return text
+
+
+def init(root: Path, layout: str | None = None) -> InitResult:
+    """Adopt `root`: git repo on main, default memgit.toml, hooks, and a first commit of its files."""
+    from memgit.config import CONFIG_NAME, load_config
+    from memgit.workspace import Workspace, write_default_config
+
+    root = root.resolve()
+    if not root.is_dir():
+        raise MemgitError(f"{root} is not a folder; create it or cd into your agent's workspace.")
+    created = not (root / ".git").exists()
+    repo = Repo.init(root)
+    head = repo.head_ref()
+    has_commits = repo.ref("HEAD") is not None
+    if head != MAIN:
+        if repo.ref(MAIN):
+            raise MemgitError(f"{root} has {head or 'a detached HEAD'} checked out; run `git checkout main` "
+                              f"and `memgit init` again.")
+        # adopt a repo whose branch is not called main: main starts where HEAD is, history untouched
+        if has_commits:
+            repo.git("branch", "main", "HEAD")
+        repo.git("symbolic-ref", "HEAD", MAIN)
+    text = _config_text(layout)
+    wrote = False
+    if text is not None and not (root / CONFIG_NAME).exists():
+        atomic_write(root / CONFIG_NAME, text.encode())
+        wrote = True
+    elif text is None:
+        wrote = write_default_config(root)
+    load_config(root)  # a broken config is reported before anything is committed
+    hooks = install_hooks(repo)
+    ws = Workspace(root)
+    commit = None
+    with repo.lock():
+        if not repo.ref(MAIN):
+            tree = repo.stage_all_tree()
+            commit = repo.commit(tree, [], "memgit: adopt workspace\n")
+            repo.update_refs([(MAIN, commit, None)])
+            ws.mark_synced(commit)
+            ws.warn_secrets([f for f in ws.memory_files if (root / f).is_file()], commit)
+        else:
+            ws.sync_worktree()
+            commit = ws.snapshot("adopt workspace")
+            if commit is None:
+                ws.warn_secrets([f for f in ws.memory_files if (root / f).is_file()], ws.main())
+    return InitResult(root, created, wrote, hooks, commit, ws.warnings)
+
+
+def install_hooks(repo: Repo) -> list[str]:
+    """Install memgit's hooks; an existing foreign hook is kept and chained, never clobbered."""
+    hooks_dir = Path(repo.git("rev-parse", "--git-path", "hooks").strip())
+    if not hooks_dir.is_absolute():
+        hooks_dir = repo.root / hooks_dir
+    hooks_dir.mkdir(parents=True, exist_ok=True)
+    installed = []
+    for name in ("pre-commit",):
+        template = resources.read("hooks", name)
+        target = hooks_dir / name
+        chain = ""
+        if target.exists():
+            current = target.read_text(encoding="utf-8", errors="replace")
+            if HOOK_MARK not in current:
+                chained = hooks_dir / (name + CHAINED)
+                if not chained.exists():
+                    os.replace(target, chained)
+            if (hooks_dir / (name + CHAINED)).exists():
+                chain = f'"{hooks_dir / (name + CHAINED)}" "$@" || exit $?'
+        elif (hooks_dir / (name + CHAINED)).exists():
+            chain = f'"{hooks_dir / (name + CHAINED)}" "$@" || exit $?'
+        body = template.replace("@PYTHON@", sys.executable).replace("# @MEMGIT_CHAIN@", chain)
+        atomic_write(target, body.encode())
+        target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+        installed.append(name)
+    return installed
+
+
+def check_staged(repo: Repo, memory_files: tuple[str, ...]) -> list[str]:
+    """Problems in lines a commit adds to memory files: 'file:line: kind' (never the value)."""
+    from memgit import sensitive
+
+    out = repo.git("diff", "--cached", "--no-color", "--unified=0", "--no-renames", "--", *memory_files)
+    problems = []
+    path = None
+    line_no = 0
+    for raw in out.splitlines():
+        if raw.startswith("+++ "):
+            path = raw[6:] if raw.startswith("+++ b/") else None
+        elif raw.startswith("@@"):
+            plus = raw.split("+", 1)[1].split(" ", 1)[0]
+            line_no = int(plus.split(",")[0])
+        elif raw.startswith("+") and path:
+            for f in sensitive.scan(raw[1:]):
+                problems.append(f"{path}:{line_no}: {f.kind}")
+            line_no += 1
+    return problems

@@ -1,0 +1,508 @@
+"""The click layer: parse, call the library, format. Nothing below this module prints."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import click
+
+from memgit.errors import MemgitError
+
+
+# -- output helpers ---------------------------------------------------------
+def _color() -> bool:
+    return "NO_COLOR" not in os.environ and sys.stdout.isatty()
+
+
+def style(text: str, **kw) -> str:
+    return click.style(text, **kw) if _color() else text
+
+
+def echo_json(data) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def warn(msg: str) -> None:
+    click.echo(f"Warning: {msg}", err=True)
+
+
+def _ws(ctx: click.Context):
+    from memgit.workspace import Workspace
+
+    return Workspace.open(ctx.obj.get("dir"))
+
+
+def _flush_warnings(ws) -> None:
+    for w in ws.warnings:
+        warn(w)
+    ws.warnings.clear()
+
+
+def _age(ts: int) -> str:
+    secs = max(0, int(datetime.now(timezone.utc).timestamp()) - ts)
+    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
+        if secs >= n:
+            return f"{secs // n}{unit}"
+    return f"{secs}s"
+
+
+def _bar(pct: float | None, width: int = 20) -> str:
+    if pct is None:
+        return "[" + " " * width + "]"
+    filled = min(width, round(width * pct / 100))
+    bar = "#" * filled + "." * (width - filled)
+    color = "red" if pct > 90 else "yellow" if pct > 75 else "green"
+    return "[" + style(bar, fg=color) + "]"
+
+
+def _parse_now(value: str | None) -> date:
+    if not value:
+        return date.today()
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise MemgitError(f"--now {value!r} is not a date; give it as YYYY-MM-DD.") from None
+
+
+# -- the group -------------------------------------------------------------------
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-C", "directory", type=click.Path(file_okay=False, path_type=Path),
+              help="Run as if memgit was started in this workspace folder.")
+@click.version_option(package_name="memgit", message="memgit %(version)s")
+@click.pass_context
+def cli(ctx: click.Context, directory: Path | None) -> None:
+    """memgit: your agent's memory as a git repo, changed only through reviewed proposals.
+
+    \b
+    Quick start:
+      memgit init                  # adopt the workspace in this folder
+      memgit dream                 # propose what should change in memory
+      memgit proposals             # list them like pull requests
+      memgit show ID               # read one, with its evidence and diff
+      memgit approve ID            # merge it into main (or: reject, revert)
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["dir"] = directory
+
+
+@cli.command()
+@click.option("--layout", type=click.Choice(["openclaw", "hermes", "claude-code"]),
+              help="Adopt a workspace of this product with its file names and budgets as defaults.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def init(ctx: click.Context, layout: str | None, as_json: bool) -> None:
+    """Make this folder a memgit workspace.
+
+    Runs `git init -b main` if needed (an existing repo or clone is adopted as
+    it is), writes a default memgit.toml, installs the pre-commit hook
+    (chaining any hook already there) and commits the current files on main.
+
+    Example: cd ~/agent-workspace && memgit init
+    """
+    from memgit.adopt import init as do_init
+
+    r = do_init(ctx.obj.get("dir") or Path.cwd(), layout)
+    for w in r.warnings:
+        warn(w)
+    if as_json:
+        echo_json({"root": str(r.root), "created_repo": r.created_repo, "wrote_config": r.wrote_config,
+                   "hooks": r.hooks, "commit": r.commit})
+        return
+    click.echo(f"{'Initialised' if r.created_repo else 'Adopted'} memgit workspace in {r.root}")
+    if r.wrote_config:
+        click.echo("  wrote memgit.toml (defaults)")
+    click.echo(f"  hooks: {', '.join(r.hooks)}")
+    if r.commit:
+        click.echo(f"  committed current files on main ({r.commit[:8]})")
+
+
+# -- propose -------------------------------------------------------------------------
+@cli.group()
+def propose() -> None:
+    """Ask for a memory change that a person must approve.
+
+    Each subcommand makes one proposal branch (memgit/<id>) and never touches
+    main or the files the agent reads.
+
+    Example: memgit propose prune MEMORY.md --entry "Cloudflare tunnel" --reason "demo is over"
+    """
+
+
+def _propose(ctx: click.Context, make, as_json: bool) -> None:
+    from memgit import proposals
+
+    ws = _ws(ctx)
+    with ws.repo.lock():
+        ws.prepare()
+        op = make(ws)
+        made = proposals.create(ws, [op])
+    _flush_warnings(ws)
+    p = made[0]
+    if as_json:
+        echo_json(p.to_dict())
+    else:
+        click.echo(f"Proposed {style(p.id, fg='yellow')} ({p.branch}): {p.title}")
+        click.echo(f"  review it with `memgit show {p.id}`")
+
+
+def _entry(ws, file: str, needle: str) -> str:
+    return ws.document(ws.check_memory_file(file)).entry(needle).text
+
+
+_reason = click.option("--reason", default="", help="Why this change (shown to the reviewer).")
+_json = click.option("--json", "as_json", is_flag=True, help="Print the proposal as JSON.")
+
+
+@propose.command("prune")
+@click.argument("file")
+@click.option("--entry", "needle", required=True, help="Text of the entry to remove (a unique substring).")
+@_reason
+@_json
+@click.pass_context
+def propose_prune(ctx, file, needle, reason, as_json):
+    """Propose removing one entry.
+
+    Example: memgit propose prune MEMORY.md --entry "tunnel for the demo"
+    """
+    from memgit.ops import Operation
+
+    _propose(ctx, lambda ws: Operation("prune", file, (_entry(ws, file, needle),), reason=reason), as_json)
+
+
+@propose.command("refresh")
+@click.argument("file")
+@click.option("--entry", "needle", required=True, help="Text of the entry to replace (a unique substring).")
+@click.option("--to", "new", required=True, help="The entry's new text.")
+@_reason
+@_json
+@click.pass_context
+def propose_refresh(ctx, file, needle, new, reason, as_json):
+    """Propose replacing an entry's text.
+
+    Example: memgit propose refresh MEMORY.md --entry "Cockpit v1" --to "[P1] Cockpit v1 deployed (2026-06-01)"
+    """
+    from memgit.ops import Operation
+
+    _propose(ctx, lambda ws: Operation("refresh", file, (_entry(ws, file, needle),), text=new,
+                                       reason=reason), as_json)
+
+
+@propose.command("consolidate")
+@click.argument("file")
+@click.option("--section", required=True, help="Heading text of the section (tag not needed).")
+@click.option("--text", "new", required=True, help="The new entry.")
+@_reason
+@_json
+@click.pass_context
+def propose_consolidate(ctx, file, section, new, reason, as_json):
+    """Propose adding an entry to a section.
+
+    Example: memgit propose consolidate MEMORY.md --section Projects --text "[P1] Blog moved to Astro (2026-06-01)"
+    """
+    from memgit.ops import Operation
+
+    def make(ws):
+        title = ws.document(ws.check_memory_file(file)).section(section).title
+        return Operation("consolidate", file, (), text=new, section=title, reason=reason)
+
+    _propose(ctx, make, as_json)
+
+
+@propose.command("merge")
+@click.argument("file")
+@click.option("--entry", "needles", multiple=True, required=True,
+              help="An entry to merge (give two or more).")
+@click.option("--to", "new", required=True, help="The merged entry.")
+@_reason
+@_json
+@click.pass_context
+def propose_merge(ctx, file, needles, new, reason, as_json):
+    """Propose merging several entries into one.
+
+    Example: memgit propose merge MEMORY.md --entry "export the monthly" --entry "To export" --to "[P1] Export: Reports → Export → CSV"
+    """
+    from memgit.ops import Operation
+
+    def make(ws):
+        if len(needles) < 2:
+            raise MemgitError("merge needs two or more --entry options.")
+        targets = tuple(dict.fromkeys(_entry(ws, file, n) for n in needles))
+        if len(targets) < 2:
+            raise MemgitError("the --entry options name the same entry; give two different entries.")
+        return Operation("merge", file, targets, text=new, reason=reason)
+
+    _propose(ctx, make, as_json)
+
+
+# -- reading proposals --------------------------------------------------------------
+@cli.command("proposals")
+@click.option("--all", "show_all", is_flag=True, help="Include approved, rejected and reverted ones.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
+@click.pass_context
+def proposals_cmd(ctx, show_all, as_json):
+    """List open proposals, like `gh pr list`.
+
+    Example: memgit proposals --all
+    """
+    from memgit import proposals
+
+    ws = _ws(ctx)
+    items = proposals.list_proposals(ws, include_closed=show_all)
+    if as_json:
+        echo_json([p.to_dict() for p in items])
+        return
+    if not items:
+        click.echo("No open proposals." if not show_all else "No proposals.")
+        return
+    for p in items:
+        conf = f"{p.op.confidence:.2f}" if p.op.confidence is not None else "  - "
+        applies = "" if p.status != "open" else ("" if p.applies else style("  [stale: " + p.why_not + "]",
+                                                                             fg="red"))
+        status = "" if p.status == "open" else style(f"[{p.status}] ", fg="cyan")
+        click.echo(f"{style(p.id, fg='yellow')}  {p.op.op:<11} {p.op.file:<10} {conf}  {_age(p.created):>4}  "
+                   f"{status}{p.title}{applies}")
+
+
+def _colored_diff(text: str) -> str:
+    if not _color():
+        return text
+    out = []
+    for line in text.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            out.append(click.style(line, fg="green"))
+        elif line.startswith("-") and not line.startswith("---"):
+            out.append(click.style(line, fg="red"))
+        elif line.startswith("@@"):
+            out.append(click.style(line, fg="cyan"))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+@cli.command()
+@click.argument("proposal_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the proposal and its diff as JSON.")
+@click.pass_context
+def show(ctx, proposal_id, as_json):
+    """Show one proposal like a pull request: reason, evidence and diff.
+
+    Example: memgit show 1a2b3c4d
+    """
+    from memgit import proposals
+
+    ws = _ws(ctx)
+    p = proposals.get(ws, proposal_id)
+    d = proposals.diff(ws, p)
+    if as_json:
+        echo_json({**p.to_dict(), "diff": d})
+        return
+    click.echo(style(f"{p.title}", bold=True) + f"  ({p.branch})")
+    conf = f"{p.op.confidence:.2f}" if p.op.confidence is not None else "manual"
+    click.echo(f"op: {p.op.op}   file: {p.op.file}   confidence: {conf}   status: {p.status}   "
+               f"origin: {p.op.origin}   age: {_age(p.created)}")
+    if p.status == "open" and not p.applies:
+        click.echo(style(f"does not apply to main: {p.why_not}", fg="red"))
+    if p.op.reason:
+        click.echo(f"\nReason: {p.op.reason}")
+    if p.op.evidence:
+        click.echo("\nEvidence:")
+        for e in p.op.evidence:
+            click.echo(f"  {style(e.source, fg='cyan')}  \"{e.quote}\"")
+    click.echo("")
+    click.echo(_colored_diff(d))
+
+
+@cli.command()
+@click.argument("ids", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Approve every open proposal.")
+@click.option("--min-confidence", type=click.FloatRange(0, 1), help="With --all: only these confident ones.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def approve(ctx, ids, all_, min_confidence, as_json):
+    """Merge proposals into main (re-applied to the current main).
+
+    A proposal whose target entry changed or vanished is refused with its
+    reason and stays open. With --all, refused ones are reported and the rest
+    approved; naming an id that is refused exits 1.
+
+    Example: memgit approve 1a2b3c4d   |   memgit approve --all --min-confidence 0.8
+    """
+    from memgit import proposals
+
+    if bool(ids) == bool(all_):
+        raise MemgitError("name proposal ids or give --all (not both); `memgit proposals` lists them.")
+    for i in ids:
+        proposals.check_id(i)
+    ws = _ws(ctx)
+    if all_ and not proposals.list_proposals(ws, check=False):
+        if as_json:
+            echo_json({"approved": [], "refused": [], "commit": None})
+        else:
+            click.echo("Nothing to approve: no open proposals.")
+        return
+    r = proposals.approve(ws, list(ids), min_confidence)
+    _flush_warnings(ws)
+    wake = _wake_check(ws, r.approved)
+    if as_json:
+        echo_json({"approved": [p.id for p in r.approved], "refused": [{"id": i, "reason": why}
+                                                                        for i, why in r.refused],
+                   "commit": r.commit, "wake_check_missing": wake})
+    else:
+        for p in r.approved:
+            click.echo(f"Approved {style(p.id, fg='green')}: {p.title}")
+        for i, why in r.refused:
+            click.echo(f"Refused {style(i, fg='red')}: {why}", err=True)
+        for i in wake:
+            warn(f"wake check: recall does not find the change of {i} by its own key terms.")
+        if r.commit:
+            click.echo(f"main is now {r.commit[:8]}")
+    if r.refused and ids:
+        sys.exit(1)
+
+
+def _wake_check(ws, approved) -> list[str]:
+    try:
+        from memgit import recall
+    except ImportError:
+        return []
+    check = getattr(recall, "wake_check", None)
+    return check(ws, approved) if check else []
+
+
+@cli.command()
+@click.argument("ids", nargs=-1, required=True)
+@click.option("--reason", default="", help="Why (remembered; the same change is not proposed again).")
+@click.pass_context
+def reject(ctx, ids, reason):
+    """Close proposals without merging; a later dream will not propose them again.
+
+    Example: memgit reject 1a2b3c4d --reason "still pending, the log was wrong"
+    """
+    from memgit import proposals
+
+    for i in ids:
+        proposals.check_id(i)
+    ws = _ws(ctx)
+    for p in proposals.reject(ws, list(ids), reason):
+        click.echo(f"Rejected {style(p.id, fg='red')}: {p.title}")
+
+
+@cli.command()
+@click.argument("proposal_id")
+@click.pass_context
+def revert(ctx, proposal_id):
+    """Roll back an approved proposal with a new commit, keeping later changes.
+
+    Example: memgit revert 1a2b3c4d
+    """
+    from memgit import proposals
+
+    ws = _ws(ctx)
+    sha = proposals.revert(ws, proposal_id)
+    _flush_warnings(ws)
+    click.echo(f"Reverted {proposal_id}; main is now {sha[:8]}")
+
+
+@cli.command("log")
+@click.option("-n", "limit", type=int, default=50, show_default=True, help="How many events.")
+@click.option("--json", "as_json", is_flag=True, help="Print the events as JSON.")
+@click.pass_context
+def log_cmd(ctx, limit, as_json):
+    """The history of memory: dream runs, proposals, approvals, rejections, reverts, snapshots.
+
+    Example: memgit log -n 20
+    """
+    from memgit import journal
+
+    ws = _ws(ctx)
+    evs = journal.events(ws.repo, limit=limit)
+    if as_json:
+        echo_json([e.to_dict() for e in evs])
+        return
+    if not evs:
+        click.echo("No history yet.")
+    for e in evs:
+        click.echo(f"{e.at[:19].replace('T', ' ')}  {style(e.kind, fg='cyan'):<8}  {e.summary}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@click.pass_context
+def status(ctx, as_json):
+    """Each memory file's use of its budget, open proposals, uncommitted agent edits.
+
+    Example: memgit status
+    """
+    from memgit import proposals
+
+    ws = _ws(ctx)
+    caps = ws.capacity(live=True)
+    props = proposals.list_proposals(ws, check=False)
+    dirty = [line[3:] for line in ws.repo.git("status", "--porcelain", "--untracked-files=all").splitlines()
+             if line.strip()]
+    if as_json:
+        echo_json({"files": [c.to_dict() for c in caps], "open_proposals": len(props),
+                   "proposals": [p.id for p in props], "uncommitted": dirty})
+        return
+    click.echo(f"Workspace {ws.root}")
+    for c in caps:
+        pct = f"{c.pct:5.1f}%" if c.pct is not None else "  n/a "
+        budget = f"/{c.budget}" if c.budget else ""
+        click.echo(f"  {c.file:<12} {_bar(c.pct)} {pct}  {c.chars}{budget} chars")
+    click.echo(f"Open proposals: {len(props)}" + (" (`memgit proposals`)" if props else ""))
+    if dirty:
+        click.echo(f"Uncommitted agent edits: {len(dirty)} file(s) — snapshotted at the next dream or approve")
+        for d in dirty[:10]:
+            click.echo(f"  {d}")
+
+
+@cli.command(hidden=True)
+@click.argument("name", type=click.Choice(["pre-commit"]))
+@click.pass_context
+def hook(ctx, name):
+    """Entry point of the installed git hooks."""
+    from memgit.adopt import check_staged
+    from memgit.config import load_config
+    from memgit.repo import Repo
+    from memgit.workspace import find_root
+
+    root = find_root(ctx.obj.get("dir") or Path.cwd())
+    problems = check_staged(Repo(root), load_config(root).memory_files)
+    if problems:
+        for p in problems:
+            click.echo(f"memgit: refusing commit, sensitive data in {p}", err=True)
+        click.echo("memgit: remove it from memory (use a password manager); `git commit --no-verify` bypasses "
+                   "this check.", err=True)
+        sys.exit(1)
+
+
+def _register_optional() -> None:
+    """Commands that live in their own modules register themselves here."""
+    from memgit import commands
+
+    commands.register(cli)
+
+
+def main() -> None:
+    _register_optional()
+    try:
+        cli.main(standalone_mode=False, prog_name="memgit")
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except MemgitError as e:
+        click.echo(f"Error: {e}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as e:
+        if isinstance(e, BrokenPipeError):
+            sys.exit(0)
+        click.echo(f"Error: {e.strerror or e} ({e.filename or 'file'}); check the path and permissions.", err=True)
+        sys.exit(1)

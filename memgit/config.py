@@ -1,0 +1,224 @@
+"""memgit.toml → one typed, validated Config. Defaults live here and nowhere else."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from memgit.errors import ConfigError
+
+CONFIG_NAME = "memgit.toml"
+
+DEFAULT_TOML = """\
+# memgit configuration: https://github.com/memgit/memgit#configuration
+[memory]
+files = ["MEMORY.md", "USER.md"]
+logs_dir = "memory"
+sessions_dir = "sessions"
+archive_dir = "memory"        # archives go to <archive_dir>/archive-YYYY-MM/
+reference_dir = "reference"
+protected_sections = []       # e.g. ["Agent Cases"]: never changed, like P0
+
+[capacity]
+"MEMORY.md" = 2200
+"USER.md" = 1375
+
+[dream]
+window_days = 7
+threshold = 0.7
+max_ops = 10
+forced_prune_pct = 90
+associate = false
+
+[lifecycle]
+log_days = 30
+p2_days = 30
+p1_days = 90
+events_days = 90
+
+[schedule]
+dream = "1d"
+janitor = "1d"
+reflect = "1d"
+expire = "30d"
+
+[llm]
+backend = "offline"
+model = "claude-sonnet-4-5"
+max_tokens = 4096
+token_budget = 200000
+timeout = 60.0
+fallback_offline = false
+"""
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    files: tuple[str, ...] = ("MEMORY.md", "USER.md")
+    logs_dir: str = "memory"
+    sessions_dir: str = "sessions"
+    archive_dir: str = "memory"
+    reference_dir: str = "reference"
+    protected_sections: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DreamSettings:
+    window_days: int = 7
+    threshold: float = 0.7
+    max_ops: int = 10
+    forced_prune_pct: float = 90.0
+    associate: bool = False
+
+
+@dataclass(frozen=True)
+class LifecycleSettings:
+    log_days: int = 30
+    p2_days: int = 30
+    p1_days: int = 90
+    events_days: int = 90
+
+
+@dataclass(frozen=True)
+class ScheduleSettings:
+    dream: str = "1d"
+    janitor: str = "1d"
+    reflect: str = "1d"
+    expire: str = "30d"
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    backend: str = "offline"
+    model: str = "claude-sonnet-4-5"
+    max_tokens: int = 4096
+    token_budget: int = 200000
+    timeout: float = 60.0
+    fallback_offline: bool = False
+
+
+@dataclass(frozen=True)
+class Config:
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    capacity: dict[str, int] = field(default_factory=lambda: {"MEMORY.md": 2200, "USER.md": 1375})
+    dream: DreamSettings = field(default_factory=DreamSettings)
+    lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
+    schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    path: Path | None = None
+
+    @property
+    def memory_files(self) -> tuple[str, ...]:
+        """Memory files: the configured list plus any file given a capacity."""
+        extra = tuple(f for f in self.capacity if f not in self.memory.files)
+        return self.memory.files + extra
+
+    def budget(self, name: str) -> int | None:
+        return self.capacity.get(name)
+
+
+_SECTIONS = {
+    "memory": MemorySettings,
+    "dream": DreamSettings,
+    "lifecycle": LifecycleSettings,
+    "schedule": ScheduleSettings,
+    "llm": LLMSettings,
+}
+_CHOICES = {("llm", "backend"): ("offline", "anthropic")}
+
+
+def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
+    """Check one value against the type of its default; ints are accepted for floats."""
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(default, str):
+        ok = isinstance(value, str)
+    elif isinstance(default, tuple):
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        value = tuple(value) if ok else value
+    else:  # pragma: no cover - every default has one of the types above
+        ok = True
+    if not ok:
+        kind = type(default).__name__.replace("tuple", "list of strings")
+        raise ConfigError(f"{where}: [{key}] must be a {kind}, not {value!r}; fix it in memgit.toml.")
+    return value
+
+
+def _section(where: str, name: str, cls: type, raw: Any) -> Any:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: [{name}] must be a table; fix it in memgit.toml.")
+    defaults = cls()
+    known = {f.name for f in fields(cls)}
+    values = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise ConfigError(
+                f"{where}: unknown key '{name}.{key}'; use one of {', '.join(sorted(known))}.")
+        v = _coerce(where, f"{name}.{key}", value, getattr(defaults, key))
+        choices = _CHOICES.get((name, key))
+        if choices and v not in choices:
+            raise ConfigError(f"{where}: '{name}.{key}' must be one of {', '.join(choices)}, not {v!r}.")
+        values[key] = v
+    result = cls(**values)
+    _check_ranges(where, name, result)
+    return result
+
+
+def _check_ranges(where: str, name: str, s: Any) -> None:
+    if isinstance(s, DreamSettings):
+        if not 0.0 <= s.threshold <= 1.0:
+            raise ConfigError(f"{where}: 'dream.threshold' must be between 0 and 1.")
+        if s.max_ops < 0 or s.window_days < 1:
+            raise ConfigError(f"{where}: 'dream.max_ops' must be >= 0 and 'dream.window_days' >= 1.")
+        if not 0 < s.forced_prune_pct <= 100:
+            raise ConfigError(f"{where}: 'dream.forced_prune_pct' must be in (0, 100].")
+    if isinstance(s, MemorySettings):
+        for rel in (*s.files, s.logs_dir, s.sessions_dir, s.archive_dir, s.reference_dir):
+            if rel.startswith(("/", "\\")) or ".." in Path(rel).parts or not rel:
+                raise ConfigError(f"{where}: path '{rel}' in [memory] must be relative to the workspace.")
+
+
+def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
+    """Validate the TOML text of a memgit.toml."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{where} is not valid TOML ({e}); fix the syntax.") from None
+    kwargs: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in _SECTIONS:
+            kwargs[key] = _section(where, key, _SECTIONS[key], value)
+        elif key == "capacity":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: [capacity] must be a table of file = characters.")
+            for f, n in value.items():
+                if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+                    raise ConfigError(
+                        f"{where}: capacity of '{f}' must be a positive integer of characters, not {n!r}.")
+                if f.startswith("/") or ".." in Path(f).parts:
+                    raise ConfigError(f"{where}: capacity file '{f}' must be relative to the workspace.")
+            kwargs["capacity"] = dict(value)
+        else:
+            raise ConfigError(
+                f"{where}: unknown section [{key}]; use one of "
+                f"{', '.join(sorted([*_SECTIONS, 'capacity']))}.")
+    return Config(**kwargs)
+
+
+def load_config(root: Path) -> Config:
+    """Read <root>/memgit.toml, or defaults when there is none."""
+    path = root / CONFIG_NAME
+    if not path.exists():
+        return Config()
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path} cannot be read ({e.__class__.__name__}); save it as UTF-8 text.") from None
+    cfg = parse_config(text, str(path))
+    return Config(**{f.name: getattr(cfg, f.name) for f in fields(Config) if f.name != "path"}, path=path)

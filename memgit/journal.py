@@ -1,0 +1,78 @@
+"""memgit's own history: a chain of commits on refs/memgit/journal, outside main.
+
+Each commit is one event (dream run, approval, rejection, revert, snapshot)
+whose message is a summary line and a JSON body. The files the agent reads
+never see it; `memgit log` does.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from memgit.repo import EMPTY_TREE, JOURNAL, Repo
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str
+    data: dict
+    commit: str = ""
+
+    @property
+    def at(self) -> str:
+        return self.data.get("at", "")
+
+    @property
+    def summary(self) -> str:
+        return self.data.get("summary", "")
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, **self.data}
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+def prepare(repo: Repo, kind: str, data: dict, parent: str | None) -> tuple[str, Event]:
+    """Write the commit for one event on top of `parent`; the caller moves the ref."""
+    data = {"at": now_iso(), **data}
+    summary = data.get("summary") or kind
+    msg = f"memgit {kind}: {summary}\n\n{json.dumps({'kind': kind, **data}, ensure_ascii=False, sort_keys=True)}\n"
+    sha = repo.commit(EMPTY_TREE, [parent] if parent else [], msg)
+    return sha, Event(kind, data, sha)
+
+
+def append(repo: Repo, kind: str, data: dict) -> Event:
+    """Append one event on its own (compare-and-swap on the journal ref)."""
+    old = repo.ref(JOURNAL)
+    sha, ev = prepare(repo, kind, data, old)
+    repo.update_refs([(JOURNAL, sha, old)])
+    return ev
+
+
+def _parse(message: str, sha: str) -> Event | None:
+    head, _, body = message.partition("\n\n")
+    try:
+        d = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(d, dict):
+        return None
+    kind = d.pop("kind", head.split(":")[0].replace("memgit ", ""))
+    return Event(kind, d, sha)
+
+
+def events(repo: Repo, kinds: tuple[str, ...] = (), limit: int | None = None) -> list[Event]:
+    """Events newest first."""
+    if not repo.ref(JOURNAL):
+        return []
+    out = []
+    for info in repo.log(JOURNAL, max_count=None):
+        ev = _parse(info.message, info.sha)
+        if ev and (not kinds or ev.kind in kinds):
+            out.append(ev)
+            if limit and len(out) >= limit:
+                break
+    return out

@@ -1,0 +1,367 @@
+"""Memory files ⇄ Document / Section / Entry, byte-exact.
+
+The only module that imports markdown-it-py. A Document keeps the file's lines
+with their own line endings (and its BOM), so writing back an untouched
+document gives identical bytes, and an edit changes only its entry's lines.
+Entries are top-level list items (with continuation lines and nested lists);
+Hermes-style files whose entries are separated by a line holding only `§` are
+read and written in that format.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import date
+from functools import lru_cache
+
+from memgit.errors import AmbiguousError, MemgitError, NotFoundError
+
+BOM = "\ufeff"
+HERMES_SEP = "§"
+TAG_RE = re.compile(r"\[(P[012])\]", re.I)
+DATE_TAIL_RE = re.compile(r"\s*[（(](\d{4}-\d{2}-\d{2})[)）]\s*$")
+ISO_DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+MARKER_RE = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(\s+|$)")
+FRONT_MATTER_RE = re.compile(r"^(---|\+\+\+)\s*$")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading and the lines up to the next heading of the same or higher level."""
+
+    title: str          # heading text without its tag
+    level: int
+    line: int           # 0-based line of the heading
+    end: int            # exclusive end line of the section's own body
+    tag: str | None     # the heading's own tag
+    priority: str       # effective priority (own tag, else an ancestor's, else P1)
+    protected: bool = False
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One memory entry: a top-level list item or a §-separated chunk."""
+
+    file: str
+    start: int          # 0-based first line
+    end: int            # exclusive
+    text: str           # the entry as written, lines joined with \n, no final newline
+    section: str | None
+    priority: str
+    own_tag: str | None
+    date: date | None
+    marker: str         # list marker with its indentation and spacing, e.g. "- "
+
+    @property
+    def body(self) -> str:
+        """The entry's words: no list marker, tag or trailing date."""
+        return entry_body(self.text)
+
+    @property
+    def line(self) -> int:
+        """1-based line number, for `path:line` sources."""
+        return self.start + 1
+
+    @property
+    def frozen(self) -> bool:
+        """P0 and protected entries are never touched by an automated operation."""
+        return self.priority == "P0"
+
+
+def entry_body(text: str) -> str:
+    first, *rest = text.split("\n")
+    first = MARKER_RE.sub("", first, count=1)
+    first = TAG_RE.sub("", first, count=1).strip()
+    body = "\n".join([first, *[r.strip() for r in rest]]).strip()
+    return DATE_TAIL_RE.sub("", body).strip()
+
+
+def _parse_date(text: str) -> date | None:
+    m = DATE_TAIL_RE.search(text.split("\n")[0]) or DATE_TAIL_RE.search(text)
+    if m:
+        y, mo, d = m.group(1).split("-")
+    else:
+        m2 = ISO_DATE_RE.search(text)
+        if not m2:
+            return None
+        y, mo, d = m2.groups()
+    try:
+        return date(int(y), int(mo), int(d))
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=1)
+def _md():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _strip_eol(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+class Document:
+    """A parsed memory file. Treat as immutable: edits return new bytes."""
+
+    def __init__(self, name: str, data: bytes, protected_sections: tuple[str, ...] = ()):
+        self.name = name
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise MemgitError(f"{name} is not valid UTF-8; save it as UTF-8 text and retry.") from None
+        if "\x00" in text:
+            raise MemgitError(f"{name} looks like a binary file; restore it as markdown text and retry.")
+        self.bom = text.startswith(BOM)
+        if self.bom:
+            text = text[1:]
+        self.lines: list[str] = text.splitlines(keepends=True)
+        self.newline = "\r\n" if self.lines and self.lines[0].endswith("\r\n") else "\n"
+        self.protected_names = tuple(p.casefold() for p in protected_sections)
+        self.hermes = any(_strip_eol(ln).strip() == HERMES_SEP for ln in self.lines)
+        self.sections: list[Section] = []
+        self.entries: list[Entry] = []
+        if self.hermes:
+            self._parse_hermes()
+        else:
+            self._parse_markdown()
+
+    # -- parsing ---------------------------------------------------------
+    def _parse_markdown(self) -> None:
+        plain = [_strip_eol(ln) for ln in self.lines]
+        # Front matter is not markdown: blank it (keeping line numbers) so it is never an entry.
+        if plain and FRONT_MATTER_RE.match(plain[0]):
+            for i in range(1, len(plain)):
+                if plain[i].strip() == plain[0].strip():
+                    plain[: i + 1] = [""] * (i + 1)
+                    break
+        tokens = _md().parse("\n".join(plain) + "\n")
+        headings: list[tuple[int, int, str]] = []  # (line, level, raw text)
+        items: list[tuple[int, int]] = []
+        depth = 0
+        quote = 0
+        for i, tok in enumerate(tokens):
+            if tok.type == "heading_open" and tok.map and depth == 0 and quote == 0:
+                headings.append((tok.map[0], int(tok.tag[1:]), tokens[i + 1].content))
+            elif tok.type == "blockquote_open":
+                quote += 1
+            elif tok.type == "blockquote_close":
+                quote -= 1
+            elif tok.type == "list_item_open":
+                if depth == 0 and quote == 0 and tok.map:
+                    items.append((tok.map[0], tok.map[1]))
+                depth += 1
+            elif tok.type == "list_item_close":
+                depth -= 1
+        n = len(self.lines)
+        stack: list[tuple[int, str | None]] = []  # (level, effective tag)
+        for k, (line, level, raw) in enumerate(headings):
+            end = n
+            for line2, level2, _ in headings[k + 1:]:
+                end = line2
+                break
+            m = TAG_RE.search(raw)
+            tag = m.group(1).upper() if m else None
+            title = TAG_RE.sub("", raw).strip().strip("#").strip()
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            inherited = next((t for _, t in reversed(stack) if t), None)
+            prio = tag or inherited or "P1"
+            protected = title.casefold() in self.protected_names or any(
+                s.protected for s in self.sections if s.level < level and s.line < line
+                and self._encloses(s, line))
+            stack.append((level, tag or inherited))
+            self.sections.append(Section(title, level, line, end, tag, prio, protected))
+        for start, end in items:
+            while end > start + 1 and not plain[end - 1].strip():
+                end -= 1
+            self.entries.append(self._entry(start, end))
+
+    def _encloses(self, outer: Section, line: int) -> bool:
+        for s in self.sections:
+            if s.line > outer.line and s.level <= outer.level and s.line <= line:
+                return False
+        return True
+
+    def _parse_hermes(self) -> None:
+        chunk: list[int] = []
+        for i, ln in enumerate(self.lines + [HERMES_SEP]):
+            if _strip_eol(ln).strip() == HERMES_SEP:
+                body = [j for j in chunk if self.lines[j].strip()]
+                if body:
+                    self.entries.append(self._entry(body[0], body[-1] + 1))
+                chunk = []
+            else:
+                chunk.append(i)
+
+    def section_at(self, line: int) -> Section | None:
+        found = None
+        for s in self.sections:
+            if s.line <= line:
+                found = s
+        return found
+
+    def _entry(self, start: int, end: int) -> Entry:
+        text = "\n".join(_strip_eol(ln) for ln in self.lines[start:end])
+        first = text.split("\n")[0]
+        m = MARKER_RE.match(first) if not self.hermes else None
+        marker = m.group(0) if m else ""
+        if m and not m.group(3):
+            marker += " "
+        tag_m = TAG_RE.search(first)
+        own = tag_m.group(1).upper() if tag_m else None
+        sec = self.section_at(start)
+        prio = own or (sec.priority if sec else "P1")
+        if sec and sec.protected:
+            prio = "P0"
+        return Entry(self.name, start, end, text, sec.title if sec else None, prio, own,
+                     _parse_date(text), marker)
+
+    # -- queries ---------------------------------------------------------
+    @property
+    def text(self) -> str:
+        return "".join(self.lines)
+
+    def to_bytes(self) -> bytes:
+        return ((BOM if self.bom else "") + self.text).encode("utf-8")
+
+    @property
+    def chars(self) -> int:
+        """Characters used, the unit of a capacity budget."""
+        return len(self.text)
+
+    def find_entries(self, needle: str) -> list[Entry]:
+        """Entries containing `needle` as written; falls back to whitespace-normalised matching."""
+        hits = [e for e in self.entries if needle in e.text]
+        if not hits:
+            n = " ".join(needle.split())
+            hits = [e for e in self.entries if n and n in " ".join(e.text.split())]
+        return hits
+
+    def entry(self, needle: str) -> Entry:
+        """The one entry matching `needle`, else a clean error listing the candidates."""
+        hits = self.find_entries(needle)
+        if not hits:
+            raise NotFoundError(f"no entry in {self.name} contains {needle!r}; "
+                                f"run `memgit status` or open the file to copy its text.")
+        exact = [e for e in hits if e.text == needle]
+        if len(exact) == 1:
+            return exact[0]
+        if len(hits) > 1:
+            listing = "; ".join(f"line {e.line}: {e.text.splitlines()[0][:60]}" for e in hits[:8])
+            raise AmbiguousError(f"{needle!r} matches {len(hits)} entries in {self.name} ({listing}); "
+                                 f"give more of the entry's text.")
+        return hits[0]
+
+    def exact(self, text: str) -> list[Entry]:
+        return [e for e in self.entries if e.text == text]
+
+    def section(self, name: str) -> Section:
+        """The section whose heading text (without its tag) is `name`, case-insensitively."""
+        want = TAG_RE.sub("", name).strip().strip("#").strip().casefold()
+        hits = [s for s in self.sections if s.title.casefold() == want]
+        if not hits:
+            hits = [s for s in self.sections if want and want in s.title.casefold()]
+        if not hits:
+            names = ", ".join(s.title for s in self.sections) or "none"
+            raise NotFoundError(f"no section {name!r} in {self.name} (sections: {names}); "
+                                f"pick one of them.")
+        if len(hits) > 1 and not all(h.title.casefold() == want for h in hits[:1]):
+            raise AmbiguousError(f"section {name!r} matches {', '.join(h.title for h in hits)} in "
+                                 f"{self.name}; give the full heading.")
+        return hits[0]
+
+    def entries_in(self, section: Section) -> list[Entry]:
+        return [e for e in self.entries if section.line < e.start < section.end]
+
+    # -- edits (each returns the new file bytes) ----------------------------
+    def format_entry(self, text: str, like: Entry | None = None) -> list[str]:
+        """New entry text as lines (with this file's newline), marked like `like`."""
+        text = text.replace("\r\n", "\n").strip("\n")
+        if self.hermes:
+            return [ln + self.newline for ln in text.split("\n")]
+        marker = like.marker if like else "- "
+        first, *rest = text.split("\n")
+        if not MARKER_RE.match(first):
+            first = marker + first.lstrip()
+        elif like:
+            indent = re.match(r"\s*", like.marker).group(0)
+            first = indent + first.lstrip()
+        pad = " " * len(MARKER_RE.match(first).group(0))
+        rest = [r if not r.strip() or r.startswith(pad) else pad + r.lstrip() for r in rest]
+        return [ln + self.newline for ln in [first, *rest]]
+
+    def _splice(self, edits: list[tuple[int, int, list[str]]]) -> bytes:
+        lines = list(self.lines)
+        if lines and not lines[-1].endswith(("\n", "\r")):
+            # an inserted line after a last line without a newline needs one there
+            if any(s >= len(lines) or e >= len(lines) for s, e, _ in edits):
+                lines[-1] += self.newline
+        for s, e, new in sorted(edits, key=lambda x: x[0], reverse=True):
+            lines[s:e] = new
+        return ((BOM if self.bom else "") + "".join(lines)).encode("utf-8")
+
+    def _removal(self, entry: Entry) -> tuple[int, int]:
+        s, e = entry.start, entry.end
+        if self.hermes:
+            # take the separator before the entry (or after it, for the first entry)
+            j = s - 1
+            while j >= 0 and not self.lines[j].strip():
+                j -= 1
+            if j >= 0 and _strip_eol(self.lines[j]).strip() == HERMES_SEP:
+                return j, e
+            k = e
+            while k < len(self.lines) and not self.lines[k].strip():
+                k += 1
+            if k < len(self.lines) and _strip_eol(self.lines[k]).strip() == HERMES_SEP:
+                return s, k + 1
+        return s, e
+
+    def remove(self, entries: list[Entry]) -> bytes:
+        return self._splice([(*self._removal(e), []) for e in entries])
+
+    def replace(self, entry: Entry, text: str) -> bytes:
+        return self._splice([(entry.start, entry.end, self.format_entry(text, entry))])
+
+    def merge(self, entries: list[Entry], text: str) -> bytes:
+        first = min(entries, key=lambda e: e.start)
+        edits = [(first.start, first.end, self.format_entry(text, first))]
+        edits += [(*self._removal(e), []) for e in entries if e is not first]
+        return self._splice(edits)
+
+    def insert(self, section: Section | None, text: str, create_title: str | None = None) -> bytes:
+        """Add an entry at the end of `section`'s entries (or of the file)."""
+        if self.hermes:
+            new = self.format_entry(text)
+            if self.entries:
+                last = self.entries[-1].end
+                return self._splice([(last, last, [HERMES_SEP + self.newline, *new])])
+            return self._splice([(len(self.lines), len(self.lines), new)])
+        if section is None:
+            lines = []
+            if self.lines and self.lines[-1].strip():
+                lines.append(self.newline)
+            title = create_title or "Notes"
+            lines += [f"## {title}{self.newline}", self.newline, *self.format_entry(text)]
+            return self._splice([(len(self.lines), len(self.lines), lines)])
+        own = self.entries_in(section)
+        like = own[-1] if own else None
+        new = self.format_entry(text, like)
+        if own:
+            at = own[-1].end
+        else:
+            at = section.line + 1
+            if at < len(self.lines) and not self.lines[at].strip():
+                at += 1
+            else:
+                new = [self.newline, *new]
+        return self._splice([(at, at, new)])
+
+
+def parse(name: str, data: bytes, protected_sections: tuple[str, ...] = ()) -> Document:
+    return Document(name, data, protected_sections)
+
+
+def with_priority(entry: Entry, priority: str) -> Entry:
+    return replace(entry, priority=priority)

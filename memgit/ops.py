@@ -1,0 +1,182 @@
+"""Operation records and applying them to a set of files.
+
+An Operation is the decision a person reviews: prune, refresh, consolidate,
+merge or move. It names its target entries by their exact text, so it can be
+re-applied to a newer main; if a target changed or vanished it no longer
+applies and says why.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field, replace
+from typing import Callable
+
+from memgit.errors import ConflictError, MemgitError
+from memgit.memory import Document, Entry
+
+KINDS = ("prune", "refresh", "consolidate", "merge", "move")
+ORIGINS = ("manual", "offline", "anthropic")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    source: str   # path:line
+    quote: str
+
+    def to_dict(self) -> dict:
+        return {"source": self.source, "quote": self.quote}
+
+
+@dataclass(frozen=True)
+class Operation:
+    op: str
+    file: str
+    targets: tuple[str, ...] = ()
+    text: str | None = None
+    section: str | None = None
+    dest: str | None = None          # move: destination file (entries) or path (a whole file)
+    confidence: float | None = None
+    reason: str = ""
+    evidence: tuple[Evidence, ...] = ()
+    origin: str = "manual"
+    run: str | None = None
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if self.op not in KINDS:
+            raise MemgitError(f"unknown operation {self.op!r}; use one of {', '.join(KINDS)}.")
+
+    @property
+    def fingerprint(self) -> str:
+        """Identity of the change itself: same op, file, targets and text → same fingerprint."""
+        key = json.dumps([self.op, self.file, list(self.targets), _norm(self.text), self.section or "",
+                          self.dest or ""], ensure_ascii=False)
+        return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+    @property
+    def id(self) -> str:
+        return self.fingerprint[:8]
+
+    @property
+    def title(self) -> str:
+        def short(t: str) -> str:
+            t = " ".join(t.split())
+            return t if len(t) <= 60 else t[:57] + "…"
+        if self.op == "prune":
+            return f"prune {short(self.targets[0])}" if self.targets else "prune"
+        if self.op == "refresh":
+            return f"refresh → {short(self.text or '')}"
+        if self.op == "consolidate":
+            return f"consolidate into {self.section or self.file}: {short(self.text or '')}"
+        if self.op == "merge":
+            return f"merge {len(self.targets)} entries → {short(self.text or '')}"
+        what = short(self.targets[0]) if self.targets else self.file
+        return f"move {what} → {self.dest}"
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["targets"] = list(self.targets)
+        d["evidence"] = [e.to_dict() for e in self.evidence]
+        d.pop("extra")
+        d.update(self.extra)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Operation:
+        known = {"op", "file", "targets", "text", "section", "dest", "confidence", "reason", "evidence",
+                 "origin", "run"}
+        return cls(
+            op=d["op"], file=d["file"], targets=tuple(d.get("targets") or ()), text=d.get("text"),
+            section=d.get("section"), dest=d.get("dest"), confidence=d.get("confidence"),
+            reason=d.get("reason") or "", origin=d.get("origin") or "manual", run=d.get("run"),
+            evidence=tuple(Evidence(e["source"], e["quote"]) for e in d.get("evidence") or ()),
+            extra={k: v for k, v in d.items() if k not in known},
+        )
+
+    def with_(self, **kw) -> Operation:
+        return replace(self, **kw)
+
+
+def _norm(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _target(doc: Document, text: str, op: Operation) -> Entry:
+    hits = doc.exact(text)
+    if len(hits) == 1:
+        return hits[0]
+    if not hits:
+        raise ConflictError(f"the entry {_short(text)!r} in {op.file} changed or vanished since the proposal; "
+                            f"reject it or propose again.")
+    raise ConflictError(f"the entry {_short(text)!r} now appears {len(hits)} times in {op.file}; "
+                        f"resolve the duplicate by hand first.")
+
+
+def _short(t: str) -> str:
+    t = " ".join(t.split())
+    return t if len(t) <= 50 else t[:47] + "..."
+
+
+def apply(op: Operation, read: Callable[[str], bytes | None],
+          protected: tuple[str, ...] = (), allow_p0: bool = False) -> dict[str, bytes | None]:
+    """Apply `op` to files read through `read(path)`; return {path: new bytes, or None to delete}.
+
+    Raises ConflictError when a target no longer matches exactly one entry, and
+    when an automated operation would touch a P0 or protected entry.
+    """
+    if op.op == "move" and not op.targets:
+        data = read(op.file)
+        if data is None:
+            raise ConflictError(f"{op.file} no longer exists; reject this proposal.")
+        if not op.dest:
+            raise MemgitError("a move needs a destination.")
+        if read(op.dest) is not None:
+            raise ConflictError(f"{op.dest} already exists; move it away or reject this proposal.")
+        return {op.file: None, op.dest: data}
+    data = read(op.file)
+    if data is None:
+        if op.op == "consolidate":
+            data = b""
+        else:
+            raise ConflictError(f"{op.file} no longer exists; reject this proposal.")
+    doc = Document(op.file, data, protected)
+    targets = [_target(doc, t, op) for t in op.targets]
+    if not allow_p0 and op.origin != "manual":
+        for t in targets:
+            if t.frozen:
+                raise ConflictError(f"{op.file} line {t.line} is P0 or protected and is never changed "
+                                    f"automatically.")
+    if op.op == "prune":
+        if not targets:
+            raise MemgitError("prune needs at least one target entry.")
+        return {op.file: doc.remove(targets)}
+    if op.op == "refresh":
+        if len(targets) != 1 or not op.text:
+            raise MemgitError("refresh needs one target entry and the new text.")
+        return {op.file: doc.replace(targets[0], op.text)}
+    if op.op == "merge":
+        if len(targets) < 2 or not op.text:
+            raise MemgitError("merge needs two or more target entries and the merged text.")
+        return {op.file: doc.merge(targets, op.text)}
+    if op.op == "consolidate":
+        if not op.text:
+            raise MemgitError("consolidate needs the new entry's text.")
+        section = None
+        if op.section:
+            hits = [s for s in doc.sections if s.title.casefold() == op.section.casefold()]
+            section = hits[0] if hits else None
+            if section is not None and section.protected and op.origin != "manual":
+                raise ConflictError(f"section {op.section!r} of {op.file} is protected.")
+        return {op.file: doc.insert(section, op.text, create_title=op.section)}
+    # move entries to another file: append them there, remove them here
+    if not op.dest or not targets:
+        raise MemgitError("a move of entries needs target entries and a destination file.")
+    dest_data = read(op.dest) or b""
+    moved = "\n".join(t.text for t in targets)
+    if op.text:  # an archive header (date, origin) chosen by the proposer
+        moved = op.text
+    nl = doc.newline
+    prefix = b"" if not dest_data or dest_data.endswith(b"\n") else nl.encode()
+    dest_new = dest_data + prefix + (moved.replace("\n", nl) + nl).encode("utf-8")
+    return {op.file: doc.remove(targets), op.dest: dest_new}

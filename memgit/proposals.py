@@ -1,0 +1,385 @@
+"""Proposals as branches: propose, list, show, approve, reject, revert.
+
+A proposal is one commit on `refs/heads/memgit/<id>` whose parent is the main
+it was made against and whose diff is exactly one operation. Its record
+(the Operation as JSON) travels in the commit message, so any clone can show
+and re-apply it. Closed proposals move to `refs/memgit/closed/<id>`; every
+review event is a journal entry.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from memgit import journal, ops
+from memgit.errors import ConflictError, MemgitError, NotFoundError, SensitiveDataError
+from memgit.ops import Operation
+from memgit.repo import CLOSED_PREFIX, JOURNAL, MAIN, PROPOSAL_PREFIX, crashpoint
+from memgit.workspace import Workspace
+
+ID_RE = re.compile(r"^[0-9a-f]{4,40}$")
+RECORD = "Memgit-Record: "
+
+
+@dataclass(frozen=True)
+class Proposal:
+    id: str
+    op: Operation
+    commit: str
+    base: str
+    status: str            # open | approved | rejected | reverted
+    created: int           # unix time of the proposal commit
+    applies: bool | None = None
+    why_not: str = ""
+    closed: dict = field(default_factory=dict)
+
+    @property
+    def branch(self) -> str:
+        return f"memgit/{self.id}"
+
+    @property
+    def title(self) -> str:
+        return self.op.title
+
+    def to_dict(self) -> dict:
+        d = {
+            "id": self.id, "op": self.op.op, "file": self.op.file, "title": self.title,
+            "status": self.status, "branch": self.branch, "commit": self.commit, "base": self.base,
+            "confidence": self.op.confidence, "reason": self.op.reason,
+            "sources": [e.source for e in self.op.evidence],
+            "evidence": [e.to_dict() for e in self.op.evidence],
+            "targets": list(self.op.targets), "text": self.op.text, "section": self.op.section,
+            "dest": self.op.dest, "origin": self.op.origin, "run": self.op.run,
+            "created": datetime.fromtimestamp(self.created, timezone.utc).isoformat(timespec="seconds"),
+            "applies": self.applies,
+        }
+        if self.why_not:
+            d["why_not"] = self.why_not
+        if self.closed:
+            d["closed"] = self.closed
+        return d
+
+
+# -- records ------------------------------------------------------------------
+def _message(op: Operation, pid: str) -> str:
+    lines = [f"memgit: {op.title}", ""]
+    if op.reason:
+        lines.append(f"Reason: {op.reason}")
+    if op.confidence is not None:
+        lines.append(f"Confidence: {op.confidence:.2f}")
+    for e in op.evidence:
+        lines.append(f"Evidence: {e.source} \"{' '.join(e.quote.split())}\"")
+    lines += ["", f"Memgit-Proposal: {pid}", f"Memgit-Op: {op.op}", f"Memgit-File: {op.file}",
+              RECORD + json.dumps(op.to_dict(), ensure_ascii=False, sort_keys=True)]
+    return "\n".join(lines) + "\n"
+
+
+def _record(message: str) -> Operation | None:
+    for line in reversed(message.splitlines()):
+        if line.startswith(RECORD):
+            try:
+                return Operation.from_dict(json.loads(line[len(RECORD):]))
+            except (ValueError, KeyError, TypeError, MemgitError):
+                return None
+    return None
+
+
+def check_id(pid: str) -> str:
+    if not ID_RE.match(pid or ""):
+        raise NotFoundError(f"{pid!r} is not a proposal id; run `memgit proposals` to list them.")
+    return pid
+
+
+def _check_sensitive(op: Operation) -> None:
+    from memgit import sensitive
+
+    for t in (op.text, op.reason, op.section):
+        if t and sensitive.has_sensitive(t):
+            kinds = ", ".join(sensitive.kinds(t))
+            raise SensitiveDataError(f"the proposed text for {op.file} holds sensitive data ({kinds}); "
+                                     f"remove it, secrets and trading figures never enter memory.")
+
+
+def _redact_op(op: Operation) -> Operation:
+    """Evidence quotes and reasons are shown and committed: redact what they quote."""
+    from memgit import sensitive
+
+    ev = tuple(ops.Evidence(e.source, sensitive.redact(e.quote)) for e in op.evidence)
+    return op.with_(evidence=ev, reason=sensitive.redact(op.reason))
+
+
+def _reader(ws: Workspace, commit: str):
+    return lambda path: ws.repo.read(commit, path)
+
+
+def _changes(ws: Workspace, op: Operation, commit: str) -> dict[str, bytes | None]:
+    out = ops.apply(op, _reader(ws, commit), ws.config.memory.protected_sections)
+    return {p: d for p, d in out.items() if d != ws.repo.read(commit, p)}
+
+
+# -- queries ------------------------------------------------------------------
+def closed_states(ws: Workspace) -> dict[str, dict]:
+    """id → the last review event about it (approve / reject / revert)."""
+    states: dict[str, dict] = {}
+    for ev in reversed(journal.events(ws.repo, ("approve", "reject", "revert"))):
+        pid = ev.data.get("id")
+        if pid:
+            states[pid] = {"status": {"approve": "approved", "reject": "rejected",
+                                      "revert": "reverted"}[ev.kind], **ev.data}
+    return states
+
+
+def rejected_fingerprints(ws: Workspace) -> set[str]:
+    return {s["fingerprint"] for s in closed_states(ws).values()
+            if s["status"] in ("rejected", "reverted") and s.get("fingerprint")}
+
+
+def _load(ws: Workspace, pid: str, sha: str, status: str, main: str | None, closed: dict | None = None
+          ) -> Proposal | None:
+    info = ws.repo.info(sha)
+    op = _record(info.message)
+    if op is None:
+        return None
+    applies, why = None, ""
+    if status == "open" and main:
+        try:
+            applies = bool(_changes(ws, op, main))
+            why = "" if applies else "already in main"
+        except MemgitError as e:
+            applies, why = False, str(e)
+    return Proposal(pid, op, sha, info.parents[0] if info.parents else "", status, info.timestamp,
+                    applies, why, closed or {})
+
+
+def list_proposals(ws: Workspace, include_closed: bool = False, check: bool = True) -> list[Proposal]:
+    main = ws.repo.ref(MAIN) if check else None
+    result = []
+    for ref, sha in ws.repo.refs(PROPOSAL_PREFIX.rstrip("/")).items():
+        p = _load(ws, ref[len(PROPOSAL_PREFIX):], sha, "open", main)
+        if p:
+            result.append(p)
+    if include_closed:
+        states = closed_states(ws)
+        for ref, sha in ws.repo.refs(CLOSED_PREFIX.rstrip("/")).items():
+            pid = ref[len(CLOSED_PREFIX):]
+            st = states.get(pid, {"status": "closed"})
+            p = _load(ws, pid, sha, st["status"], None, st)
+            if p:
+                result.append(p)
+    result.sort(key=lambda p: (p.status != "open", -p.created, p.id))
+    return result
+
+
+def get(ws: Workspace, pid: str, check: bool = True) -> Proposal:
+    pid = check_id(pid)
+    refs = ws.repo.refs(PROPOSAL_PREFIX.rstrip("/"))
+    hits = [r for r in refs if r[len(PROPOSAL_PREFIX):].startswith(pid)]
+    if len(hits) > 1:
+        raise MemgitError(f"proposal id {pid!r} is ambiguous; give more of it.")
+    if hits:
+        p = _load(ws, hits[0][len(PROPOSAL_PREFIX):], refs[hits[0]], "open", ws.main() if check else None)
+        if p:
+            return p
+    closed = ws.repo.refs(CLOSED_PREFIX.rstrip("/"))
+    hits = [r for r in closed if r[len(CLOSED_PREFIX):].startswith(pid)]
+    if len(hits) == 1:
+        cid = hits[0][len(CLOSED_PREFIX):]
+        st = closed_states(ws).get(cid, {"status": "closed"})
+        p = _load(ws, cid, closed[hits[0]], st["status"], None, st)
+        if p:
+            return p
+    raise NotFoundError(f"no proposal {pid!r}; run `memgit proposals --all` to list them.")
+
+
+def diff(ws: Workspace, p: Proposal, color: bool = False) -> str:
+    return ws.repo.diff(p.base, p.commit, color=color)
+
+
+# -- making proposals -----------------------------------------------------------
+def create(ws: Workspace, operations: list[Operation], skip_known: bool = False) -> list[Proposal]:
+    """Make one proposal branch per operation against the current main (no working-tree change).
+
+    With skip_known, operations already open, rejected or changing nothing are
+    left out silently (a dream); otherwise they are errors (a person asked).
+    """
+    main = ws.main()
+    open_ids = {r[len(PROPOSAL_PREFIX):] for r in ws.repo.refs(PROPOSAL_PREFIX.rstrip("/"))}
+    closed = closed_states(ws)
+    refused = {pid for pid, s in closed.items() if s["status"] in ("rejected", "reverted")}
+    closed_refs = {r[len(CLOSED_PREFIX):] for r in ws.repo.refs(CLOSED_PREFIX.rstrip("/"))}
+    made: list[Proposal] = []
+    updates = []
+    jparent = ws.repo.ref(JOURNAL)
+    for op in operations:
+        op = _redact_op(op)
+        _check_sensitive(op)
+        pid = op.id
+        if pid in open_ids or any(p.id == pid for p in made):
+            if skip_known:
+                continue
+            raise ConflictError(f"the same change is already open as proposal {pid}; see `memgit show {pid}`.")
+        if pid in refused:
+            if skip_known:
+                continue
+            raise ConflictError(f"the same change was {closed[pid]['status']} before (proposal {pid}); "
+                                f"it is not proposed again.")
+        changes = _changes(ws, op, main)
+        if not changes:
+            if skip_known:
+                continue
+            raise MemgitError(f"this {op.op} changes nothing in {op.file}; nothing to propose.")
+        if pid in closed_refs:  # the same change was approved once and is wanted again
+            pid = op.fingerprint[:12]
+        blobs = {p: (ws.repo.write_blob(d) if d is not None else None) for p, d in changes.items()}
+        tree = ws.repo.tree_with(ws.repo.tree_of(main), blobs)
+        sha = ws.repo.commit(tree, [main], _message(op, pid))
+        updates.append((PROPOSAL_PREFIX + pid, sha, None))
+        made.append(Proposal(pid, op, sha, main, "open", _now_ts(), True))
+    if made:
+        jsha, _ = journal.prepare(ws.repo, "propose", {
+            "summary": f"{len(made)} proposal(s): {', '.join(p.id for p in made)}",
+            "ids": [p.id for p in made], "run": made[0].op.run}, jparent)
+        updates.append((JOURNAL, jsha, jparent))
+        ws.repo.update_refs(updates)
+    return made
+
+
+def _now_ts() -> int:
+    return int(datetime.now(timezone.utc).timestamp())
+
+
+# -- review ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class ApproveResult:
+    approved: list[Proposal]
+    refused: list[tuple[str, str]]   # (id, one-line reason)
+    commit: str | None
+
+
+def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) -> ApproveResult:
+    """Merge proposals into main, one merge commit each, re-applying each op to the current main."""
+    with ws.repo.lock():
+        ws.prepare()
+        if ids:
+            props = [get(ws, i, check=False) for i in ids]
+        else:
+            props = list_proposals(ws, check=False)
+            props.sort(key=lambda p: (p.created, _order(p.op.op), p.id))
+            if min_confidence is not None:
+                props = [p for p in props if (p.op.confidence or 0) >= min_confidence]
+        approved, refused = [], []
+        user = ws.repo.user()
+        for p in props:
+            if p.status != "open":
+                refused.append((p.id, f"proposal {p.id} is {p.status}, not open"))
+                continue
+            main = ws.main()
+            try:
+                changes = _changes(ws, p.op, main)
+            except MemgitError as e:
+                refused.append((p.id, str(e)))
+                continue
+            blobs = {path: (ws.repo.write_blob(d) if d is not None else None) for path, d in changes.items()}
+            tree = ws.repo.tree_with(ws.repo.tree_of(main), blobs)
+            when = journal.now_iso()
+            msg = (f"memgit: approve {p.id}: {p.title}\n\n"
+                   f"Memgit-Proposal: {p.id}\nApproved-by: {user}\nApproved-at: {when}\n")
+            merge = ws.repo.commit(tree, [main, p.commit], msg)
+            jparent = ws.repo.ref(JOURNAL)
+            jsha, _ = journal.prepare(ws.repo, "approve", {
+                "summary": f"{p.id} {p.title}", "id": p.id, "by": user, "commit": merge,
+                "fingerprint": p.op.fingerprint, "op": p.op.op, "file": p.op.file}, jparent)
+            crashpoint("approve:before-refs")
+            ws.repo.update_refs([
+                (MAIN, merge, main),
+                (PROPOSAL_PREFIX + p.id, None, p.commit),
+                (CLOSED_PREFIX + p.id, p.commit, None),
+                (JOURNAL, jsha, jparent),
+            ])
+            crashpoint("approve:after-refs")
+            approved.append(p)
+        ws.sync_worktree()
+        crashpoint("approve:after-worktree")
+        return ApproveResult(approved, refused, ws.repo.ref(MAIN) if approved else None)
+
+
+def _order(kind: str) -> int:
+    return {"prune": 0, "refresh": 1, "merge": 2, "move": 3, "consolidate": 4}.get(kind, 5)
+
+
+def reject(ws: Workspace, ids: list[str], reason: str = "") -> list[Proposal]:
+    from memgit import sensitive
+
+    reason = sensitive.redact(reason)
+    done = []
+    with ws.repo.lock():
+        for i in ids:
+            p = get(ws, i, check=False)
+            if p.status != "open":
+                raise MemgitError(f"proposal {p.id} is {p.status}, not open; nothing to reject.")
+            jparent = ws.repo.ref(JOURNAL)
+            jsha, _ = journal.prepare(ws.repo, "reject", {
+                "summary": f"{p.id} {p.title}" + (f" — {reason}" if reason else ""), "id": p.id,
+                "reason": reason, "by": ws.repo.user(), "fingerprint": p.op.fingerprint,
+                "op": p.op.op, "file": p.op.file}, jparent)
+            ws.repo.update_refs([
+                (PROPOSAL_PREFIX + p.id, None, p.commit),
+                (CLOSED_PREFIX + p.id, p.commit, None),
+                (JOURNAL, jsha, jparent),
+            ])
+            done.append(p)
+    return done
+
+
+def find_approval(ws: Workspace, pid: str) -> str:
+    out = ws.repo.git("log", "--first-parent", "--format=%H", f"--grep=^Memgit-Proposal: {pid}$", MAIN)
+    shas = out.split()
+    if not shas:
+        raise NotFoundError(f"proposal {pid} was never approved into main; nothing to revert.")
+    return shas[0]
+
+
+def revert(ws: Workspace, pid: str) -> str:
+    """Undo an approved proposal with a new commit on main, keeping everything after it."""
+    from memgit.workspace import _merge3
+
+    pid = check_id(pid)
+    with ws.repo.lock():
+        ws.prepare()
+        p = get(ws, pid, check=False)
+        if p.status == "reverted":
+            raise MemgitError(f"proposal {p.id} was already reverted.")
+        merge = find_approval(ws, p.id)
+        before = ws.repo.info(merge).parents[0]
+        main = ws.main()
+        paths = [x for x in ws.repo.git("diff", "--no-renames", "--name-only", "-z", before, merge).split("\0")
+                 if x]
+        blobs: dict[str, str | None] = {}
+        for path in paths:
+            ours = ws.repo.read(main, path)
+            base = ws.repo.read(merge, path)
+            theirs = ws.repo.read(before, path)
+            if ours == base:
+                new = theirs
+            elif theirs is None or base is None:
+                raise ConflictError(f"{path} changed after proposal {p.id} was approved; revert it by hand.")
+            else:
+                new = _merge3(ours or b"", base, theirs)
+                if new is None:
+                    raise ConflictError(f"{path} changed after proposal {p.id} where its change was; "
+                                        f"revert it by hand or edit the file.")
+            blobs[path] = ws.repo.write_blob(new) if new is not None else None
+        tree = ws.repo.tree_with(ws.repo.tree_of(main), blobs)
+        msg = f"memgit: revert {p.id}: {p.title}\n\nMemgit-Reverts: {p.id}\nReverted-by: {ws.repo.user()}\n"
+        sha = ws.repo.commit(tree, [main], msg)
+        jparent = ws.repo.ref(JOURNAL)
+        jsha, _ = journal.prepare(ws.repo, "revert", {"summary": f"{p.id} {p.title}", "id": p.id,
+                                                      "commit": sha, "fingerprint": p.op.fingerprint,
+                                                      "by": ws.repo.user()}, jparent)
+        crashpoint("revert:before-refs")
+        ws.repo.update_refs([(MAIN, sha, main), (JOURNAL, jsha, jparent)])
+        crashpoint("revert:after-refs")
+        ws.sync_worktree()
+        return sha

@@ -1,0 +1,353 @@
+"""The only module that talks to git (GitPython for objects, the git CLI for the rest).
+
+Proposals are made by writing blobs, trees and commits straight into the
+object database and moving refs with compare-and-swap transactions
+(`git update-ref --stdin`), so the working tree, the index and HEAD are never
+touched. A flock-based repo lock serialises memgit processes; the OS drops it
+when a holder dies, so a crash never leaves it stuck.
+"""
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from io import BytesIO
+from pathlib import Path
+
+from memgit.errors import ConflictError, LockError, MemgitError
+
+MAIN = "refs/heads/main"
+PROPOSAL_PREFIX = "refs/heads/memgit/"
+CLOSED_PREFIX = "refs/memgit/closed/"
+JOURNAL = "refs/memgit/journal"
+ZERO = "0" * 40
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def crashpoint(name: str) -> None:
+    """Exit hard at a named point when MEMGIT_CRASH_AT names it (crash-safety tests)."""
+    if os.environ.get("MEMGIT_CRASH_AT") == name:
+        os._exit(137)
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    parents: tuple[str, ...]
+    message: str
+    author: str
+    timestamp: int
+
+
+class Repo:
+    """A memory workspace's git repository."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        git_dir = self.root / ".git"
+        if not git_dir.exists():
+            raise MemgitError(f"{self.root} is not a memgit workspace; run `memgit init` there first.")
+        self.git_dir = git_dir if git_dir.is_dir() else Path(self._git("rev-parse", "--git-dir").strip())
+        self._repo = None
+        self._ident: tuple[str, str] | None = None
+
+    # -- plumbing ----------------------------------------------------------
+    def _git(self, *args: str, input: bytes | None = None, check: bool = True) -> str:
+        p = subprocess.run(["git", *args], cwd=self.root, input=input, capture_output=True,
+                           env=_git_env())
+        if check and p.returncode != 0:
+            msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise MemgitError(f"git {args[0]} failed in {self.root}: {msg[-1] if msg else p.returncode}.")
+        return p.stdout.decode("utf-8", "replace")
+
+    def git(self, *args: str, check: bool = True) -> str:
+        return self._git(*args, check=check)
+
+    @property
+    def gp(self):
+        if self._repo is None:
+            import git  # GitPython: only here
+
+            self._repo = git.Repo(self.root)
+        return self._repo
+
+    @staticmethod
+    def init(root: Path) -> Repo:
+        root.mkdir(parents=True, exist_ok=True)
+        if not (root / ".git").exists():
+            p = subprocess.run(["git", "init", "-q", "-b", "main"], cwd=root, capture_output=True,
+                               env=_git_env())
+            if p.returncode != 0:
+                raise MemgitError(f"git init failed in {root}: {p.stderr.decode().strip()}.")
+        return Repo(root)
+
+    # -- refs --------------------------------------------------------------
+    def ref(self, name: str) -> str | None:
+        out = self._git("rev-parse", "-q", "--verify", name + "^{commit}", check=False).strip()
+        return out or None
+
+    def refs(self, prefix: str) -> dict[str, str]:
+        out = self._git("for-each-ref", "--format=%(objectname) %(refname)", prefix)
+        result = {}
+        for line in out.splitlines():
+            sha, name = line.split(" ", 1)
+            result[name] = sha
+        return result
+
+    def head_ref(self) -> str | None:
+        out = self._git("symbolic-ref", "-q", "HEAD", check=False).strip()
+        return out or None
+
+    def update_refs(self, updates: list[tuple[str, str | None, str | None]]) -> None:
+        """Atomically move refs: (ref, new or None to delete, expected old or None for 'must not exist').
+
+        Every update is a compare-and-swap; if any ref moved under us nothing changes.
+        """
+        lines = ["start"]
+        for ref, new, old in updates:
+            if new is None:
+                lines.append(f"delete {ref} {old or ''}".rstrip())
+            else:
+                lines.append(f"update {ref} {new} {old or ZERO}")
+        lines += ["prepare", "commit"]
+        p = subprocess.run(["git", "update-ref", "--stdin"], cwd=self.root, capture_output=True,
+                           input=("\n".join(lines) + "\n").encode(), env=_git_env())
+        if p.returncode != 0:
+            err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise ConflictError(f"a memgit ref moved while this command ran ({err[-1] if err else ''}); "
+                                f"run the command again.")
+
+    # -- objects -----------------------------------------------------------
+    def _store(self, kind: bytes, data: bytes) -> str:
+        from gitdb import IStream
+
+        ist = self.gp.odb.store(IStream(kind, len(data), BytesIO(data)))
+        return ist.hexsha.decode() if isinstance(ist.hexsha, bytes) else ist.hexsha
+
+    def write_blob(self, data: bytes) -> str:
+        return self._store(b"blob", data)
+
+    def _tree_entries(self, tree: str | None) -> list[tuple[bytes, int, str]]:
+        if not tree or tree == EMPTY_TREE:
+            return []
+        from git.objects.fun import tree_entries_from_data
+
+        data = self.gp.odb.stream(bytes.fromhex(tree)).read()
+        return list(tree_entries_from_data(data))
+
+    def tree_of(self, commit: str) -> str:
+        info = self.gp.odb.stream(bytes.fromhex(commit)).read()
+        return info.split(b"\n", 1)[0].split(b" ")[1].decode()
+
+    def tree_with(self, tree: str | None, changes: dict[str, str | None]) -> str:
+        """A new tree: `tree` with each path set to a blob id (or removed, for None)."""
+        from git.objects.fun import tree_to_stream
+
+        entries = {name: (sha, mode) for sha, mode, name in self._tree_entries(tree)}
+        here: dict[str, str | None] = {}
+        below: dict[str, dict[str, str | None]] = {}
+        for path, blob in changes.items():
+            head, _, rest = path.partition("/")
+            if rest:
+                below.setdefault(head, {})[rest] = blob
+            else:
+                here[head] = blob
+        for name, blob in here.items():
+            if blob is None:
+                entries.pop(name, None)
+            else:
+                entries[name] = (bytes.fromhex(blob), 0o100644)
+        for name, sub in below.items():
+            old = entries.get(name)
+            old_tree = old[0].hex() if old and old[1] == 0o040000 else None
+            new_tree = self.tree_with(old_tree, sub)
+            if new_tree == EMPTY_TREE:
+                entries.pop(name, None)
+            else:
+                entries[name] = (bytes.fromhex(new_tree), 0o040000)
+        ordered = sorted(((sha, mode, name) for name, (sha, mode) in entries.items()),
+                         key=lambda e: e[2] + "/" if e[1] == 0o040000 else e[2])
+        buf = BytesIO()
+        tree_to_stream(ordered, buf.write)
+        if not ordered:
+            return EMPTY_TREE if self._store(b"tree", b"") else EMPTY_TREE
+        return self._store(b"tree", buf.getvalue())
+
+    def _identity(self) -> tuple[str, str]:
+        if self._ident is None:
+            name = os.environ.get("GIT_AUTHOR_NAME")
+            email = os.environ.get("GIT_AUTHOR_EMAIL")
+            if not (name and email):
+                r = self.gp.config_reader()
+                name = name or r.get_value("user", "name", "") or "memgit"
+                email = email or r.get_value("user", "email", "") or "memgit@localhost"
+            self._ident = (str(name), str(email))
+        return self._ident
+
+    def user(self) -> str:
+        name, email = self._identity()
+        return f"{name} <{email}>"
+
+    def commit(self, tree: str, parents: list[str], message: str) -> str:
+        name, email = self._identity()
+        stamp = _now_stamp()
+        lines = [f"tree {tree}", *[f"parent {p}" for p in parents],
+                 f"author {name} <{email}> {stamp}", f"committer {name} <{email}> {stamp}", "",
+                 message if message.endswith("\n") else message + "\n"]
+        return self._store(b"commit", "\n".join(lines).encode("utf-8"))
+
+    def read(self, commit: str | None, path: str) -> bytes | None:
+        """A file's bytes at `commit`, or None."""
+        if not commit:
+            return None
+        tree = self.tree_of(commit)
+        parts = path.split("/")
+        for i, part in enumerate(parts):
+            found = None
+            for sha, mode, name in self._tree_entries(tree):
+                if name == part:
+                    found = (sha.hex(), mode)
+                    break
+            if found is None:
+                return None
+            if i == len(parts) - 1:
+                if found[1] == 0o040000:
+                    return None
+                return self.gp.odb.stream(bytes.fromhex(found[0])).read()
+            if found[1] != 0o040000:
+                return None
+            tree = found[0]
+        return None
+
+    def list_files(self, commit: str | None, under: str = "") -> list[str]:
+        if not commit:
+            return []
+        args = ["ls-tree", "-r", "--name-only", "-z", commit]
+        if under:
+            args += ["--", under]
+        return [p for p in self._git(*args).split("\0") if p]
+
+    def info(self, rev: str) -> CommitInfo:
+        out = self._git("log", "-1", "--format=%H%x00%P%x00%an <%ae>%x00%at%x00%B", rev)
+        sha, parents, author, ts, msg = out.split("\0", 4)
+        return CommitInfo(sha, tuple(parents.split()), msg.rstrip("\n"), author, int(ts))
+
+    def log(self, rev: str, max_count: int | None = None, first_parent: bool = False,
+            paths: tuple[str, ...] = ()) -> list[CommitInfo]:
+        args = ["log", "--format=%H%x00%P%x00%an <%ae>%x00%at%x00%B%x1e"]
+        if max_count:
+            args.append(f"-n{max_count}")
+        if first_parent:
+            args.append("--first-parent")
+        args.append(rev)
+        if paths:
+            args += ["--", *paths]
+        out = self._git(*args, check=False)
+        result = []
+        for rec in out.split("\x1e"):
+            rec = rec.strip("\n")
+            if not rec:
+                continue
+            sha, parents, author, ts, msg = rec.split("\0", 4)
+            result.append(CommitInfo(sha, tuple(parents.split()), msg.rstrip("\n"), author, int(ts)))
+        return result
+
+    def diff(self, a: str, b: str, paths: tuple[str, ...] = (), color: bool = False) -> str:
+        args = ["diff", "--no-ext-diff", "-M", "--color=always" if color else "--no-color", a, b]
+        if paths:
+            args += ["--", *paths]
+        return self._git(*args)
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        return subprocess.run(["git", "merge-base", "--is-ancestor", a, b], cwd=self.root,
+                              capture_output=True, env=_git_env()).returncode == 0
+
+    # -- working tree ----------------------------------------------------------
+    def stage_all_tree(self) -> str:
+        """Stage the whole working tree (as `git add -A`) and return its tree id."""
+        self._git("add", "-A")
+        return self._git("write-tree").strip()
+
+    def refresh_index(self, paths: list[str]) -> None:
+        if paths:
+            self._git("add", "-A", "--", *paths, check=False)
+
+    def reset_index(self, commit: str) -> None:
+        self._git("read-tree", commit)
+
+    # -- lock ---------------------------------------------------------------
+    @contextlib.contextmanager
+    def lock(self, timeout: float | None = None) -> Iterator[None]:
+        """Hold the repo lock; wait up to `timeout` seconds (MEMGIT_LOCK_TIMEOUT, default 30)."""
+        if timeout is None:
+            timeout = float(os.environ.get("MEMGIT_LOCK_TIMEOUT", "30"))
+        path = self.git_dir / "memgit.lock"
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except OSError as e:
+                    if e.errno not in (errno.EAGAIN, errno.EACCES):
+                        raise
+                    if time.monotonic() >= deadline:
+                        holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+                        raise LockError(f"another memgit process holds the lock on {self.root} "
+                                        f"({holder or 'unknown holder'}); wait for it to finish and retry.")
+                    time.sleep(0.05)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}".encode(), 0)
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def state_dir(self) -> Path:
+        d = self.git_dir / "memgit"
+        d.mkdir(exist_ok=True)
+        return d
+
+
+def _git_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.setdefault("GIT_TERMINAL_PROMPT", "0")
+    env["LC_ALL"] = "C"
+    return env
+
+
+def _now_stamp() -> str:
+    raw = os.environ.get("GIT_COMMITTER_DATE") or os.environ.get("GIT_AUTHOR_DATE")
+    if raw:
+        from git.objects.util import parse_date
+
+        ts, off = parse_date(raw)
+        sign = "-" if off > 0 else "+"
+        off = abs(off)
+        return f"{ts} {sign}{off // 3600:02d}{(off % 3600) // 60:02d}"
+    ts = int(time.time())
+    off = -time.localtime(ts).tm_gmtoff
+    sign = "-" if off > 0 else "+"
+    off = abs(off)
+    return f"{ts} {sign}{off // 3600:02d}{(off % 3600) // 60:02d}"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write a file through a temp file and rename: readers see the old or the new bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.memgit-{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    if path.exists():
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+    os.replace(tmp, path)

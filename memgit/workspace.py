@@ -1,0 +1,235 @@
+"""A memory workspace: its root, config, repo, memory files, and keeping the
+working tree and main in step without ever losing an agent's write."""
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from memgit import journal
+from memgit.config import CONFIG_NAME, DEFAULT_TOML, Config, load_config
+from memgit.errors import MemgitError
+from memgit.memory import Document
+from memgit.repo import MAIN, Repo, atomic_write, crashpoint
+
+
+@dataclass(frozen=True)
+class Capacity:
+    file: str
+    chars: int
+    budget: int | None
+
+    @property
+    def pct(self) -> float | None:
+        return 100.0 * self.chars / self.budget if self.budget else None
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "chars": self.chars, "budget": self.budget,
+                "pct": round(self.pct, 1) if self.pct is not None else None}
+
+
+@dataclass(frozen=True)
+class Warning_:
+    file: str
+    line: int
+    kind: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.kind}"
+
+
+def find_root(start: Path) -> Path:
+    start = start.resolve()
+    for d in (start, *start.parents):
+        if (d / ".git").exists():
+            return d
+    raise MemgitError(f"{start} is not inside a memgit workspace; run `memgit init` in the workspace folder.")
+
+
+class Workspace:
+    def __init__(self, root: Path, config: Config | None = None):
+        self.root = Path(root).resolve()
+        self.repo = Repo(self.root)
+        self.config = config or load_config(self.root)
+        self.warnings: list[str] = []
+
+    @classmethod
+    def open(cls, path: Path | None = None) -> Workspace:
+        return cls(find_root(path or Path.cwd()))
+
+    # -- main ------------------------------------------------------------
+    def main(self) -> str:
+        sha = self.repo.ref(MAIN)
+        if not sha:
+            raise MemgitError(f"{self.root} has no main branch yet; run `memgit init` first.")
+        return sha
+
+    @property
+    def memory_files(self) -> tuple[str, ...]:
+        return self.config.memory_files
+
+    def document(self, name: str, commit: str | None = None) -> Document:
+        data = self.repo.read(commit or self.main(), name)
+        if data is None:
+            raise MemgitError(f"{name} is not in main; create it (or fix [memory] files in memgit.toml).")
+        return Document(name, data, self.config.memory.protected_sections)
+
+    def documents(self, commit: str | None = None) -> dict[str, Document]:
+        commit = commit or self.main()
+        docs = {}
+        for name in self.memory_files:
+            data = self.repo.read(commit, name)
+            if data is None:
+                continue
+            try:
+                docs[name] = Document(name, data, self.config.memory.protected_sections)
+            except MemgitError as e:
+                self.warnings.append(str(e))
+        return docs
+
+    def check_memory_file(self, name: str) -> str:
+        """A memory file name given on the command line, checked: no paths outside the workspace."""
+        if name not in self.memory_files:
+            raise MemgitError(f"{name!r} is not a memory file of this workspace "
+                              f"({', '.join(self.memory_files)}); add it to [memory] files in memgit.toml.")
+        return name
+
+    def capacity(self, commit: str | None = None, live: bool = False) -> list[Capacity]:
+        result = []
+        for name in self.memory_files:
+            if live:
+                p = self.root / name
+                data = p.read_bytes() if p.is_file() else None
+            else:
+                data = self.repo.read(commit or self.main(), name)
+            if data is None:
+                continue
+            chars = len(data.decode("utf-8", "replace").lstrip("\ufeff"))
+            result.append(Capacity(name, chars, self.config.budget(name)))
+        return result
+
+    # -- working tree ⇄ main ----------------------------------------------
+    @property
+    def _marker(self) -> Path:
+        return self.repo.state_dir() / "synced"
+
+    def synced(self) -> str | None:
+        try:
+            return self._marker.read_text().strip() or None
+        except OSError:
+            return None
+
+    def mark_synced(self, sha: str) -> None:
+        atomic_write(self._marker, sha.encode())
+
+    def check_head(self) -> None:
+        head = self.repo.head_ref()
+        if head != MAIN:
+            raise MemgitError(f"{self.root} has {head or 'a detached HEAD'} checked out; "
+                              f"run `git checkout main` there first.")
+
+    def sync_worktree(self) -> list[str]:
+        """Bring files the working tree holds at an older main up to main.
+
+        A file the agent changed meanwhile is merged three ways (git merge-file);
+        if that conflicts, the agent's bytes are kept as they are.
+        """
+        main = self.main()
+        synced = self.synced()
+        if synced is None or synced == main:
+            if synced is None:
+                self.mark_synced(main)
+            return []
+        if not self.repo.ref(synced) or not self.repo.is_ancestor(synced, main):
+            self.mark_synced(main)
+            return []
+        out = self.repo.git("diff", "--no-renames", "--name-only", "-z", synced, main)
+        changed = [p for p in out.split("\0") if p]
+        kept = []
+        for path in changed:
+            old = self.repo.read(synced, path)
+            new = self.repo.read(main, path)
+            f = self.root / path
+            cur = f.read_bytes() if f.is_file() else None
+            if cur == new:
+                continue
+            if cur == old:
+                if new is None:
+                    f.unlink(missing_ok=True)
+                else:
+                    atomic_write(f, new)
+                continue
+            merged = _merge3(cur or b"", old or b"", new or b"")
+            if merged is None:
+                kept.append(path)
+                self.warnings.append(f"{path}: the agent changed it while memgit updated it; the agent's "
+                                     f"version was kept, review it with `git diff main -- {path}`.")
+            else:
+                atomic_write(f, merged)
+        self.repo.refresh_index(changed)
+        self.mark_synced(main)
+        return kept
+
+    def snapshot(self, note: str = "agent snapshot") -> str | None:
+        """Commit the agent's live edits (everything in the working tree) onto main."""
+        main = self.main()
+        tree = self.repo.stage_all_tree()
+        if tree == self.repo.tree_of(main):
+            self.mark_synced(main)
+            return None
+        changed = [p for p in self.repo.git("diff", "--cached", "--name-only", "-z", main).split("\0") if p]
+        crashpoint("snapshot:before-commit")
+        sha = self.repo.commit(tree, [main], f"memgit: {note}\n\nMemgit-Snapshot: {len(changed)} file(s)\n")
+        jsha, _ = journal.prepare(self.repo, "snapshot", {"summary": f"{note}: {', '.join(changed[:5])}",
+                                                          "files": changed, "commit": sha},
+                                  self.repo.ref(journal.JOURNAL))
+        self.repo.update_refs([(MAIN, sha, main), (journal.JOURNAL, jsha, self.repo.ref(journal.JOURNAL))])
+        self.mark_synced(sha)
+        self.warn_secrets([p for p in changed if p in self.memory_files], sha)
+        return sha
+
+    def prepare(self) -> None:
+        """Under the lock, before any change: repair the working tree, then snapshot live edits."""
+        self.check_head()
+        self.sync_worktree()
+        self.snapshot()
+
+    def warn_secrets(self, files: list[str], commit: str) -> list[Warning_]:
+        from memgit import sensitive
+
+        found = []
+        for name in files:
+            data = self.repo.read(commit, name)
+            if data is None:
+                continue
+            for f in sensitive.scan(data.decode("utf-8", "replace")):
+                w = Warning_(name, f.line, f.kind)
+                found.append(w)
+                self.warnings.append(f"{w}: sensitive data in memory; the next dream proposes removing it.")
+        return found
+
+
+def _merge3(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
+    with tempfile.TemporaryDirectory(prefix="memgit-merge-") as d:
+        paths = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            p = os.path.join(d, name)
+            with open(p, "wb") as f:
+                f.write(data)
+            paths.append(p)
+        p = subprocess.run(["git", "merge-file", "-p", *paths], capture_output=True)
+        return p.stdout if p.returncode == 0 else None
+
+
+def write_default_config(root: Path, capacity: dict[str, int] | None = None) -> bool:
+    path = root / CONFIG_NAME
+    if path.exists():
+        return False
+    text = DEFAULT_TOML
+    if capacity:
+        lines = "\n".join(f'"{k}" = {v}' for k, v in capacity.items())
+        text = text.replace('[capacity]\n"MEMORY.md" = 2200\n"USER.md" = 1375', f"[capacity]\n{lines}")
+    atomic_write(path, text.encode())
+    return True
