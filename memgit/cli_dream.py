@@ -1,0 +1,63 @@
+"""`memgit dream`: click only."""
+from __future__ import annotations
+
+import click
+
+from memgit.cli import _flush_warnings, _parse_now, _ws, echo_json, style, warn
+
+
+@click.command()
+@click.option("--now", "now", metavar="YYYY-MM-DD", help="Pin 'today' (default: the real date).")
+@click.option("--dry-run", is_flag=True, help="Show what would be proposed; make no proposal.")
+@click.option("--backend", type=click.Choice(["offline", "anthropic"]),
+              help="Engine for the signal and scoring stages (default from [llm] backend: offline).")
+@click.option("--associate", is_flag=True, help="Also look for links across days for the DREAMS.md diary.")
+@click.option("--seed", type=int, default=None, help="Seed for --associate sampling.")
+@click.option("--json", "as_json", is_flag=True, help="Print the dream report as JSON.")
+@click.pass_context
+def dream(ctx, now, dry_run, backend, associate, seed, as_json):
+    """Run the sleep cycle and turn what should change into proposals.
+
+    \b
+    1. light sleep: read memory and the window's logs and sessions
+    2. REM: find status/version/preference changes, stale entries,
+       duplicates, contradictions, recurring gotchas
+    3. deep sleep: score each 0-1, keep >= threshold, at most max_ops,
+       prune and refresh first; prune by value past forced_prune_pct
+    4. propose: one branch per operation; main is not touched
+
+    Example: memgit dream --now 2026-06-01
+    """
+    from memgit.dream import dream as run
+
+    ws = _ws(ctx)
+    day = _parse_now(now)
+    report = run(ws, day, dry_run=dry_run, backend=backend)
+    if associate or ws.config.dream.associate:
+        try:
+            from memgit.lifecycle.diary import associate as diary
+        except ImportError:
+            diary = None
+        if diary is not None:
+            report.extra["diary"] = diary(ws, day, seed=seed, dry_run=dry_run, backend=report.backend)
+    _flush_warnings(ws)
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    for w in report.warnings:
+        warn(w)
+    click.echo(report.summary)
+    for p in report.proposals:
+        pid = style(p["id"] or "(dry-run)", fg="yellow")
+        click.echo(f"  {pid}  {p['op']:<11} {p['confidence']:.2f}  {p['title']}")
+    if report.skipped:
+        click.echo("Skipped (top):")
+        for s in report.skipped[:5]:
+            click.echo(f"  {s['score']:.2f}  {s['op']:<11} {s['title']}  — {s['why']}")
+    if not report.proposals:
+        click.echo("Nothing to propose: memory is up to date.")
+    elif not dry_run:
+        click.echo("Review with `memgit proposals` and `memgit show ID`.")
+
+
+COMMANDS = [dream]

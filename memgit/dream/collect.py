@@ -1,0 +1,227 @@
+"""Light sleep: read the window's daily logs and sessions, and the memory files.
+
+Nothing is judged here. Unreadable inputs (invalid UTF-8, binary, oversized,
+malformed JSON lines, symlinks leading out of the workspace) are skipped with
+a warning. Every observation is redacted at once, so no secret travels further.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+from memgit import sensitive
+from memgit.memory import Document
+from memgit.text import strip_time, term_set
+from memgit.workspace import Capacity, Workspace
+
+LOG_NAME_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
+DATED_NAME_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
+MAX_BYTES = 5 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One line of evidence from a daily log or a session turn."""
+
+    source: str        # workspace-relative path
+    line: int          # 1-based
+    day: date
+    text: str          # redacted, without list marker and time prefix
+    raw: str           # the line as written, redacted
+    kind: str          # "log" | "session"
+    role: str = "log"  # user | assistant | log
+    session: str = ""
+    sensitive: bool = False
+
+    @property
+    def ref(self) -> str:
+        return f"{self.source}:{self.line}"
+
+    @property
+    def terms(self) -> frozenset[str]:
+        return _terms(self.text)
+
+    def quote(self) -> str:
+        """A verbatim excerpt of the source line free of sensitive values (empty if none is)."""
+        if not self.sensitive:
+            return self.text
+        head = self.raw.split("[REDACTED]")[0]
+        return strip_time(head).rstrip(" :：=,，") if len(strip_time(head)) >= 8 else ""
+
+
+_term_cache: dict[str, frozenset[str]] = {}
+
+
+def _terms(text: str) -> frozenset[str]:
+    t = _term_cache.get(text)
+    if t is None:
+        t = term_set(text)
+        if len(_term_cache) < 200_000:
+            _term_cache[text] = t
+    return t
+
+
+@dataclass
+class Collected:
+    now: date
+    start: date
+    observations: list[Observation]
+    docs: dict[str, Document]
+    capacity: list[Capacity]
+    logs_read: list[str] = field(default_factory=list)
+    sessions_read: set[str] = field(default_factory=set)
+    warnings: list[str] = field(default_factory=list)
+
+    def days(self) -> list[date]:
+        return sorted({o.day for o in self.observations})
+
+
+def _inside(root: Path, p: Path) -> bool:
+    try:
+        p.resolve().relative_to(root)
+        return True
+    except (ValueError, OSError):
+        return False
+
+
+def _read_text(root: Path, p: Path, warnings: list[str]) -> str | None:
+    rel = p.relative_to(root).as_posix()
+    if p.is_symlink() and not _inside(root, p):
+        warnings.append(f"{rel}: a symlink leading outside the workspace, not followed.")
+        return None
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            warnings.append(f"{rel}: {size // (1024 * 1024)} MB is over the {MAX_BYTES // (1024 * 1024)} MB "
+                            f"limit, skipped; split or archive it.")
+            return None
+        data = p.read_bytes()
+    except OSError as e:
+        warnings.append(f"{rel}: cannot be read ({e.strerror}), skipped.")
+        return None
+    if b"\x00" in data[:8192]:
+        warnings.append(f"{rel}: binary data, skipped.")
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        warnings.append(f"{rel}: not valid UTF-8, skipped; save it as UTF-8.")
+        return None
+
+
+def _log_observations(rel: str, day: date, text: str) -> list[Observation]:
+    out = []
+    fence = False
+    for i, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if s.startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        if fence or not s or s.startswith("#") or s in ("---", "§"):
+            continue
+        out.append(_observation(rel, i, day, line, "log"))
+    return out
+
+
+def _observation(rel: str, line: int, day: date, raw: str, kind: str, role: str = "log",
+                 session: str = "") -> Observation:
+    red = sensitive.redact(raw)
+    return Observation(rel, line, day, strip_time(red), red, kind, role, session, red != raw)
+
+
+def _session_observations(rel: str, text: str, start: date, now: date, warnings: list[str]
+                          ) -> list[Observation]:
+    out = []
+    bad = 0
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            ts = datetime.fromisoformat(str(rec["ts"]).replace("Z", "+00:00"))
+            txt = rec["text"]
+            role = rec.get("role", "user")
+            if not isinstance(txt, str):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            bad += 1
+            continue
+        day = ts.date()
+        if not (start < day <= now):
+            continue
+        for j, part in enumerate(txt.splitlines() or [""]):
+            if part.strip():
+                # a multi-line turn: every line keeps the turn's source line
+                out.append(_observation(rel, i, day, part, "session", str(role), str(rec.get("session", ""))))
+                if j > 40:
+                    break
+    if bad:
+        warnings.append(f"{rel}: {bad} malformed JSON line(s) skipped.")
+    return out
+
+
+def collect(ws: Workspace, now: date, window_days: int) -> Collected:
+    root = ws.root
+    start = now - timedelta(days=window_days)
+    warnings: list[str] = []
+    obs: list[Observation] = []
+    logs_read: list[str] = []
+    sessions_read: set[str] = set()
+    cfg = ws.config.memory
+    logs_dir = root / cfg.logs_dir
+    if logs_dir.is_dir():
+        for name in sorted(os.listdir(logs_dir)):
+            m = LOG_NAME_RE.match(name)
+            if not m:
+                continue
+            try:
+                day = date.fromisoformat(m.group(1))
+            except ValueError:
+                continue
+            if not (start < day <= now):
+                continue
+            p = logs_dir / name
+            text = _read_text(root, p, warnings)
+            if text is None:
+                continue
+            rel = p.relative_to(root).as_posix()
+            logs_read.append(rel)
+            obs += _log_observations(rel, day, text)
+    sess_dir = root / cfg.sessions_dir
+    if sess_dir.is_dir():
+        floor = datetime.combine(start - timedelta(days=1), datetime.min.time()).timestamp()
+        for name in sorted(os.listdir(sess_dir)):
+            if not name.endswith(".jsonl"):
+                continue
+            p = sess_dir / name
+            m = DATED_NAME_RE.match(name)
+            if m:
+                try:
+                    fday = date.fromisoformat(m.group(1))
+                    if not (start - timedelta(days=1) < fday <= now + timedelta(days=1)):
+                        continue
+                except ValueError:
+                    pass
+            else:
+                try:
+                    if p.stat().st_mtime < floor:
+                        continue
+                except OSError:
+                    continue
+            text = _read_text(root, p, warnings)
+            if text is None:
+                continue
+            rel = p.relative_to(root).as_posix()
+            got = _session_observations(rel, text, start, now, warnings)
+            if got:
+                sessions_read.add(rel)
+                obs += got
+    docs = ws.documents()
+    warnings += ws.warnings
+    ws.warnings.clear()
+    capacity = ws.capacity()
+    return Collected(now, start, obs, docs, capacity, logs_read, sessions_read, warnings)

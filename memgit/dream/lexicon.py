@@ -1,0 +1,83 @@
+"""Words that carry state, change and intent, in English, Simplified and Traditional
+Chinese. Patterns run on `text.norm()` output (lower case, Traditional folded
+to Simplified), so each Chinese word is written once, in Simplified."""
+from __future__ import annotations
+
+import re
+
+_NEG = r"(?:not|n't|never|no|未|没|没有|还没|尚未|不|别)"
+
+
+def _re(*alts: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{a})" for a in alts))
+
+
+# A thing waiting to happen (status words), in rough order of progress.
+PENDING = _re(
+    r"待\s*(?:push|merge|review|上线|部署|发布|提交|合并|审核|确认|测试)", r"待\s*push",
+    r"\bpending(?:\s+(?:push|review|merge|deploy(?:ment)?|release|approval))?\b",
+    r"\bplanned\b", r"\bin design\b", r"\bdesigning\b", r"设计中", r"规划中", r"计划中", r"筹备中",
+    r"\bin progress\b", r"\bwip\b", r"进行中", r"开发中", r"\bdraft\b", r"草稿", r"未上线", r"未部署",
+    r"未发布", r"\bblocked(?:\s+on\s+[\w-]+)?\b", r"\bin review\b", r"\bnot (?:yet )?(?:deployed|released|live|shipped)\b",
+    r"准备\s*(?:push|发布|上线|部署)", r"\bto be (?:deployed|released|pushed|merged)\b", r"\bqueued\b",
+)
+TODO = _re(r"\btodo\b", r"\bto-do\b", r"\bto be (?:filled(?: in)?|done|written|decided)\b", r"\bstill to\b",
+           r"\bnot started\b", r"待办", r"待填", r"还没开始", r"未开始", r"待补", r"待定")
+ERROR = _re(r"\berror(?:ed|s)?\b", r"\bfail(?:ing|ed|s)\b", r"\bbroken\b", r"\bcrash(?:es|ed|ing)?\b",
+            r"\b5\d\d\b", r"\btimeouts?\b", r"\btimed out\b", r"超时", r"报错", r"出错", r"挂了", r"故障",
+            r"异常", r"待查", r"排查中", r"\bnot working\b", r"\bis down\b", r"\bkeeps? dying\b", r"崩溃")
+FIXED = _re(r"\bfixed\b", r"\bresolved\b", r"\bworks? again\b", r"\bworking again\b", r"\bback to normal\b",
+            r"\brecovered\b", r"\bno longer (?:errors?|fails?|crash(?:es)?)\b", r"修好", r"已修复", r"修复了",
+            r"修复", r"已解决", r"解决了", r"恢复正常", r"恢复了", r"正常了", r"没再报错", r"不再报错")
+# Done states: (rank, pattern, canonical English, canonical Chinese)
+DONE: list[tuple[int, re.Pattern[str], str, str]] = [
+    (3, _re(r"上线", r"\bwent live\b", r"\bis live\b", r"\bgo(?:es)? live\b", r"\bin production\b",
+            r"\blaunched\b", r"正式发布"), "live", "已上线"),
+    (3, _re(r"部署", r"\bdeployed\b", r"\bdeploy(?:ed)? to\b"), "deployed", "已部署"),
+    (3, _re(r"\breleased\b", r"\bshipped\b", r"已发布", r"发布了"), "released", "已发布"),
+    (2, _re(r"已\s*push", r"\bpushed\b", r"push\s*了"), "pushed", "已 push"),
+    (2, _re(r"\bmerged\b", r"已合并", r"合并了"), "merged", "已合并"),
+    (1, _re(r"\bdone\b", r"\bfinished\b", r"\bcompleted?\b", r"已完成", r"完成了", r"搞定"), "done", "已完成"),
+]
+NEGATED_BEFORE = re.compile(_NEG + r"\s*\S{0,6}$")
+
+PREFERENCE = _re(r"\bfrom now on\b", r"\bgoing forward\b", r"\bhenceforth\b", r"\bin (?:the )?future\b",
+                 r"\bfrom today on\b", r"\bstarting (?:today|now)\b", r"\bno more\b", r"\binstead of\b",
+                 r"\bdon'?t \w+ anymore\b", r"\bstop \w+ing\b", r"\bplease always\b", r"\bnever again\b",
+                 r"以后", r"今后", r"往后", r"从现在起", r"从今天起", r"不要再", r"别再", r"不再", r"改成",
+                 r"改用", r"换成", r"换用", r"改为")
+EXCEPTION = _re(r"\bthis week only\b", r"\bonly this week\b", r"\bjust this (?:once|week|time)\b",
+                r"\b(?:for )?today only\b", r"\bthis time only\b", r"\bjust for now\b", r"\bone-off\b",
+                r"\bthis once\b", r"就这周", r"只这周", r"仅这周", r"本周", r"这周", r"这次", r"这一次",
+                r"仅此一次", r"就这一次", r"今天先", r"暂时", r"临时")
+SUPERSEDE = _re(r"\bswitched to\b", r"\bswitch(?:ed)? (?:over )?to\b", r"\breplaced (?:by|with)\b",
+                r"\bretired\b", r"\bdeprecated\b", r"\bno longer\b", r"\binstead of\b", r"\bmoved to\b",
+                r"\bmigrated to\b", r"\bnow uses?\b", r"换成", r"换用", r"改用", r"改为", r"替换", r"弃用",
+                r"退役", r"不再用", r"停用", r"迁移到", r"切换到")
+RULE = _re(r"\bworkaround\b", r"\bwork around\b", r"\bfix(?:es)? it\b", r"\bfixed it\b", r"\bgotcha\b",
+           r"\brule\b", r"\balways\b", r"\bnever\b", r"\bmust\b", r"\bremember\b", r"\bevery time\b",
+           r"\bagain\b", r"\b(?:second|third|fourth) time\b", r"\beach time\b", r"规则", r"原则", r"记住",
+           r"注意", r"每次", r"又", r"再次", r"第[二三四]次", r"坑", r"解决办法", r"办法是", r"绕过", r"规矩")
+TEMP = _re(r"\btemporary\b", r"\btemp\b", r"\btemporarily\b", r"临时", r"暂时", r"\bfor the demo\b",
+           r"\buntil\b", r"到期", r"截止", r"\bexpires?\b", r"\bexpiring\b", r"有效期", r"\bone-off\b")
+EXPIRES_IN = re.compile(r"expires?\s+in\s+(\d+)\s*(day|week|month)s?|(\d+)\s*(天|周|个月)\s*(?:后|内)?\s*(?:过期|到期|失效)")
+ACK = _re(r"^(?:ok|okay|got it|sure|understood|will do|noted)\b", r"^好的", r"^明白", r"^收到", r"^了解",
+          r"^没问题")
+# leading words of a log line that say when, not what
+DAY_NOISE = re.compile(
+    r"^(?:(?:the )?(?:first|second|third|fourth|fifth) time[:,]?\s*|again[:,]?\s*|once more[:,]?\s*|"
+    r"又一次[:：,，]?\s*|又[:：,，]?|再次[:：,，]?\s*|第[一二三四五]次[:：,，]?\s*|今天|today[:,]?\s*)", re.I)
+STATE_WORDS = re.compile("|".join(p.pattern for p in (PENDING, TODO, ERROR, FIXED, *[d[1] for d in DONE])))
+
+
+def done_state(text: str) -> tuple[int, str, str, int] | None:
+    """The most advanced non-negated done state in `text`: (rank, english, chinese, position)."""
+    best = None
+    for rank, pat, en, zh in DONE:
+        for m in pat.finditer(text):
+            if NEGATED_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
+                continue
+            if best is None or rank > best[0]:
+                best = (rank, en, zh, m.start())
+            break
+    return best

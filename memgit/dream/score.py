@@ -1,0 +1,133 @@
+"""Deep sleep: keep the candidates that are confident enough, in the right order,
+and prune by value when a memory file is over its budget.
+
+Value of an entry, in the spirit of importance × log(1 + references) / (1 + age / half_life):
+P1 matters twice as much as P2, references are window observations naming the
+entry, and age is days since its date (half-life 90 days for P1, 30 for P2).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import date
+
+from memgit import ops
+from memgit.dream import lexicon as lx
+from memgit.dream.signals import Candidate, Context, Item, entry_evidence
+from memgit.errors import MemgitError
+from memgit.ops import Operation
+
+PHASE = {"prune": 0, "refresh": 1, "merge": 2, "move": 3, "consolidate": 4}
+
+
+@dataclass
+class Selection:
+    kept: list[Candidate]
+    skipped: list[tuple[Candidate, str]]
+    before: dict[str, int]
+    after: dict[str, int]
+    forced: list[str] = field(default_factory=list)
+
+
+def value(ctx: Context, it: Item) -> float:
+    e = it.entry
+    importance = {"P1": 2.0, "P2": 1.0}.get(e.priority, 2.0)
+    if lx.TEMP.search(it.folded) or lx.ERROR.search(it.folded):
+        importance *= 0.5
+    refs = sum(1 for o in ctx.obs if ctx.mentions(o, it) >= 0.3)
+    age = (ctx.now - e.date).days if e.date else 180
+    half_life = 30 if e.priority == "P2" else 90
+    return importance * math.log(2 + refs) / (1 + max(age, 0) / half_life)
+
+
+def _apply_all(files: dict[str, bytes], op: Operation, protected: tuple[str, ...]) -> dict[str, bytes] | None:
+    try:
+        changes = ops.apply(op, lambda p: files.get(p), protected)
+    except MemgitError:
+        return None
+    new = dict(files)
+    for p, d in changes.items():
+        if d is None:
+            new.pop(p, None)
+        else:
+            new[p] = d
+    return new
+
+
+def _chars(data: bytes | None) -> int:
+    return len(data.decode("utf-8", "replace").lstrip("\ufeff")) if data else 0
+
+
+def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops: int, pct: float,
+           budgets: dict[str, int], known: set[str], protected: tuple[str, ...]) -> Selection:
+    files = {name: doc.to_bytes() for name, doc in ctx.col.docs.items()}
+    before = {n: _chars(d) for n, d in files.items()}
+    skipped: list[tuple[Candidate, str]] = []
+    order = sorted(candidates, key=lambda c: (PHASE[c.op.op], -c.score, c.op.file, c.op.title))
+    chosen: list[Candidate] = []
+    claimed: set[tuple[str, str]] = set()
+    seen_fp: set[str] = set()
+    for c in order:
+        fp = c.op.fingerprint
+        if fp in seen_fp:
+            continue
+        seen_fp.add(fp)
+        if c.score < threshold:
+            skipped.append((c, f"confidence {c.score:.2f} below threshold {threshold:.2f}"))
+            continue
+        if fp in known:
+            skipped.append((c, "already open or rejected before"))
+            continue
+        keys = {(c.op.file, t) for t in c.op.targets}
+        if keys & claimed:
+            skipped.append((c, "its entry is already changed by a stronger operation"))
+            continue
+        new = _apply_all(files, c.op, protected)
+        if new is None or new == files:
+            skipped.append((c, "does not apply to current memory"))
+            continue
+        files = new
+        claimed |= keys
+        chosen.append(c)
+    # forced pruning: a file past forced_prune_pct of its budget loses its lowest-value entries
+    forced: list[str] = []
+    for name, budget in budgets.items():
+        if name not in files:
+            continue
+        limit = budget * pct / 100.0
+        if _chars(files[name]) <= limit:
+            continue
+        pool = [it for it in ctx.items if it.entry.file == name and not it.frozen
+                and (name, it.entry.text) not in claimed]
+        pool.sort(key=lambda it: (value(ctx, it), it.entry.date or date.min))
+        for it in pool:
+            if _chars(files[name]) <= limit:
+                break
+            v = value(ctx, it)
+            score = round(min(0.95, max(threshold, 0.9 - 0.05 * v)), 3)
+            op = Operation("prune", name, (it.entry.text,), confidence=score,
+                           reason=f"{name} is over {pct:g}% of its {budget}-character budget; "
+                                  f"this is among its lowest-value entries (value {v:.2f})",
+                           evidence=(entry_evidence(it),), origin="offline")
+            new = _apply_all(files, op, protected)
+            if new is None:
+                continue
+            files = new
+            claimed.add((name, it.entry.text))
+            c = Candidate(op, "capacity", score, {"value": round(v, 3)}, forced=True)
+            if op.fingerprint in known:
+                skipped.append((c, "already open or rejected before"))
+                continue
+            chosen.append(c)
+            forced.append(it.entry.text)
+    chosen.sort(key=lambda c: (PHASE[c.op.op], not c.forced, -c.score))
+    kept = chosen[:max_ops]
+    for c in chosen[max_ops:]:
+        skipped.append((c, f"over the limit of {max_ops} operations per run"))
+    # projected sizes after the kept operations
+    proj = {name: doc.to_bytes() for name, doc in ctx.col.docs.items()}
+    for c in kept:
+        proj = _apply_all(proj, c.op, protected) or proj
+    after = {n: _chars(d) for n, d in proj.items()}
+    skipped.sort(key=lambda x: -x[0].score)
+    return Selection(kept, skipped, before, after, forced)

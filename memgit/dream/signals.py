@@ -1,0 +1,657 @@
+"""REM: find what should change in memory, as scored candidates.
+
+Every rule works on meaning-bearing units (subject terms, versions, dates,
+status words, negations) from `memgit.text`, never on whole-line equality,
+and in English, Simplified and Traditional Chinese alike. Each candidate
+carries its evidence (`path:line` and a verbatim, secret-free quote) and the
+features its confidence was computed from.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from memgit import sensitive
+from memgit.dream import lexicon as lx
+from memgit.dream.collect import Collected, Observation
+from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE, TAG_RE, Document, Entry
+from memgit.ops import Evidence, Operation
+from memgit.text import (cjk_share, clauses, is_traditional, term_set, to_simplified, version_key, versions)
+
+CJK_IN = re.compile("[\u4e00-\u9fff]")
+NUM_RE = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?%")
+
+
+def fold(text: str) -> str:
+    """Lower case and Simplified, keeping every character's position."""
+    f = to_simplified(text).lower()
+    return f if len(f) == len(text) else to_simplified(text)
+
+
+@dataclass
+class Candidate:
+    op: Operation
+    kind: str
+    score: float
+    features: dict = field(default_factory=dict)
+    forced: bool = False
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self.op.targets
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "op": self.op.op, "file": self.op.file, "title": self.op.title,
+                "score": round(self.score, 3), "features": self.features}
+
+
+def clamp(x: float) -> float:
+    return max(0.0, min(1.0, round(x, 3)))
+
+
+@dataclass
+class Item:
+    """An entry with the units the rules compare."""
+
+    entry: Entry
+    doc: Document
+    folded: str
+    subject: frozenset[str]          # terms without status words and versions
+    versions: list[str]
+
+    @property
+    def frozen(self) -> bool:
+        return self.entry.frozen
+
+
+def _subject(body: str) -> frozenset[str]:
+    b = lx.STATE_WORDS.sub(" ", fold(body))
+    b = NUM_RE.sub(" ", b)
+    vs = {v.lower().lstrip("v") for v in versions(body)}
+    return frozenset(t for t in term_set(b) if t not in vs)
+
+
+class Context:
+    def __init__(self, col: Collected, primary: str, user_file: str | None):
+        self.col = col
+        self.now = col.now
+        self.primary = primary
+        self.user_file = user_file
+        self.items: list[Item] = []
+        for doc in col.docs.values():
+            for e in doc.entries:
+                body = e.body
+                self.items.append(Item(e, doc, fold(body), _subject(body), versions(body)))
+        self.obs = col.observations
+        df: dict[str, int] = {}
+        for o in self.obs:
+            for t in o.terms:
+                df[t] = df.get(t, 0) + 1
+        for it in self.items:
+            for t in it.subject:
+                df[t] = df.get(t, 0) + 1
+        self.n = max(1, len(self.obs) + len(self.items))
+        self.df = df
+
+    def idf(self, t: str) -> float:
+        return math.log((self.n + 1) / (self.df.get(t, 0) + 0.5)) + 0.1
+
+    def weight(self, terms) -> float:
+        return sum(self.idf(t) for t in terms)
+
+    def anchor(self, t: str) -> bool:
+        """A term specific enough to identify a subject."""
+        if len(t) < 2 or (t.isascii() and t.isalpha() and len(t) < 3):
+            return False
+        return self.df.get(t, 0) <= max(4, 0.25 * self.n)
+
+    def mentions(self, o: Observation, it: Item, subject: frozenset[str] | None = None) -> float:
+        """How much of the entry's subject the observation names (0 if no specific term is shared)."""
+        subj = subject if subject is not None else it.subject
+        shared = o.terms & subj
+        if not shared or not any(self.anchor(t) for t in shared):
+            return 0.0
+        return self.weight(shared) / max(self.weight(subj), 1e-9)
+
+    def evidence(self, obs: list[Observation], limit: int = 4) -> tuple[Evidence, ...]:
+        out, seen = [], set()
+        for o in sorted(obs, key=lambda o: (o.day, o.source, o.line), reverse=True):
+            q = o.quote()
+            if not q or o.ref in seen:
+                continue
+            seen.add(o.ref)
+            out.append(Evidence(o.ref, q))
+            if len(out) >= limit:
+                break
+        return tuple(reversed(out))
+
+    def recency(self, obs: list[Observation]) -> float:
+        if not obs:
+            return 0.0
+        last = max(o.day for o in obs)
+        return 0.05 if (self.now - last).days <= 3 else 0.0
+
+
+def entry_evidence(it: Item, quote: str | None = None) -> Evidence:
+    q = quote if quote is not None else it.entry.text.split("\n")[0]
+    return Evidence(f"{it.entry.file}:{it.entry.line}", q)
+
+
+def compose(it: Item, body: str, day: date | None) -> str:
+    """The entry's new text: its own tag, the new body, and the date it was last confirmed."""
+    tag = f"[{it.entry.own_tag}] " if it.entry.own_tag else ""
+    body = DATE_TAIL_RE.sub("", body).strip()
+    when = f" ({day.isoformat()})" if day else ""
+    return f"{tag}{body}{when}"
+
+
+def _script(word_zh: str, word_en: str, like: str) -> str:
+    if cjk_share(like) < 0.3 and not CJK_IN.search(like):
+        return word_en
+    if is_traditional(like):
+        from hanziconv import HanziConv
+
+        return HanziConv.toTraditional(word_zh)
+    return word_zh
+
+
+# -- refresh: status moved ------------------------------------------------------------
+def status_changes(ctx: Context) -> list[Candidate]:
+    out = []
+    for it in ctx.items:
+        if it.frozen:
+            continue
+        pend = lx.PENDING.search(it.folded)
+        todo = lx.TODO.search(it.folded)
+        if not pend and not todo:
+            continue
+        have = lx.done_state(it.folded)
+        support, best = [], None
+        for o in ctx.obs:
+            if o.role == "assistant" or ctx.mentions(o, it) < 0.3:
+                continue
+            if _version_clash(it, o):
+                continue
+            f = fold(o.text)
+            st = lx.done_state(f)
+            if not st or (have and st[0] <= have[0]):
+                continue
+            if lx.PENDING.search(f[st[3]:]):  # "deployed to staging, prod pending"
+                continue
+            support.append(o)
+            if best is None or st[0] > best[0][0] or (st[0] == best[0][0] and o.day > best[1].day):
+                best = (st, o)
+        if not best:
+            continue
+        later = [o for o in ctx.obs if o.day > best[1].day and o not in support and ctx.mentions(o, it) >= 0.3
+                 and o.role != "assistant"]
+        relapsed = [o for o in later if _affirmed(lx.PENDING, fold(o.text)) or _affirmed(lx.ERROR, fold(o.text))]
+        days = len({o.day for o in support})
+        confirm = len({o.day for o in later}) - len({o.day for o in relapsed})
+        st, o = best
+        explicit = st[0] >= 2
+        score = clamp(0.55 + 0.15 * explicit + 0.08 * (days - 1) + 0.06 * min(confirm, 2)
+                      - 0.3 * bool(relapsed) + ctx.recency(support))
+        feats = {"days": days, "explicit": explicit, "confirming_days": confirm, "contradicted": bool(relapsed)}
+        if todo and not pend:
+            op = Operation("prune", it.entry.file, (it.entry.text,), confidence=score,
+                           reason=f"the to-do is done: {o.quote()[:80]}",
+                           evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
+            out.append(Candidate(op, "todo-done", score, feats))
+            continue
+        body = it.entry.body
+        m = lx.PENDING.search(fold(body))
+        word = _script(st[2], st[1], m.group(0) if m else body)
+        new_body = (body[:m.start()] + word + body[m.end():]) if m else f"{body} — {word}"
+        new_body = re.sub(r"\s{2,}", " ", new_body).strip()
+        text = compose(it, new_body, max(x.day for x in support))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"status moved: {m.group(0) if m else 'pending'} → {st[1]}",
+                       evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
+        out.append(Candidate(op, "status", score, feats))
+    return out
+
+
+def _affirmed(pattern: re.Pattern[str], text: str) -> bool:
+    """`pattern` occurs and is not negated ("没有报错", "no errors", "not pending")."""
+    for m in pattern.finditer(text):
+        if not lx.NEGATED_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
+            return True
+    return False
+
+
+def _version_clash(it: Item, o: Observation) -> bool:
+    """Entry and observation both name versions of the same shape, and none agree: another release."""
+    if not it.versions:
+        return False
+    ov = versions(o.text)
+    if not ov:
+        return False
+    shape = lambda v: len(version_key(v))  # noqa: E731
+    same = [v for v in ov if any(shape(v) == shape(e) for e in it.versions)]
+    if not same:
+        return False
+    ek = {version_key(e) for e in it.versions}
+    return not any(version_key(v) in ek for v in same)
+
+
+# -- refresh: version moved -----------------------------------------------------------
+UPGRADE = re.compile(r"upgrad|updat|bump|migrat|moved to|now (?:on|runs?|at)|升级|更新|升到|切到|换到|→|->|\bto v?\d")
+HOLD = re.compile(r"stay(?:ing)? on|pinned|pin to|roll(?:ed)? back|revert(?:ed)? to|downgrad|broke|breaks|"
+                  r"回滚|退回|降级|保持|继续用")
+
+
+def version_changes(ctx: Context) -> list[Candidate]:
+    out = []
+    versioned = [it for it in ctx.items if it.versions]
+
+    def owner(o: Observation) -> Item | None:
+        best = max(versioned, key=lambda it: ctx.mentions(o, it), default=None)
+        return best if best is not None and ctx.mentions(o, best) >= 0.1 else None
+
+    owners = {id(o): owner(o) for o in ctx.obs if versions(o.text)}
+    for it in versioned:
+        if it.frozen:
+            continue
+        old = it.versions[0]
+        found: dict[str, list[tuple[Observation, bool]]] = {}
+        for o in ctx.obs:
+            if o.role == "assistant":
+                continue
+            ov = versions(o.text)
+            if not ov or owners.get(id(o)) is not it:
+                continue
+            f = fold(o.text)
+            for v in ov:
+                if len(version_key(v)) != len(version_key(old)) or version_key(v) <= version_key(old):
+                    continue
+                if version_key(v) in {version_key(x) for x in it.versions}:
+                    continue
+                pos = f.find(v.lower())
+                if HOLD.search(f[max(0, pos - 25):pos + len(v) + 15]):
+                    continue
+                explicit = bool(UPGRADE.search(f)) or old.lower().lstrip("v") in f
+                found.setdefault(v.lower().lstrip("v"), []).append((o, explicit))
+        if not found:
+            continue
+        # the newest version that has support
+        best = max(found, key=lambda k: (version_key(k), len(found[k])))
+        support = [o for o, _ in found[best]]
+        days = len({o.day for o in support})
+        explicit = any(e for _, e in found[best])
+        score = clamp(0.5 + 0.15 * explicit + 0.15 * (days - 1) + ctx.recency(support))
+        new_v = ("v" if old.lower().startswith("v") else "") + best
+        body = it.entry.body
+        new_body = re.sub(r"(?<![\w.])" + re.escape(old) + r"(?![\w.])", new_v, body, count=1)
+        text = compose(it, new_body, max(o.day for o in support))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"version moved: {old} → {new_v} (seen on {days} day(s))",
+                       evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
+        out.append(Candidate(op, "version", score, {"days": days, "explicit": explicit, "from": old,
+                                                    "to": new_v}))
+    return out
+
+
+# -- refresh: preference restated ---------------------------------------------------------
+NEGATION = re.compile(r"\b(?:don'?t|do not|never|stop|skip|no more|no longer|not)\b|不要|别|不用|不必|甭|停止|取消|"
+                      r"不再")
+FILLER = re.compile(r"^(?:ok(?:ay)?|yes|yeah|right|对|好|嗯|是的|行)[,，:：!！。\s]+", re.I)
+LABEL_RE = re.compile(r"^([^:：]{1,16})[:：]\s*")
+
+
+def _pref_content(text: str) -> str:
+    """What the user wants from now on, without the marker words and the refused old way."""
+    t = lx.PREFERENCE.sub(" ", fold(text))
+    # keep positions in the original: rebuild from folded spans over the original text
+    orig = text
+    f = fold(orig)
+    keep = [True] * len(f)
+    for m in lx.PREFERENCE.finditer(f):
+        if m.group(0).strip() in ("instead of",):
+            for i in range(m.start(), len(f)):  # "X instead of Y": keep X
+                keep[i] = False
+            break
+        for i in range(m.start(), m.end()):
+            keep[i] = False
+    t = "".join(c for c, k in zip(orig, keep) if k)
+    parts = []
+    for cl in clauses(t):
+        for sub in re.split(r"\s+(?:and|but)\s+", cl):
+            sub = FILLER.sub("", sub.strip()).strip(" ,，.。;；")
+            if not sub or NEGATION.search(fold(sub)):
+                continue
+            if len(term_set(sub)) == 0:
+                continue
+            parts.append(sub)
+    joiner = "，" if cjk_share(text) >= 0.3 else ", "
+    out = joiner.join(parts)
+    return out[:1].upper() + out[1:] if out and out[0].isascii() else out
+
+
+def preference_changes(ctx: Context) -> list[Candidate]:
+    out = []
+    user_items = [it for it in ctx.items if not it.frozen]
+    for o in ctx.obs:
+        if o.role == "assistant" or o.sensitive:
+            continue
+        f = fold(o.text)
+        if not lx.PREFERENCE.search(f) or lx.EXCEPTION.search(f):
+            continue
+        stmt = frozenset(t for t in o.terms if t not in term_set(" ".join(m.group(0) for m in
+                                                                          lx.PREFERENCE.finditer(f))))
+        best, best_s = None, 0.0
+        for it in user_items:
+            shared = stmt & it.subject
+            if not shared or not any(ctx.anchor(t) for t in shared):
+                continue
+            s = ctx.weight(shared) / max(ctx.weight(it.subject), 1e-9)
+            if it.entry.file == ctx.user_file:
+                s *= 1.2
+            if s > best_s:
+                best, best_s = it, s
+        if best is None or best_s < 0.15:
+            continue
+        content = _pref_content(o.text)
+        if not content or len(content) < 4:
+            continue
+        negates = any(NEGATION.search(fold(cl)) and (term_set(cl) & best.subject) for cl in clauses(o.text))
+        acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day
+                and (len(x.terms & stmt) >= 2 or lx.ACK.search(fold(x.text).strip()))
+                and x.role == "assistant"]
+        again = [x for x in ctx.obs if x.day != o.day and x.role != "assistant"
+                 and len(x.terms & stmt & best.subject) >= 1 and lx.PREFERENCE.search(fold(x.text))]
+        score = clamp(0.6 + 0.1 * negates + 0.1 * bool(acks) + 0.1 * bool(again)
+                      + 0.05 * (o.role == "user") + ctx.recency([o]))
+        m = LABEL_RE.match(best.entry.body)
+        label = m.group(1).strip() if m else ""
+        sep = "：" if cjk_share(best.entry.body) >= 0.3 else ": "
+        body = f"{label}{sep}{content}" if label else content
+        text = compose(best, body, o.day)
+        ev = (entry_evidence(best), *ctx.evidence([o, *acks, *again]))
+        op = Operation("refresh", best.entry.file, (best.entry.text,), text=text, confidence=score,
+                       reason="the user restated this preference", evidence=ev, origin="offline")
+        out.append(Candidate(op, "preference", score, {"negates_old": negates, "acknowledged": bool(acks),
+                                                       "restated_other_day": bool(again)}))
+    return out
+
+
+# -- prune: stale ---------------------------------------------------------------------------
+DONE_WITH = re.compile(r"\b(?:removed|deleted|closed|torn down|shut down|cancel+ed|expired|gone)\b|删除|删了|关闭|"
+                       r"关掉|撤掉|取消|过期|结束")
+
+
+def stale_entries(ctx: Context) -> list[Candidate]:
+    out = []
+    for it in ctx.items:
+        if it.frozen:
+            continue
+        e = it.entry
+        f = it.folded
+        reason, feats, score, ev = None, {}, 0.0, []
+        if lx.TEMP.search(f) or lx.EXPIRES_IN.search(f):
+            body_wo_tail = DATE_TAIL_RE.sub("", e.body)
+            dates = [date(int(y), int(m), int(d)) for y, m, d in ISO_DATE_RE.findall(body_wo_tail)
+                     if _valid(y, m, d)]
+            ex = lx.EXPIRES_IN.search(f)
+            expiry = None
+            if ex and e.date:
+                n = int(ex.group(1) or ex.group(3))
+                unit = ex.group(2) or ex.group(4)
+                days = n * {"day": 1, "天": 1, "week": 7, "周": 7, "month": 30, "个月": 30}.get(unit, 1)
+                expiry = e.date + timedelta(days=days)
+            past = [d for d in dates if d < ctx.now]
+            if expiry and expiry < ctx.now:
+                reason, feats = f"expired on {expiry.isoformat()}", {"expired": expiry.isoformat()}
+            elif past and not [d for d in dates if d >= ctx.now]:
+                reason, feats = f"temporary item whose date {max(past).isoformat()} has passed", \
+                    {"date_passed": max(past).isoformat()}
+            if reason:
+                gone = [o for o in ctx.obs if ctx.mentions(o, it) >= 0.3 and DONE_WITH.search(fold(o.text))]
+                score = clamp(0.8 + 0.1 * bool(gone))
+                ev = gone
+        if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
+            fixed = [o for o in ctx.obs if o.role != "assistant" and ctx.mentions(o, it) >= 0.3
+                     and lx.FIXED.search(fold(o.text)) and (not e.date or o.day >= e.date)]
+            if fixed:
+                days = len({o.day for o in fixed})
+                reason = "the recorded error was later reported fixed"
+                feats = {"days": days}
+                score = clamp(0.65 + 0.1 * days + ctx.recency(fixed))
+                ev = fixed
+        if reason:
+            op = Operation("prune", e.file, (e.text,), confidence=score, reason=reason,
+                           evidence=(entry_evidence(it), *ctx.evidence(ev)), origin="offline")
+            out.append(Candidate(op, "stale", score, feats))
+    return out
+
+
+def _valid(y: str, m: str, d: str) -> bool:
+    try:
+        date(int(y), int(m), int(d))
+        return True
+    except ValueError:
+        return False
+
+
+def secret_entries(ctx: Context) -> list[Candidate]:
+    out = []
+    for it in ctx.items:
+        found = sensitive.scan(it.entry.text)
+        if not found or it.frozen:
+            continue
+        kinds = ", ".join(sorted({f.kind for f in found}))
+        safe = sensitive.redact(it.entry.text.split("\n")[0]).split("[REDACTED]")[0].rstrip(" :：=")
+        op = Operation("prune", it.entry.file, (it.entry.text,), confidence=0.99,
+                       reason=f"holds sensitive data ({kinds}); keep it in a password manager, not in memory",
+                       evidence=(entry_evidence(it, safe),), origin="offline")
+        out.append(Candidate(op, "secret", 0.99, {"kinds": kinds}))
+    return out
+
+
+# -- merge and contradiction -----------------------------------------------------------------
+def _label(body: str) -> str | None:
+    m = LABEL_RE.match(body)
+    return " ".join(fold(m.group(1)).split()) if m and len(m.group(1).split()) <= 4 else None
+
+
+def _values(body: str) -> set[str]:
+    return {v.lower().lstrip("v") for v in versions(body)} | set(NUM_RE.findall(body))
+
+
+def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
+    out = []
+    by_file: dict[str, list[Item]] = {}
+    for it in ctx.items:
+        if not it.frozen:
+            by_file.setdefault(it.entry.file, []).append(it)
+    for file, items in by_file.items():
+        parent = list(range(len(items)))
+
+        def find(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        sims: dict[tuple[int, int], float] = {}
+        for i in range(len(items)):
+            for j in range(i + 1, len(items)):
+                a, b = items[i], items[j]
+                shared = a.subject & b.subject
+                if not shared or not any(ctx.anchor(t) for t in shared):
+                    continue
+                newer, older = (b, a) if _newer(b, a) else (a, b)
+                sup = lx.SUPERSEDE.search(newer.folded)
+                va, vb = _values(a.entry.body), _values(b.entry.body)
+                jac = len(shared) / len(a.subject | b.subject)
+                ov = ctx.weight(shared) / max(min(ctx.weight(a.subject), ctx.weight(b.subject)), 1e-9)
+                la, lb = _label(a.entry.body), _label(b.entry.body)
+                if sup and not lx.SUPERSEDE.search(older.folded) and ov >= 0.2:
+                    named = bool((older.subject - newer.subject) & newer.subject) or ov >= 0.3
+                    used = [o for o in ctx.obs if (o.terms & (newer.subject - older.subject))
+                            and any(ctx.anchor(t) for t in o.terms & (newer.subject - older.subject))]
+                    score = clamp(0.72 + 0.08 * named + 0.08 * bool(used))
+                    op = Operation("prune", file, (older.entry.text,), confidence=score,
+                                   reason=f"superseded by the newer entry at line {newer.entry.line}",
+                                   evidence=(entry_evidence(newer), entry_evidence(older),
+                                             *ctx.evidence(used, 2)), origin="offline")
+                    out.append(Candidate(op, "contradiction", score, {"overlap": round(ov, 2)}))
+                    continue
+                if la and la == lb and jac < 0.5:
+                    used = [o for o in ctx.obs if (o.terms & (newer.subject - older.subject))]
+                    score = clamp(0.72 + 0.08 * bool(used))
+                    op = Operation("prune", file, (older.entry.text,), confidence=score,
+                                   reason=f"'{la}' now has a newer value (line {newer.entry.line})",
+                                   evidence=(entry_evidence(newer), entry_evidence(older)), origin="offline")
+                    out.append(Candidate(op, "contradiction", score, {"label": la}))
+                    continue
+                if va != vb and va and vb:
+                    continue  # same words, different numbers: not a duplicate
+                if jac >= 0.6 or (ov >= 0.8 and len([t for t in shared if ctx.anchor(t)]) >= 3):
+                    sims[(i, j)] = max(jac, ov * 0.8)
+                    parent[find(i)] = find(j)
+        groups: dict[int, list[int]] = {}
+        for i in range(len(items)):
+            groups.setdefault(find(i), []).append(i)
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            its = [items[i] for i in members]
+            newest = max(its, key=lambda x: (x.entry.date or date.min, x.entry.start))
+            sim = min(sims.get((min(i, j), max(i, j)), 1.0) for i in members for j in members if i < j
+                      and (min(i, j), max(i, j)) in sims) if sims else 0.6
+            score = clamp(0.6 + 0.35 * sim + 0.03 * (len(its) - 2))
+            text = compose(newest, newest.entry.body, newest.entry.date)
+            ordered = sorted(its, key=lambda x: x.entry.start)
+            op = Operation("merge", file, tuple(x.entry.text for x in ordered), text=text, confidence=score,
+                           reason=f"{len(its)} entries say the same thing; keep the newest wording",
+                           evidence=tuple(entry_evidence(x) for x in ordered), origin="offline")
+            out.append(Candidate(op, "duplicate", score, {"entries": len(its), "similarity": round(sim, 2)}))
+    return out
+
+
+def _newer(a: Item, b: Item) -> bool:
+    da, db = a.entry.date or date.min, b.entry.date or date.min
+    return (da, a.entry.start) > (db, b.entry.start)
+
+
+# -- consolidate: recurring ------------------------------------------------------------------
+SECTION_HINT = re.compile(r"workflow|tool|note|gotcha|lesson|rule|how-?to|tip|trick|learn|规则|经验|笔记|备忘|工具|"
+                          r"流程|注意|教训", re.I)
+
+
+def recurring(ctx: Context) -> list[Candidate]:
+    obs = [o for o in ctx.obs if not o.sensitive and not lx.EXCEPTION.search(fold(o.text))
+           and len(o.terms) >= 2]
+    if len(obs) > 4000:
+        obs = obs[-4000:]
+    index: dict[str, list[int]] = {}
+    for i, o in enumerate(obs):
+        for t in o.terms:
+            if ctx.anchor(t):
+                index.setdefault(t, []).append(i)
+    parent = list(range(len(obs)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    weights = [ctx.weight(o.terms) for o in obs]
+    for i, o in enumerate(obs):
+        seen: set[int] = set()
+        for t in o.terms:
+            for j in index.get(t, ()):
+                if j <= i or j in seen:
+                    continue
+                seen.add(j)
+                shared = o.terms & obs[j].terms
+                if len([t2 for t2 in shared if ctx.anchor(t2)]) < 2:
+                    continue
+                sim = ctx.weight(shared) / max(min(weights[i], weights[j]), 1e-9)
+                if sim >= 0.45:
+                    parent[find(i)] = find(j)
+    groups: dict[int, list[Observation]] = {}
+    for i, o in enumerate(obs):
+        groups.setdefault(find(i), []).append(o)
+    out = []
+    primary = ctx.col.docs.get(ctx.primary)
+    for members in groups.values():
+        days = sorted({o.day for o in members})
+        if len(days) < 2:
+            continue
+        by_day: dict[date, set[str]] = {}
+        for o in members:
+            by_day.setdefault(o.day, set()).update(o.terms)
+        counts: dict[str, int] = {}
+        for ts in by_day.values():
+            for t in ts:
+                counts[t] = counts.get(t, 0) + 1
+        core = frozenset(t for t, c in counts.items() if c >= 2)
+        anchors = [t for t in core if ctx.anchor(t)]
+        if len(anchors) < 2:
+            continue
+        ruled = [o for o in members if lx.RULE.search(fold(o.text))]
+        if len(days) < 3 and len({o.day for o in ruled}) < 2:
+            continue
+        coverage = max((ctx.weight(core & it.subject) / max(ctx.weight(core), 1e-9) for it in ctx.items),
+                       default=0.0)
+        sessions = len({o.session for o in members if o.session})
+        score = clamp(0.66 + 0.04 * (len(days) - 2) + 0.08 * bool(ruled) + 0.02 * min(sessions, 2)
+                      + ctx.recency(members) - 0.6 * max(0.0, coverage - 0.35))
+        rep = max(members, key=lambda o: (ctx.weight(core & o.terms) + 0.5 * bool(lx.RULE.search(fold(o.text)))
+                                          - 0.002 * len(o.text), o.day))
+        text = _clean(rep.text)
+        if not text or sensitive.has_sensitive(text):
+            continue
+        section, prio = _pick_section(ctx, primary, core)
+        tag = "P1" if ruled else prio
+        new = f"[{tag}] {text} ({days[-1].isoformat()})"
+        op = Operation("consolidate", ctx.primary, (), text=new, section=section, confidence=score,
+                       reason=f"recurs on {len(days)} distinct days and memory lacks it",
+                       evidence=ctx.evidence(members, 5), origin="offline")
+        out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
+                                                       "coverage": round(coverage, 2), "sessions": sessions}))
+    return out
+
+
+def _clean(text: str) -> str:
+    t = lx.DAY_NOISE.sub("", text.strip()).strip()
+    t = TAG_RE.sub("", t).strip()
+    if len(t) > 220:
+        cut = max(t.rfind(c, 0, 220) for c in "。.;；，,")
+        t = t[:cut] if cut > 60 else t[:220]
+    return t.strip()
+
+
+def _pick_section(ctx: Context, doc: Document | None, core: frozenset[str]) -> tuple[str, str]:
+    if doc is None or doc.hermes:
+        return "", "P1"
+    best, best_s = None, -1.0
+    for s in doc.sections:
+        if s.priority == "P0" or s.protected or s.level == 1 and len(doc.sections) > 1:
+            continue
+        items = [it for it in ctx.items if it.entry.file == doc.name and s.line < it.entry.start < s.end]
+        s_terms: set[str] = set()
+        for it in items:
+            s_terms |= it.subject
+        sc = ctx.weight(core & s_terms) + (0.5 if SECTION_HINT.search(s.title) else 0.0) + 0.01 * s.line / 1000
+        if sc > best_s:
+            best, best_s = s, sc
+    if best is None:
+        return "Notes", "P1"
+    return best.title, best.priority if best.priority != "P0" else "P1"
+
+
+RULES = (secret_entries, stale_entries, status_changes, version_changes, preference_changes,
+         duplicates_and_contradictions, recurring)
+
+
+def find_candidates(ctx: Context) -> list[Candidate]:
+    out: list[Candidate] = []
+    for rule in RULES:
+        out += rule(ctx)
+    return out
