@@ -6,7 +6,7 @@ import importlib
 
 import click
 
-FEATURES = ("cli_dream", "cli_lifecycle", "cli_review", "cli_ingest", "cli_remote")
+FEATURES = ("cli_dream", "cli_lifecycle", "cli_recall", "cli_reflect", "cli_review", "cli_remote", "cli_ingest")
 
 
 def register(group: click.Group) -> None:

@@ -151,7 +151,7 @@ def _session_observations(rel: str, text: str, start: date, now: date, warnings:
             bad += 1
             continue
         day = ts.date()
-        if not (start < day <= now):
+        if not (start <= day <= now):
             continue
         for j, part in enumerate(txt.splitlines() or [""]):
             if part.strip():
@@ -182,7 +182,7 @@ def collect(ws: Workspace, now: date, window_days: int) -> Collected:
                 day = date.fromisoformat(m.group(1))
             except ValueError:
                 continue
-            if not (start < day <= now):
+            if not (start <= day <= now):
                 continue
             p = logs_dir / name
             text = _read_text(root, p, warnings)

@@ -60,6 +60,7 @@ class Item:
     folded: str
     subject: frozenset[str]          # terms without status words and versions
     versions: list[str]
+    head: frozenset[str] = frozenset()  # subject terms of the first clause: what the entry is about
 
     @property
     def frozen(self) -> bool:
@@ -83,7 +84,11 @@ class Context:
         for doc in col.docs.values():
             for e in doc.entries:
                 body = e.body
-                self.items.append(Item(e, doc, fold(body), _subject(body), versions(body)))
+                first = clauses(LABEL_RE.sub("", body, count=1) if _label(body) else body)
+                head = _subject(first[0]) if first else frozenset()
+                if _label(body):
+                    head = _subject(LABEL_RE.match(body).group(1)) | head
+                self.items.append(Item(e, doc, fold(body), _subject(body), versions(body), head))
         self.obs = col.observations
         df: dict[str, int] = {}
         for o in self.obs:
@@ -107,13 +112,20 @@ class Context:
             return False
         return self.df.get(t, 0) <= max(4, 0.25 * self.n)
 
-    def mentions(self, o: Observation, it: Item, subject: frozenset[str] | None = None) -> float:
-        """How much of the entry's subject the observation names (0 if no specific term is shared)."""
-        subj = subject if subject is not None else it.subject
-        shared = o.terms & subj
+    def mentions(self, o: Observation, it: Item) -> float:
+        """How much of the entry's subject (or of its head clause) the observation names.
+
+        0 when no specific term is shared.
+        """
+        shared = o.terms & it.subject
         if not shared or not any(self.anchor(t) for t in shared):
             return 0.0
-        return self.weight(shared) / max(self.weight(subj), 1e-9)
+        full = self.weight(shared) / max(self.weight(it.subject), 1e-9)
+        if it.head and it.head != it.subject:
+            hs = o.terms & it.head
+            if hs and any(self.anchor(t) for t in hs):
+                full = max(full, self.weight(hs) / max(self.weight(it.head), 1e-9))
+        return full
 
     def evidence(self, obs: list[Observation], limit: int = 4) -> tuple[Evidence, ...]:
         out, seen = [], set()
@@ -301,79 +313,93 @@ FILLER = re.compile(r"^(?:ok(?:ay)?|yes|yeah|right|对|好|嗯|是的|行)[,，:
 LABEL_RE = re.compile(r"^([^:：]{1,16})[:：]\s*")
 
 
-def _pref_content(text: str) -> str:
-    """What the user wants from now on, without the marker words and the refused old way."""
-    t = lx.PREFERENCE.sub(" ", fold(text))
-    # keep positions in the original: rebuild from folded spans over the original text
-    orig = text
-    f = fold(orig)
-    keep = [True] * len(f)
-    for m in lx.PREFERENCE.finditer(f):
-        if m.group(0).strip() in ("instead of",):
-            for i in range(m.start(), len(f)):  # "X instead of Y": keep X
-                keep[i] = False
-            break
-        for i in range(m.start(), m.end()):
-            keep[i] = False
-    t = "".join(c for c, k in zip(orig, keep) if k)
+TIME_MARKER = re.compile(r"\bfrom now on\b|\bgoing forward\b|\bhenceforth\b|\bin (?:the )?future\b|"
+                         r"\bfrom today on\b|\bstarting (?:today|now)\b|\bplease always\b|以后|今后|往后|"
+                         r"从现在起|从今天起", re.I)
+PARTICLE_END = re.compile(r"[吧了啊呀哦嘛呢]+$")
+
+
+def _pref_content(text: str, like: str) -> str:
+    """What the user wants from now on: the statement's clauses without the refused old way
+    (negated clauses, "instead of …") and without time markers, in the target entry's script."""
     parts = []
-    for cl in clauses(t):
+    for cl in clauses(text):
+        f = fold(cl)
+        m = re.search(r"\binstead of\b|\brather than\b|而不是", f)
+        if m:
+            cl, f = cl[:m.start()], f[:m.start()]
         for sub in re.split(r"\s+(?:and|but)\s+", cl):
-            sub = FILLER.sub("", sub.strip()).strip(" ,，.。;；")
-            if not sub or NEGATION.search(fold(sub)):
+            fs = fold(sub)
+            if NEGATION.search(fs):
                 continue
-            if len(term_set(sub)) == 0:
-                continue
-            parts.append(sub)
-    joiner = "，" if cjk_share(text) >= 0.3 else ", "
-    out = joiner.join(parts)
+            keep = [True] * len(sub)
+            for tm in TIME_MARKER.finditer(fold(sub)):
+                for i in range(tm.start(), min(tm.end(), len(keep))):
+                    keep[i] = False
+            sub = "".join(c for c, k in zip(sub, keep) if k)
+            sub = PARTICLE_END.sub("", FILLER.sub("", sub.strip()).strip(" ,，.。;；:：")).strip()
+            if sub and term_set(sub):
+                parts.append(sub)
+    want_cjk = bool(CJK_IN.search(like))
+    same = [p for p in parts if bool(CJK_IN.search(p)) == want_cjk]
+    parts = same or parts
+    joiner = "，" if want_cjk else ", "
+    out = joiner.join(dict.fromkeys(parts))
     return out[:1].upper() + out[1:] if out and out[0].isascii() else out
 
 
 def preference_changes(ctx: Context) -> list[Candidate]:
-    out = []
-    user_items = [it for it in ctx.items if not it.frozen]
+    """A preference the user restated ("from now on…", "以后…", "不要再…") refreshes the entry it replaces."""
+    by_target: dict[int, list[tuple[Observation, float]]] = {}
+    items = [it for it in ctx.items if not it.frozen]
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive:
             continue
         f = fold(o.text)
         if not lx.PREFERENCE.search(f) or lx.EXCEPTION.search(f):
             continue
-        stmt = frozenset(t for t in o.terms if t not in term_set(" ".join(m.group(0) for m in
-                                                                          lx.PREFERENCE.finditer(f))))
+        markers = term_set(" ".join(m.group(0) for m in lx.PREFERENCE.finditer(f)))
+        stmt = frozenset(t for t in o.terms if t not in markers)
         best, best_s = None, 0.0
-        for it in user_items:
+        for k, it in enumerate(items):
             shared = stmt & it.subject
             if not shared or not any(ctx.anchor(t) for t in shared):
                 continue
-            s = ctx.weight(shared) / max(ctx.weight(it.subject), 1e-9)
+            sc = ctx.weight(shared) / max(ctx.weight(it.subject), 1e-9)
             if it.entry.file == ctx.user_file:
-                s *= 1.2
-            if s > best_s:
-                best, best_s = it, s
-        if best is None or best_s < 0.15:
-            continue
-        content = _pref_content(o.text)
+                sc *= 1.2
+            if sc > best_s:
+                best, best_s = k, sc
+        if best is not None and best_s >= 0.15:
+            by_target.setdefault(best, []).append((o, best_s))
+    out = []
+    for k, stated in by_target.items():
+        it = items[k]
+        # the user's own words first, then the newest
+        stated.sort(key=lambda x: (x[0].role == "user", x[0].day, x[1]), reverse=True)
+        o = stated[0][0]
+        content = _pref_content(o.text, it.entry.body)
         if not content or len(content) < 4:
             continue
-        negates = any(NEGATION.search(fold(cl)) and (term_set(cl) & best.subject) for cl in clauses(o.text))
+        stmt = o.terms
+        negates = any(NEGATION.search(fold(cl)) and (term_set(cl) & it.subject) for cl in clauses(o.text))
         acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day
-                and (len(x.terms & stmt) >= 2 or lx.ACK.search(fold(x.text).strip()))
-                and x.role == "assistant"]
-        again = [x for x in ctx.obs if x.day != o.day and x.role != "assistant"
-                 and len(x.terms & stmt & best.subject) >= 1 and lx.PREFERENCE.search(fold(x.text))]
-        score = clamp(0.6 + 0.1 * negates + 0.1 * bool(acks) + 0.1 * bool(again)
+                and x.role == "assistant" and (len(x.terms & stmt) >= 2 or lx.ACK.search(fold(x.text).strip()))]
+        others = [x for x, _ in stated[1:]]
+        again_days = {x.day for x in others} - {o.day}
+        score = clamp(0.6 + 0.1 * negates + 0.1 * bool(acks) + 0.05 * bool(others) + 0.05 * bool(again_days)
                       + 0.05 * (o.role == "user") + ctx.recency([o]))
-        m = LABEL_RE.match(best.entry.body)
-        label = m.group(1).strip() if m else ""
-        sep = "：" if cjk_share(best.entry.body) >= 0.3 else ": "
-        body = f"{label}{sep}{content}" if label else content
-        text = compose(best, body, o.day)
-        ev = (entry_evidence(best), *ctx.evidence([o, *acks, *again]))
-        op = Operation("refresh", best.entry.file, (best.entry.text,), text=text, confidence=score,
+        m = LABEL_RE.match(it.entry.body)
+        label = m.group(1).strip() if m and _label(it.entry.body) else ""
+        sep = "：" if CJK_IN.search(it.entry.body) else ": "
+        body = f"{label}{sep}{content}" if label and not content.startswith(label) else content
+        text = compose(it, body, o.day)
+        ev = (entry_evidence(it), *ctx.evidence([o, *acks, *others]))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
                        reason="the user restated this preference", evidence=ev, origin="offline")
-        out.append(Candidate(op, "preference", score, {"negates_old": negates, "acknowledged": bool(acks),
-                                                       "restated_other_day": bool(again)}))
+        out.append(Candidate(op, "preference", score, {"negates_old": bool(negates), "acknowledged": bool(acks),
+                                                       "statements": len(stated),
+                                                       "days": len(again_days | {o.day})}))
     return out
 
 
@@ -509,7 +535,10 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                     continue
                 if va != vb and va and vb:
                     continue  # same words, different numbers: not a duplicate
-                if jac >= 0.6 or (ov >= 0.8 and len([t for t in shared if ctx.anchor(t)]) >= 3):
+                n_anchor = len([t for t in shared if ctx.anchor(t)])
+                cross = bool(CJK_IN.search(a.entry.body)) != bool(CJK_IN.search(b.entry.body)) or (
+                    cjk_share(a.entry.body) >= 0.3) != (cjk_share(b.entry.body) >= 0.3)
+                if jac >= 0.6 or (ov >= 0.8 and n_anchor >= 3) or (cross and ov >= 0.55 and n_anchor >= 4):
                     sims[(i, j)] = max(jac, ov * 0.8)
                     parent[find(i)] = find(j)
         groups: dict[int, list[int]] = {}
@@ -599,6 +628,8 @@ def recurring(ctx: Context) -> list[Candidate]:
             continue
         coverage = max((ctx.weight(core & it.subject) / max(ctx.weight(core), 1e-9) for it in ctx.items),
                        default=0.0)
+        if coverage >= 0.6:
+            continue  # memory already holds it
         sessions = len({o.session for o in members if o.session})
         score = clamp(0.66 + 0.04 * (len(days) - 2) + 0.08 * bool(ruled) + 0.02 * min(sessions, 2)
                       + ctx.recency(members) - 0.6 * max(0.0, coverage - 0.35))
@@ -634,6 +665,8 @@ def _pick_section(ctx: Context, doc: Document | None, core: frozenset[str]) -> t
     for s in doc.sections:
         if s.priority == "P0" or s.protected or s.level == 1 and len(doc.sections) > 1:
             continue
+        if TIMELINE.search(s.title):
+            continue
         items = [it for it in ctx.items if it.entry.file == doc.name and s.line < it.entry.start < s.end]
         s_terms: set[str] = set()
         for it in items:
@@ -644,6 +677,9 @@ def _pick_section(ctx: Context, doc: Document | None, core: frozenset[str]) -> t
     if best is None:
         return "Notes", "P1"
     return best.title, best.priority if best.priority != "P0" else "P1"
+
+
+TIMELINE = re.compile(r"event|timeline|history|changelog|journal|大事|时间线|時間線|历史|歷史|日志", re.I)
 
 
 RULES = (secret_entries, stale_entries, status_changes, version_changes, preference_changes,
