@@ -29,7 +29,7 @@ ERROR = _re(r"\berror(?:ed|s)?\b", r"\bfail(?:ing|ed|s)\b", r"\bbroken\b", r"\bc
 FIXED = _re(r"\bfixed\b", r"\bresolved\b", r"\bworks? again\b", r"\bworking again\b", r"\bback to normal\b",
             r"\brecovered\b", r"\bno longer (?:errors?|fails?|crash(?:es)?)\b", r"修好", r"已修复", r"修复了",
             r"修复", r"已解决", r"解决了", r"恢复正常", r"恢复了", r"正常了", r"没再报错", r"不再报错")
-# Done states: (rank, pattern, canonical English, canonical Chinese)
+# Done states: (rank, pattern, canonical English, canonical Chinese); TRADITIONAL spells the latter.
 DONE: list[tuple[int, re.Pattern[str], str, str]] = [
     (3, _re(r"上线", r"\bwent live\b", r"\bis live\b", r"\bgo(?:es)? live\b", r"\bin production\b",
             r"\blaunched\b", r"正式发布"), "live", "已上线"),
@@ -39,6 +39,8 @@ DONE: list[tuple[int, re.Pattern[str], str, str]] = [
     (2, _re(r"\bmerged\b", r"已合并", r"合并了"), "merged", "已合并"),
     (1, _re(r"\bdone\b", r"\bfinished\b", r"\bcompleted?\b", r"已完成", r"完成了", r"搞定"), "done", "已完成"),
 ]
+TRADITIONAL = {"已上线": "已上線", "已部署": "已部署", "已发布": "已發布", "已 push": "已 push", "已合并": "已合併",
+               "已完成": "已完成"}
 NEGATED_BEFORE = re.compile(_NEG + r"\s*\S{0,6}$")
 
 PREFERENCE = _re(r"\bfrom now on\b", r"\bgoing forward\b", r"\bhenceforth\b", r"\bin (?:the )?future\b",

@@ -159,13 +159,12 @@ def compose(it: Item, body: str, day: date | None) -> str:
     return f"{tag}{body}{when}"
 
 
-def _script(word_zh: str, word_en: str, like: str) -> str:
+def _script(word_zh: str, word_en: str, like: str, context: str = "") -> str:
+    """The word in the script of `like` (the phrase it replaces), Traditional if `context` is."""
     if cjk_share(like) < 0.3 and not CJK_IN.search(like):
         return word_en
-    if is_traditional(like):
-        from hanziconv import HanziConv
-
-        return HanziConv.toTraditional(word_zh)
+    if is_traditional(like + context):
+        return lx.TRADITIONAL.get(word_zh, word_zh)
     return word_zh
 
 
@@ -213,17 +212,39 @@ def status_changes(ctx: Context) -> list[Candidate]:
                            evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
             out.append(Candidate(op, "todo-done", score, feats))
             continue
-        body = it.entry.body
-        m = lx.PENDING.search(fold(body))
-        word = _script(st[2], st[1], m.group(0) if m else body)
-        new_body = (body[:m.start()] + word + body[m.end():]) if m else f"{body} — {word}"
-        new_body = re.sub(r"\s{2,}", " ", new_body).strip()
+        new_body = _restate(it.entry.body, st)
         text = compose(it, new_body, max(x.day for x in support))
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
-                       reason=f"status moved: {m.group(0) if m else 'pending'} → {st[1]}",
+                       reason=f"status moved: {pend.group(0) if pend else 'pending'} → {st[1]}",
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
         out.append(Candidate(op, "status", score, feats))
     return out
+
+
+PLAN = re.compile(r"\b(?:once|after|when|before|until|will|then|next (?:week|time|step|month)|plan(?:ned)?|waiting)\b|就上|修完|之后|以后|"
+                  r"等|再|准备|明天|下周|计划")
+
+
+def _restate(body: str, st: tuple) -> str:
+    """The entry with its pending status replaced by the new one; clauses that only described
+    what was still to happen before the change are dropped."""
+    f = fold(body)
+    m = lx.PENDING.search(f)
+    word = _script(st[2], st[1], body[m.start():m.end()] if m else body, body)
+    if not m:
+        return f"{body} — {word}"
+    new = body[:m.start()] + word + body[m.end():]
+    parts = re.split(r"([，,；;。])", new)
+    kept, pos = [], 0
+    for k in range(0, len(parts), 2):
+        cl = parts[k]
+        sep = parts[k + 1] if k + 1 < len(parts) else ""
+        holds_state = pos <= m.start() + len(word) and m.start() <= pos + len(cl)
+        if holds_state or not PLAN.search(fold(cl)):
+            kept.append(cl + sep)
+        pos += len(cl) + len(sep)
+    out = "".join(kept).strip().rstrip("，,；;")
+    return re.sub(r"\s{2,}", " ", out).strip()
 
 
 def _affirmed(pattern: re.Pattern[str], text: str) -> bool:
