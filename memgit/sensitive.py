@@ -1,0 +1,637 @@
+"""The one sensitive-data filter every write into memory goes through.
+
+It finds credentials (API keys, tokens, passwords, private keys, connection
+strings), personal identifiers (Chinese resident ID and bank card numbers) and
+the user's trading figures (holdings, cost basis, P&L) in English, Simplified
+and Traditional Chinese text. detect-secrets' provider plugins do what they
+know; memgit's own rules cover what they miss. A `Finding` carries the kind and
+position of a value, never the value itself.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+
+REDACTED = "[REDACTED]"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One sensitive value: its kind, 1-based line and character span in that line."""
+
+    kind: str
+    line: int
+    start: int
+    end: int
+
+
+def scan(text: str) -> list[Finding]:
+    """Every sensitive value in `text`, line by line, in reading order."""
+    return list(_iter_findings(text))
+
+
+def has_sensitive(text: str) -> bool:
+    """True if `scan(text)` would find anything; stops at the first hit."""
+    return next(_iter_findings(text), None) is not None
+
+
+def kinds(text: str) -> list[str]:
+    """The distinct kinds found in `text`, in order of first appearance."""
+    return list(dict.fromkeys(f.kind for f in _iter_findings(text)))
+
+
+def redact(text: str) -> str:
+    """`text` with every sensitive value replaced by "[REDACTED]", all else byte-identical."""
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for f in _iter_findings(text):
+        spans.setdefault(f.line, []).append((f.start, f.end))
+    if not spans:
+        return text
+    lines = text.split("\n")
+    for number, line_spans in spans.items():
+        line = lines[number - 1]
+        out: list[str] = []
+        pos = 0
+        for start, end in _merge(line_spans):
+            out.append(line[pos:start])
+            out.append(REDACTED)
+            pos = end
+        out.append(line[pos:])
+        lines[number - 1] = "".join(out)
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# Plumbing: lazy regexes, line iteration, overlap resolution
+
+_Hit = tuple[str, int, int]  # (kind, start, end) within one line
+
+
+class _LazyRegex:
+    """A regex compiled on first use: compiling every rule at import would cost ~10 ms."""
+
+    search: Callable[..., re.Match[str] | None]
+    match: Callable[..., re.Match[str] | None]
+    fullmatch: Callable[..., re.Match[str] | None]
+    finditer: Callable[..., Iterator[re.Match[str]]]
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+
+    def __getattr__(self, name: str) -> object:
+        # Reached only before the first use: the compiled pattern's methods are bound onto
+        # the instance, so every later call goes straight to the C implementation.
+        compiled = re.compile(self.pattern)
+        for method in ("search", "match", "fullmatch", "finditer"):
+            setattr(self, method, getattr(compiled, method))
+        return getattr(compiled, name)
+
+
+def _iter_findings(text: str) -> Iterator[Finding]:
+    in_pem = False
+    # Split on "\n" only, so line numbers and redact() agree on what a line is;
+    # a trailing "\r" stays outside every span.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.removesuffix("\r")
+        hits: list[_Hit] = []
+        if in_pem:
+            in_pem, pem_hit = _pem_continuation(line)
+            if pem_hit is not None:
+                hits.append(pem_hit)
+        if not hits:
+            if "PRIVATE KEY" in line:
+                in_pem = _pem_start(line, hits)
+            _line_hits(line, hits)
+        for kind, start, end in _resolve(hits):
+            yield Finding(kind, number, start, end)
+
+
+def _line_hits(line: str, hits: list[_Hit]) -> None:
+    """Append every candidate on one line, highest priority first.
+
+    Each rule family sits behind a cheap substring gate, so an ordinary log line
+    costs a few `in` tests instead of dozens of regex scans.
+    """
+    lower = line.lower()
+    for rule in _provider_rules():
+        if _has_any(line, rule.hints):
+            rule.find(line, hits)
+    if _DS_HINT.search(line):
+        _detect_secrets_hits(line, lower, hits)
+    if "://" in line:
+        _connection_url_hits(line, hits)
+    if _has_any(lower, _PASSWORD_WORDS):
+        _password_hits(line, hits)
+    if _has_any(lower, _ASSIGNMENT_WORDS):
+        _assignment_hits(line, hits)
+    if _LONG_NUMBER.search(line):
+        _id_number_hits(line, hits)
+        _bank_card_hits(line, hits)
+    if _has_any(lower, _COST_WORDS):
+        _cost_basis_hits(line, hits)
+    if _has_any(lower, _SHARE_WORDS):
+        _holdings_hits(line, hits)
+    if _has_any(lower, _PNL_WORDS):
+        _pnl_hits(line, hits)
+
+
+def _has_any(text: str, words: tuple[str, ...]) -> bool:
+    for word in words:
+        if word in text:
+            return True
+    return False
+
+
+def _resolve(hits: list[_Hit]) -> list[_Hit]:
+    """Drop empty hits and hits inside one of a kind found earlier (more specific); sort by position.
+
+    A wider hit of a later kind is kept beside the specific one, so redact() covers both.
+    """
+    if len(hits) < 2:
+        return [h for h in hits if h[1] < h[2]]
+    rank: dict[str, int] = {}
+    for kind, _, _ in hits:
+        rank.setdefault(kind, len(rank))
+    # Sweep by start (wider first, then by rank); reach[r] is the furthest end kept for rank r.
+    order = sorted(range(len(hits)), key=lambda i: (hits[i][1], -hits[i][2], rank[hits[i][0]], i))
+    reach = [-1] * len(rank)
+    kept: list[_Hit] = []
+    for i in order:
+        kind, start, end = hits[i]
+        r = rank[kind]
+        if end <= start or max(reach[: r + 1]) >= end:
+            continue
+        reach[r] = max(reach[r], end)
+        kept.append(hits[i])
+    kept.sort(key=lambda h: (h[1], h[2]))
+    return kept
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+# --- PEM private key blocks (the only multi-line rule) ------------------------------
+
+_PEM_LABEL = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+_PEM_BEGIN = _LazyRegex(r"-----BEGIN " + _PEM_LABEL)
+_PEM_END = _LazyRegex(r"-----END " + _PEM_LABEL)
+# base64 body lines and RFC 1421 headers such as "Proc-Type: 4,ENCRYPTED"
+_PEM_BODY = _LazyRegex(r"[ \t>]*(?:[A-Za-z0-9+/=]+|[A-Za-z][A-Za-z0-9-]*: \S.*)\s*")
+
+
+def _pem_start(line: str, hits: list[_Hit]) -> bool:
+    """Flag a BEGIN line (through END when the block sits on one line); True if a block opens."""
+    begin = _PEM_BEGIN.search(line)
+    if begin is None:
+        return False
+    end = _PEM_END.search(line, begin.end())
+    if end is not None:
+        hits.append(("private key", begin.start(), end.end()))
+        return False
+    hits.append(("private key", begin.start(), len(line.rstrip())))
+    return True
+
+
+def _pem_continuation(line: str) -> tuple[bool, _Hit | None]:
+    """Inside a PEM block: flag body and END lines; leave the block at anything else."""
+    indent = len(line) - len(line.lstrip(" \t>"))
+    end = _PEM_END.search(line)
+    if end is not None:
+        return False, ("private key", indent, end.end())
+    if not line.strip():
+        return True, None
+    if _PEM_BODY.fullmatch(line):
+        return True, ("private key", indent, len(line.rstrip()))
+    return False, None
+
+
+# --- provider keys detect-secrets misses or matches only in part ------------------
+
+_L = r"(?<![A-Za-z0-9_\-])"  # a token starts here
+_R = r"(?![A-Za-z0-9_\-])"  # a token ends here
+
+
+class _ProviderRule:
+    """One provider's key format: runs only on lines holding one of its literal `hints`."""
+
+    __slots__ = ("check", "hints", "kind", "regex")
+
+    def __init__(
+        self, kind: str, pattern: str, hints: tuple[str, ...], check: Callable[[str], bool] | None = None
+    ) -> None:
+        self.kind = kind
+        self.regex = re.compile(pattern)
+        self.hints = hints
+        self.check = check
+
+    def find(self, line: str, hits: list[_Hit]) -> None:
+        group = 1 if self.regex.groups else 0
+        for m in self.regex.finditer(line):
+            if self.check is None or self.check(m.group(group)):
+                hits.append((self.kind, m.start(group), m.end(group)))
+
+
+@lru_cache(maxsize=1)
+def _provider_rules() -> tuple[_ProviderRule, ...]:
+    P = _ProviderRule
+    return (
+        P("Anthropic API key", _L + r"sk-ant-[A-Za-z0-9_\-]{20,}", ("sk-ant-",), _letters_and_digits),
+        P("OpenAI API key", _L + r"sk-(?!ant-)[A-Za-z0-9_\-]{20,}", ("sk-",), _letters_and_digits),
+        P("Google API key", _L + r"AIza[0-9A-Za-z_\-]{35}" + _R, ("AIza",)),
+        P("Hugging Face token", _L + r"hf_[A-Za-z0-9]{30,}" + _R, ("hf_",), _mixed_case),
+        P("SendGrid API key", _L + r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", ("SG.",)),
+        P("Telegram bot token", r"(?<![0-9])[0-9]{6,12}:AA[A-Za-z0-9_\-]{30,}", (":AA",)),
+        P("GitHub token", _L + r"github_pat_[A-Za-z0-9_]{40,}", ("github_pat_",)),
+        P("GitHub token", _L + r"gh[pousr]_[A-Za-z0-9]{30,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+        P(
+            "GitLab token",
+            _L + r"gl(?:pat|dt|ft|rt|soat|cbt|ptt)-[A-Za-z0-9_\-]{20,}",
+            ("glpat-", "gldt-", "glft-", "glrt-", "glsoat-", "glcbt-", "glptt-"),
+        ),
+        P(
+            "Slack webhook",
+            r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/\-]+",
+            ("hooks.slack.com",),
+        ),
+        P("Slack token", _L + r"(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}", ("xox", "xapp-"), _letters_and_digits),
+        P("Stripe API key", _L + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}", ("k_live_", "k_test_")),
+        P("Stripe API key", _L + r"whsec_[0-9A-Za-z]{24,}", ("whsec_",)),
+        P(
+            "AWS access key",
+            _L + r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}" + _R,
+            ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+        ),
+        P("bearer token", r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", ("earer", "EARER"), _credential_like),
+        P(
+            "basic auth credentials",
+            r"(?i)\bauthorization[\"']?\s*[:=]\s*[\"']?basic\s+([A-Za-z0-9+/]{8,}=*)",
+            ("uthorization", "UTHORIZATION"),
+        ),
+    )
+
+
+# --- detect-secrets -----------------------------------------------------------------
+
+# (module, class, kind, the secret is the pattern's capture group rather than the whole
+# match, lower-case substrings one of which every match of the plugin's patterns holds).
+# The Base64/Hex high-entropy and keyword plugins are left out on purpose: they flag
+# hashes, version strings and prose; memgit's own rules cover keyword assignments.
+_DS_PLUGINS: tuple[tuple[str, str, str, bool, tuple[str, ...]], ...] = (
+    ("aws", "AWSKeyDetector", "AWS access key", True, ("akia", "asia", "abia", "acca", "a3t", "aws")),
+    ("artifactory", "ArtifactoryDetector", "Artifactory credentials", False, ("akc", "ap")),
+    ("azure_storage_key", "AzureStorageKeyDetector", "Azure storage key", False, ("accountkey=",)),
+    ("basic_auth", "BasicAuthDetector", "connection string with credentials", True, ("://",)),
+    ("cloudant", "CloudantDetector", "Cloudant credentials", True, ("cl",)),
+    ("discord", "DiscordBotTokenDetector", "Discord bot token", False, (".",)),
+    ("github_token", "GitHubTokenDetector", "GitHub token", False, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
+    ("gitlab_token", "GitLabTokenDetector", "GitLab token", False, ("gl", "gr1348941")),
+    ("ibm_cloud_iam", "IbmCloudIamDetector", "IBM Cloud IAM key", True, ("key", "pwd", "pass", "token")),
+    ("ibm_cos_hmac", "IbmCosHmacDetector", "IBM COS HMAC credentials", True, ("secret",)),
+    ("jwt", "JwtTokenDetector", "JSON Web Token", False, ("eyj",)),
+    ("mailchimp", "MailchimpDetector", "Mailchimp API key", False, ("-us",)),
+    ("npm", "NpmDetector", "npm token", True, ("_authtoken",)),
+    ("openai", "OpenAIDetector", "OpenAI API key", False, ("t3blbkfj",)),
+    ("private_key", "PrivateKeyDetector", "private key", False, ("private key", "putty")),
+    ("pypi_token", "PypiTokenDetector", "PyPI token", False, ("pypi-",)),
+    ("sendgrid", "SendGridDetector", "SendGrid API key", False, ("sg.",)),
+    ("slack", "SlackDetector", "Slack token", False, ("xox", "hooks.slack.com")),
+    ("softlayer", "SoftlayerDetector", "SoftLayer credentials", True, ("sl", "softlayer")),
+    ("square_oauth", "SquareOAuthDetector", "Square OAuth secret", False, ("sq0csp-",)),
+    ("stripe", "StripeDetector", "Stripe API key", False, ("k_live_",)),
+    ("telegram_token", "TelegramBotTokenDetector", "Telegram bot token", False, (":",)),
+    ("twilio", "TwilioKeyDetector", "Twilio API key", False, ("ac", "sk")),
+)
+
+# Every pattern of the plugins above needs one of these; lines without them skip them all.
+_DS_HINT = _LazyRegex(r"[A-Za-z0-9_\-+/=]{11}|://|PRIVATE KEY|PuTTY|_authToken")
+_TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_TOKEN_RIGHT = _LazyRegex(r"[A-Za-z0-9_\-]*=*")  # not "/": a token inside a URL path ends there
+_EDGE_JUNK = " \t\"'=:"
+
+_DsPlugin = tuple[object, str, bool, tuple[str, ...]]  # (plugin, kind, value_in_group, hints)
+
+
+@lru_cache(maxsize=1)
+def _ds_plugins() -> tuple[_DsPlugin, ...]:
+    # detect-secrets pulls in `requests` (100-300 ms), so it is imported on the first scan only.
+    from importlib import import_module
+
+    loaded = []
+    for module, cls, kind, in_group, hints in _DS_PLUGINS:
+        plugin_type = getattr(import_module(f"detect_secrets.plugins.{module}"), cls)
+        loaded.append((plugin_type(), kind, in_group, hints))
+    return tuple(loaded)
+
+
+def _detect_secrets_hits(line: str, lower: str, hits: list[_Hit]) -> None:
+    for plugin, kind, in_group, hints in _ds_plugins():
+        if not _has_any(lower, hints):
+            continue
+        # analyze_string is the plugin's own verdict (the JWT plugin also validates the
+        # token); unlike analyze_line it never verifies a secret over the network.
+        values = set(plugin.analyze_string(line))  # type: ignore[attr-defined]
+        if not values:
+            continue
+        # analyze_string yields values, not positions: find them with the same patterns.
+        for pattern in plugin.denylist:  # type: ignore[attr-defined]
+            for m in pattern.finditer(line):
+                span = _ds_span(line, m, values, in_group)
+                if span is not None and not _is_placeholder(line[span[0]:span[1]]):
+                    hits.append((kind, span[0], span[1]))
+
+
+def _ds_span(line: str, m: re.Match[str], values: set[str], in_group: bool) -> tuple[int, int] | None:
+    groups = [i for i in range(1, (m.re.groups or 0) + 1) if m.group(i) and m.group(i) in values]
+    if m.group(0) not in values and not groups:
+        return None
+    if in_group and groups:
+        return m.span(groups[0])
+    start, end = m.span()
+    while start < end and line[start] in _EDGE_JUNK:
+        start += 1
+    while end > start and line[end - 1] in _EDGE_JUNK:
+        end -= 1
+    # Some patterns match a fixed-length prefix of a longer key (Stripe, GitHub) or stop
+    # before a JWT's signature: widen to the whole token so no tail of it survives.
+    while start > 0 and line[start - 1] in _TOKEN_CHARS:
+        start -= 1
+    right = _TOKEN_RIGHT.match(line, end)
+    return start, (right.end() if right else end)
+
+
+# --- connection strings, passwords, key/token/secret assignments ---------------------
+
+_CONNECTION_URL = _LazyRegex(
+    # scheme://user:password@host — the password is greedy up to the last "@" before the host
+    r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@'\"<>]*:([^\s/'\"<>]+)@[^\s/@'\"<>]"
+)
+
+
+def _connection_url_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _CONNECTION_URL.finditer(line):
+        if not _is_placeholder(m.group(1)):
+            hits.append(("connection string with credentials", m.start(1), m.end(1)))
+
+
+# A value in quotes (any kind), or a bare run of printable ASCII.
+_QUOTED = r"\"([^\"\n]+)\"|'([^'\n]+)'|`([^`\n]+)`|“([^”\n]+)”|「([^」\n]+)」|『([^』\n]+)』"
+# "&" ends the value only where a query string goes on ("password=x&ssl=true").
+_BARE = r"((?:[A-Za-z0-9!#$%()*+\-./:<=>?@\[\]^_{|}~\\]|&(?![A-Za-z_]\w*=))+)"
+_STRONG_SEP = r"(?::=|=>|=(?!=)|:|：)"
+_WEAK_SEP = r"(?:\s+is\s+|\s*(?:是|为|為)\s*[:：]?)"
+
+_PASSWORD_WORDS = ("pass", "pwd", "密码", "密碼", "口令")
+_PASSWORD = _LazyRegex(
+    r"(?i)(?P<kw>password|passwd|passphrase|pwd|密码|密碼|口令)"
+    rf"[\"'\]]?(?:[ \t]*(?P<strong>{_STRONG_SEP})|(?P<weak>{_WEAK_SEP})|(?P<space>(?<=[码碼令])[ \t]+))"
+    rf"[ \t]*(?:{_QUOTED}|{_BARE})"
+)
+_NOT_A_PASSWORD = frozenset({
+    "none", "null", "nil", "true", "false", "required", "optional", "empty", "unset", "n/a", "na",
+    "tbd", "todo", "redacted", "hidden", "masked", "see", "stored", "saved", "in", "from", "is", "the",
+    "an", "your", "same", "set", "changed", "reset", "expired", "protected", "manager", "managers",
+    "field", "prompt", "policy",
+})
+
+_ASSIGNMENT_WORDS = ("key", "token", "secret", "credential", "令牌", "密钥", "密鑰", "秘钥", "秘鑰", "私钥", "私鑰")
+_ASSIGNMENT_KEYWORDS = (
+    ("API key", r"api[_\-. ]?key|apikey|access[_\-]?key(?![_\-]?id)"),
+    ("token", r"(?:auth|access|refresh|bot|api|session)?[_\-]?token|令牌"),
+    (
+        "secret",
+        (
+            r"client[_\-]?secret|secret(?:[_\-]?access)?(?:[_\-]?key)?"
+            r"|(?:private|signing|encryption|master)[_\-]?key|credentials?|密钥|密鑰|秘钥|秘鑰|私钥|私鑰"
+        ),
+    ),
+)
+_ASSIGNMENT = _LazyRegex(
+    "(?i)(?:"
+    + "|".join(f"(?P<k{i}>{kw})" for i, (_, kw) in enumerate(_ASSIGNMENT_KEYWORDS))
+    + rf")[\"'\]]?[ \t]*(?:{_STRONG_SEP}|{_WEAK_SEP})[ \t]*[\"'`“「]?"
+    r"([A-Za-z0-9_\-.+/~]{8,}={0,3})(?![A-Za-z0-9_\-.+/~=])"
+)
+
+
+def _password_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _PASSWORD.finditer(line):
+        group = next(i for i in range(m.re.groups, 0, -1) if m.group(i) is not None)
+        start, end = m.span(group)
+        if group == m.re.groups:  # bare, not quoted: drop sentence punctuation
+            end = start + len(_strip_trailing(m.group(group)))
+        value = line[start:end]
+        if m.group("kw").lower() == "pwd" and value.startswith(("/", "~")):
+            continue  # PWD=/home/… is the working directory
+        if len(value) < 3 or _is_placeholder(value) or value.lower() in _NOT_A_PASSWORD:
+            continue
+        if (m.group("weak") or m.group("space")) and not _password_like(value):
+            continue
+        hits.append(("password", start, end))
+
+
+def _assignment_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _ASSIGNMENT.finditer(line):
+        value = m.group(m.re.groups)
+        if not _credential_like(value) or _is_placeholder(value):
+            continue
+        kind = next(k for i, (k, _) in enumerate(_ASSIGNMENT_KEYWORDS) if m.group(f"k{i}") is not None)
+        hits.append((kind, m.start(m.re.groups), m.end(m.re.groups)))
+
+
+def _strip_trailing(value: str) -> str:
+    value = value.rstrip(".:")
+    for opener, closer in ("()", "[]", "{}", "<>"):
+        while value.endswith(closer) and value.count(closer) > value.count(opener):
+            value = value[:-1]
+    return value
+
+
+_PLACEHOLDER = _LazyRegex(
+    r"(?i)\[REDACTED\]|<[^>]*>|^<|\$\{.*\}|\{\{.*\}\}|\$\(|^%\(?\w*\)?s$|^\$[A-Za-z_]\w*$|^[*•x.…]+$"
+    r"|^(?:os\.|process\.env|env\.|self\.|settings\.|config\.)|^[A-Za-z_][\w.]*\("
+)
+_VERSIONISH = _LazyRegex(r"v?[0-9]+(?:\.[0-9]+)+(?:[-+.][A-Za-z0-9.]+)?")
+_DATEISH = _LazyRegex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _is_placeholder(value: str) -> bool:
+    return _PLACEHOLDER.search(value) is not None
+
+
+def _letters_and_digits(value: str) -> bool:
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _mixed_case(value: str) -> bool:
+    return any(c.isupper() for c in value) and any(c.islower() for c in value)
+
+
+def _credential_like(value: str) -> bool:
+    """Long enough, letters and digits, and not a version, a date or a path."""
+    return (
+        len(value) >= 12
+        and _letters_and_digits(value)
+        and not _VERSIONISH.fullmatch(value)
+        and not _DATEISH.match(value)
+        and not value.startswith(("/", "./", "../", "~/"))
+    )
+
+
+def _password_like(value: str) -> bool:
+    """For "password is X" / "密码是X": X must not read like a plain word."""
+    if len(value) < 4:
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    has_symbol = any(not c.isalnum() for c in value)
+    inner_upper = any(c.isupper() for c in value[1:])
+    return has_digit or has_symbol or inner_upper
+
+
+# --- personal identifiers -------------------------------------------------------------
+
+_LONG_NUMBER = _LazyRegex(r"[0-9]{6}|[0-9]{4}[ \-][0-9]{4}")
+_ID_NUMBER = _LazyRegex(
+    r"(?<![0-9A-Za-z])[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])"
+    r"[0-9]{3}[0-9Xx](?![0-9A-Za-z])"
+)
+_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_BANK_CARD = _LazyRegex(
+    r"(?<![0-9A-Za-z.\-])(?:[2-6][0-9]{15,18}"
+    r"|[2-6][0-9]{3}(?P<sep>[ \-])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{4}(?:(?P=sep)[0-9]{1,3})?)"
+    r"(?![0-9A-Za-z])"
+)
+
+
+def _id_number_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _ID_NUMBER.finditer(line):
+        value = m.group(0)
+        total = sum(int(d) * w for d, w in zip(value[:17], _ID_WEIGHTS))
+        if "10X98765432"[total % 11] == value[17].upper():
+            hits.append(("Chinese ID number", m.start(), m.end()))
+
+
+def _bank_card_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _BANK_CARD.finditer(line):
+        digits = [int(c) for c in m.group(0) if c.isdigit()]
+        if 16 <= len(digits) <= 19 and _luhn_ok(digits):
+            hits.append(("bank card number", m.start(), m.end()))
+
+
+def _luhn_ok(digits: list[int]) -> bool:
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+# --- trading figures -------------------------------------------------------------------
+
+_NUMBER = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?"
+_CURRENCY = r"(?:US|HK|C|A|S)?\$|¥|￥|€|£"
+_MONEY_UNIT = r"元|美元|港元|港币|港幣|块|塊|USD|CNY|RMB|HKD|dollars?|bucks"
+_NOT_PERCENT = r"(?![0-9]|[.,][0-9])(?!\s*[%‰％])"  # the whole number, and not a percentage
+
+_COST_WORDS = ("成本", "均价", "均價", "买入价", "買入價", "开仓价", "開倉價", "建仓价", "建倉價", "cost", "price",
+               "bought at")
+_COST_BASIS = _LazyRegex(
+    r"(?i)(?:成本价|成本價|持仓成本|持倉成本|成本均价|成本均價|买入均价|買入均價|均价|均價|买入价|買入價"
+    r"|开仓价|開倉價|建仓价|建倉價|\bcost basis|\bavg\.? cost|\baverage cost|\bavg\.? price|\baverage price"
+    r"|\bentry price|\bpurchase price|\bbuy price|\bcost per share|\bbought at)"
+    rf"\s*(?:[:：=@]|是|为|為|\bat\b|\bof\b)?\s*(?:{_CURRENCY})?\s*(?:{_NUMBER}){_NOT_PERCENT}"
+    rf"(?:\s*(?:{_MONEY_UNIT}))?"
+)
+
+_SHARE_WORDS = ("股", "手", "share", "lot")
+_SHARES = _LazyRegex(
+    rf"(?i)(?<![0-9A-Za-z.,\]])(?:{_NUMBER}){_NOT_PERCENT}\s*(?:万|萬|千)?\s*"
+    r"(?:股(?![票价價息东東份权權])|手|shares?\b|lots?\b)"
+)
+# Holdings words, and trade verbs: "bought 200 shares" reveals a position just the same.
+_HOLDINGS_KW = _LazyRegex(
+    r"(?i)持仓|持倉|持有|持股|仓位|倉位|\bholdings?\b|\bpositions?\b|\bheld\b"
+    r"|买入|買入|买了|買了|卖出|賣出|卖了|賣了|加仓|加倉|减仓|減倉|建仓|建倉|清仓|清倉|补仓|補倉"
+    r"|\bbought\b|\bsold\b|\bbuy(?:ing)?\b|\bsell(?:ing)?\b"
+)
+# A ticker or an A-share code right before a share count: "NVDA 800 shares", "600519 20 手"...
+_TICKER_BEFORE = _LazyRegex(r"(?:\b[A-Z]{2,5}|(?<![0-9])[0-9]{6}|\b[0-9]{4,5}\.HK)[ \t]*\Z")
+_TICKER_WINDOW = 12
+# ...and, in English, only where "shares" is a noun: not "GPU 0 shares memory".
+_NOUN_SHARES_AFTER = _LazyRegex(r"\s*(?:$|[,.;:，。；)\]]|(?:of|at|in|held|worth)\b|@)")
+_TRADE_PRICE = _LazyRegex(rf"(?i)(?:\bat\b|@)\s*(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}")
+
+_PNL_WORDS = ("盈", "亏", "虧", "损", "損", "获利", "獲利", "赚", "賺", "收益", "实现", "實現", "p&l", "p/l", "pnl",
+              "realis", "realiz", "profit", "loss", "gain")
+_PNL_STRONG = _LazyRegex(
+    r"(?i)盈亏|盈虧|浮盈|浮亏|浮虧|盈利|亏损|虧損|获利|獲利|赚了|賺了|亏了|虧了|收益|未实现|未實現|已实现|已實現"
+    r"|P&L|P/L|\bPnL\b|\bunreali[sz]ed\b|\breali[sz]ed\b"
+)
+# "stop loss" and "take profit" name rules, not results.
+_PNL_WEAK = _LazyRegex(r"(?i)(?<!stop )(?<!stop-)(?<!stop_)(?<!take )\b(?:profits?|loss(?:es)?|gains?)\b")
+_AMOUNT = _LazyRegex(
+    rf"(?i)(?<![0-9A-Za-z.,\]])(?P<sign>[+\-−＋－])?\s*(?P<cur>{_CURRENCY})?\s*(?:{_NUMBER}){_NOT_PERCENT}"
+    rf"(?:\s*(?:[kKmM]\b|万|萬|千|bn\b))?(?:\s*(?P<unit>{_MONEY_UNIT}))?"
+)
+_CLAUSE_BREAK = _LazyRegex(r"[。；;!?！？\n]|\.\s")
+_PNL_AFTER = 24  # characters between a P&L keyword and its amount
+_PNL_BEFORE = 12  # "$5,400 unrealized gain"
+_AMOUNT_MAX = 40  # longest amount text considered: bounds the search window around a keyword
+_BEFORE_GAP = _LazyRegex(r"[ \t]*[A-Za-z]*[ \t]*")  # "$5,400 profit", not "$500, profit share"
+
+
+def _cost_basis_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _COST_BASIS.finditer(line):
+        hits.append(("trading figure (cost basis)", m.start(), m.end()))
+
+
+def _holdings_hits(line: str, hits: list[_Hit]) -> None:
+    # Every share count on a line that speaks of holdings or trades ("持仓：NVDA 800 股，AAPL
+    # 300 股"), or one right after a ticker; then the price of such a trade ("at $118.4").
+    keyword = _HOLDINGS_KW.search(line) is not None
+    found = False
+    for m in _SHARES.finditer(line):
+        if keyword or (
+            _TICKER_BEFORE.search(line, max(0, m.start() - _TICKER_WINDOW), m.start())
+            and (not m.group(0)[-1].isascii() or _NOUN_SHARES_AFTER.match(line, m.end()))
+        ):
+            found = True
+            hits.append(("trading figure (holdings)", m.start(), m.end()))
+    if found:
+        for m in _TRADE_PRICE.finditer(line):
+            hits.append(("trading figure (cost basis)", m.start(), m.end()))
+
+
+def _pnl_hits(line: str, hits: list[_Hit]) -> None:
+    # An amount near a P&L word: signed or with a currency after 盈亏/P&L/realized...,
+    # with a currency only after profit/loss/gain.
+    for strong, keywords in ((True, _PNL_STRONG), (False, _PNL_WEAK)):
+        for kw in keywords.finditer(line):
+            lo = max(0, kw.start() - _PNL_BEFORE - _AMOUNT_MAX)
+            hi = min(len(line), kw.end() + _PNL_AFTER + _AMOUNT_MAX)
+            for amount in _AMOUNT.finditer(line, lo, hi):
+                text = amount.group(0)
+                currency = bool(amount.group("cur") or amount.group("unit"))
+                if not text.strip() or not (currency or (strong and amount.group("sign"))):
+                    continue
+                if amount.start() >= kw.end():
+                    gap = line[kw.end():amount.start()]
+                    near = len(gap) <= _PNL_AFTER
+                elif amount.end() <= kw.start():
+                    gap = line[amount.end():kw.start()]
+                    near = len(gap) <= _PNL_BEFORE and _BEFORE_GAP.fullmatch(gap) is not None
+                else:
+                    continue
+                if near and not _CLAUSE_BREAK.search(gap):
+                    hits.append(("trading figure (P&L)", amount.start() + len(text) - len(text.lstrip()), amount.end()))

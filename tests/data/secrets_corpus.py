@@ -1,0 +1,382 @@
+"""Corpus for tests/test_sensitive.py: real-looking positives and look-alikes.
+
+Every credential here is fake. Values are built at import time from a seeded RNG so
+each one matches its provider's format without a real-looking key sitting in the
+source (which would trip secret scanners on this repository). A few strings are
+copied verbatim from detect-secrets' own test suite (Yelp/detect-secrets,
+tests/plugins/*_test.py); they are public test fixtures.
+
+POSITIVES: (expected kind, text, values that redact() must remove entirely)
+LOOKALIKES: text that must come back from scan() empty and from redact() unchanged
+"""
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+
+_rng = random.Random(20261130)
+
+ALNUM = string.ascii_letters + string.digits
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+URLSAFE = ALNUM + "_-"
+
+
+def _rand(n: int, alphabet: str = ALNUM) -> str:
+    """n random characters, with at least one upper, lower and digit when the alphabet has them."""
+    while True:
+        value = "".join(_rng.choice(alphabet) for _ in range(n))
+        wanted = [cls for cls in (string.ascii_uppercase, string.ascii_lowercase, string.digits)
+                  if any(c in cls for c in alphabet)]
+        if all(any(c in cls for c in value) for cls in wanted):
+            return value
+
+
+def _digits(n: int) -> str:
+    return str(_rng.randint(1, 9)) + "".join(_rng.choice(string.digits) for _ in range(n - 1))
+
+
+def _b64url(obj: dict) -> str:
+    return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+
+
+def chinese_id(region: str, birth: str, seq: str) -> str:
+    body = region + birth + seq
+    weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+    return body + "10X98765432"[sum(int(d) * w for d, w in zip(body, weights)) % 11]
+
+
+def luhn_complete(prefix: str) -> str:
+    """prefix plus the check digit that makes it pass Luhn."""
+    for check in "0123456789":
+        digits = [int(c) for c in prefix + check]
+        total = 0
+        for i, d in enumerate(reversed(digits)):
+            if i % 2:
+                d = d * 2 - 9 if d > 4 else d * 2
+            total += d
+        if total % 10 == 0:
+            return prefix + check
+    raise AssertionError("unreachable")
+
+
+def _group4(number: str, sep: str) -> str:
+    return sep.join(number[i:i + 4] for i in range(0, len(number), 4))
+
+
+# --- fake credentials in each provider's format ---------------------------------
+
+AWS_KEY_ID = "AKIA" + _rand(16, UPPER_DIGITS)
+AWS_SECRET = _rand(40, ALNUM + "/+")
+GITHUB_CLASSIC = "ghp_" + _rand(36)
+GITHUB_OAUTH = "gho_" + _rand(36)
+GITHUB_FINE = "github_pat_11" + _rand(20, UPPER_DIGITS) + "_" + _rand(59)
+GITLAB_PAT = "glpat-" + _rand(20, URLSAFE)
+SLACK_BOT = "xoxb-" + _digits(12) + "-" + _digits(13) + "-" + _rand(24)
+SLACK_USER = "xoxp-" + _digits(12) + "-" + _digits(12) + "-" + _digits(13) + "-" + _rand(32, "abcdef0123456789")
+SLACK_HOOK = ("https://hooks.slack.com/services/T" + _rand(8, UPPER_DIGITS) + "/B" + _rand(10, UPPER_DIGITS)
+              + "/" + _rand(24))
+STRIPE_LIVE = "sk_live_51" + _rand(97)
+STRIPE_RESTRICTED = "rk_live_" + _rand(24)
+GOOGLE_KEY = "AIza" + _rand(35, URLSAFE)
+OPENAI_PROJECT = "sk-proj-" + _rand(74, URLSAFE) + "T3BlbkFJ" + _rand(74, URLSAFE)
+OPENAI_LEGACY = "sk-" + _rand(48)
+ANTHROPIC = "sk-ant-api03-" + _rand(93, URLSAFE) + "AA"
+HUGGING_FACE = "hf_" + _rand(34, string.ascii_letters)
+SENDGRID = "SG." + _rand(22, URLSAFE) + "." + _rand(43, URLSAFE)
+TELEGRAM = _digits(10) + ":AA" + _rand(33, URLSAFE)
+JWT = (_b64url({"alg": "HS256", "typ": "JWT"}) + "."
+       + _b64url({"sub": "agent-qianqian", "iat": 1764460800, "scope": "memory:write"}) + "."
+       + _rand(43, URLSAFE))
+_PEM_B64 = base64.b64encode(_rng.randbytes(300)).decode()
+PEM_BODY = [_PEM_B64[i:i + 64] for i in range(0, len(_PEM_B64), 64)]
+MAILCHIMP = _rand(32, string.ascii_lowercase + string.digits) + "-us14"
+TWILIO = "SK" + _rand(32, string.ascii_lowercase + string.digits)
+SQUARE = "sq0csp-" + _rand(43, URLSAFE)
+AZURE = _rand(86, ALNUM + "+/") + "=="
+DISCORD = "M" + _rand(23, URLSAFE) + "." + _rand(6, URLSAFE) + "." + _rand(27, URLSAFE)
+PYPI = "pypi-AgEIcHlwaS5vcmc" + _rand(80, URLSAFE)
+DB_PASSWORD = _rand(18)
+MONGO_PASSWORD = _rand(16)
+REDIS_PASSWORD = _rand(24)
+AMQP_PASSWORD = _rand(12)
+GENERIC_API_KEY = _rand(32, "abcdef0123456789")
+GENERIC_TOKEN = _rand(40, URLSAFE)
+GENERIC_SECRET = _rand(48, ALNUM + "+/")
+BEARER = _rand(48, URLSAFE)
+ID_BEIJING = chinese_id("110105", "19880317", "123")
+ID_SHENZHEN_X = next(
+    i for i in (chinese_id("440305", "19920704", f"{n:03d}") for n in range(1000)) if i.endswith("X")
+)
+ID_SHANGHAI = chinese_id("310104", "20010214", "045")
+CARD_UNIONPAY_19 = luhn_complete("621700" + _digits(12))
+CARD_VISA_16 = luhn_complete("4" + _digits(14))
+CARD_MASTER_16 = luhn_complete("5" + _digits(14))
+
+
+def _pem(label: str, headers: tuple[str, ...] = ()) -> str:
+    lines = [f"-----BEGIN {label}-----", *headers, *PEM_BODY, f"-----END {label}-----"]
+    return "\n".join(lines)
+
+
+PEM_RSA = _pem("RSA PRIVATE KEY")
+PEM_PKCS8 = _pem("PRIVATE KEY")
+PEM_OPENSSH = _pem("OPENSSH PRIVATE KEY")
+PEM_ENCRYPTED = _pem("RSA PRIVATE KEY", ("Proc-Type: 4,ENCRYPTED", "DEK-Info: AES-128-CBC,3F2A9C1D4E5B6A7F", ""))
+PEM_EC = _pem("EC PRIVATE KEY")
+
+# --- positives ------------------------------------------------------------------
+
+POSITIVES: list[tuple[str, str, list[str]]] = [
+    # AWS
+    ("AWS access key", f"export AWS_ACCESS_KEY_ID={AWS_KEY_ID}", [AWS_KEY_ID]),
+    ("AWS access key", f"用 {AWS_KEY_ID} 这把 key 上传到 S3 了", [AWS_KEY_ID]),
+    ("secret", f"aws_secret_access_key = {AWS_SECRET}", [AWS_SECRET]),
+    ("AWS access key", f'aws_key = "{AWS_SECRET}"', [AWS_SECRET]),
+    # GitHub
+    ("GitHub token", f"- 11:05 Rotated the CI bot token: GH_TOKEN={GITHUB_CLASSIC} (in Actions)", [GITHUB_CLASSIC]),
+    ("GitHub token", f"OAuth app token {GITHUB_OAUTH} expires tomorrow", [GITHUB_OAUTH]),
+    ("GitHub token", f"新的 fine-grained PAT：{GITHUB_FINE}", [GITHUB_FINE]),
+    # GitLab
+    ("GitLab token", f"gitlab runner uses {GITLAB_PAT}", [GITLAB_PAT]),
+    # Slack
+    ("Slack token", f"SLACK_BOT_TOKEN={SLACK_BOT}", [SLACK_BOT]),
+    ("Slack token", f"user token 是 {SLACK_USER}，別外傳", [SLACK_USER]),
+    ("Slack webhook", f"告警发到 {SLACK_HOOK} 这个 webhook", [SLACK_HOOK]),
+    # Stripe
+    ("Stripe API key", f"STRIPE_SECRET_KEY={STRIPE_LIVE}", [STRIPE_LIVE]),
+    ("Stripe API key", f"restricted key for reporting: {STRIPE_RESTRICTED}", [STRIPE_RESTRICTED]),
+    # Google
+    ("Google API key", f"Maps 用的 key：{GOOGLE_KEY}", [GOOGLE_KEY]),
+    ("Google API key", f"GOOGLE_API_KEY={GOOGLE_KEY}", [GOOGLE_KEY]),
+    # OpenAI
+    ("OpenAI API key", f"OPENAI_API_KEY={OPENAI_PROJECT}", [OPENAI_PROJECT]),
+    ("OpenAI API key", f"old key {OPENAI_LEGACY} was revoked", [OPENAI_LEGACY]),
+    # Anthropic
+    ("Anthropic API key", f"ANTHROPIC_API_KEY={ANTHROPIC}", [ANTHROPIC]),
+    ("Anthropic API key", f"dream backend 用 {ANTHROPIC} 跑", [ANTHROPIC]),
+    # Hugging Face
+    ("Hugging Face token", f"huggingface-cli login --token {HUGGING_FACE}", [HUGGING_FACE]),
+    ("Hugging Face token", f"HF_TOKEN：{HUGGING_FACE}", [HUGGING_FACE]),
+    # SendGrid
+    ("SendGrid API key", f"sendgrid key {SENDGRID} for the newsletter", [SENDGRID]),
+    # Telegram
+    ("Telegram bot token", f"Telegram bot token：{TELEGRAM}", [TELEGRAM]),
+    ("Telegram bot token", f"https://api.telegram.org/bot{TELEGRAM}/getMe", [TELEGRAM]),
+    # JWT
+    ("JSON Web Token", f"session cookie = {JWT}", [JWT]),
+    ("bearer token", f"curl -H 'Authorization: Bearer {BEARER}' https://api.example.internal", [BEARER]),
+    # providers only detect-secrets knows
+    ("Mailchimp API key", f"mailchimp: {MAILCHIMP}", [MAILCHIMP]),
+    ("Twilio API key", f"twilio api key sid {TWILIO} for SMS", [TWILIO]),
+    ("Square OAuth secret", f"square oauth {SQUARE}", [SQUARE]),
+    ("Azure storage key",
+     f"DefaultEndpointsProtocol=https;AccountName=jwbackup;AccountKey={AZURE};EndpointSuffix=core.windows.net",
+     [AZURE]),
+    ("Discord bot token", f"discord bot 用 {DISCORD} 登录", [DISCORD]),
+    ("PyPI token", f"twine upload -p {PYPI}", [PYPI]),
+    # PEM private keys (multi-line: every body line must go)
+    ("private key", PEM_RSA, PEM_BODY),
+    ("private key", PEM_PKCS8, PEM_BODY),
+    ("private key", PEM_OPENSSH, PEM_BODY),
+    ("private key", PEM_ENCRYPTED, PEM_BODY),
+    ("private key", "deploy key:\n" + PEM_EC + "\nthat's the one on h1", PEM_BODY),
+    ("private key", '{"key": "' + PEM_PKCS8.replace("\n", "\\n") + '"}', PEM_BODY),
+    # connection strings
+    ("connection string with credentials",
+     f"DATABASE_URL=postgres://app:{DB_PASSWORD}@db.internal:5432/prod", [DB_PASSWORD]),
+    ("connection string with credentials",
+     f"mongo 连接串：mongodb+srv://admin:{MONGO_PASSWORD}@cluster0.ab1cd.mongodb.net/?retryWrites=true",
+     [MONGO_PASSWORD]),
+    ("connection string with credentials", f"cache at redis://:{REDIS_PASSWORD}@10.0.0.5:6379/0", [REDIS_PASSWORD]),
+    ("connection string with credentials", f"amqp://guest:{AMQP_PASSWORD}@mq.internal:5672/", [AMQP_PASSWORD]),
+    ("connection string with credentials", "mysql://root:p@ss-w0rd!@127.0.0.1:3306/app", ["p@ss-w0rd!"]),
+    # passwords, English + Simplified + Traditional Chinese
+    ("password", "password: Tr0ub4dor&3", ["Tr0ub4dor&3"]),
+    ("password", "DB_PASSWORD=s3cr3t-Pa55", ["s3cr3t-Pa55"]),
+    ("password", "passwd=qwerty789", ["qwerty789"]),
+    ("password", "ssh h1 with pwd: Kx8!pz2Q", ["Kx8!pz2Q"]),
+    ("password", 'password = "correct horse battery staple"', ["correct horse battery staple"]),
+    ("password", "The admin password is Zq7!mP2x, change it after the demo.", ["Zq7!mP2x"]),
+    ("password", "NAS 的密码是 hunter2024，记一下", ["hunter2024"]),
+    ("password", "数据库密码：Xk9#pq72", ["Xk9#pq72"]),
+    ("password", "路由器密碼：Gr33n-Tea!", ["Gr33n-Tea!"]),
+    ("password", "WiFi 密码 Jw2026home", ["Jw2026home"]),
+    ("password", "管理后台口令是 Ab12cd34", ["Ab12cd34"]),
+    ("password", "登入密碼為「Mao&Mao1998」", ["Mao&Mao1998"]),
+    ("password", "JDBC: jdbc:mysql://db:3306/app?user=app&password=Wq3rty9z&ssl=true", ["Wq3rty9z"]),
+    # api_key= / token: / secret= assignments
+    ("API key", f"api_key={GENERIC_API_KEY}", [GENERIC_API_KEY]),
+    ("API key", f'"apiKey": "{GENERIC_API_KEY}"', [GENERIC_API_KEY]),
+    ("token", f"token: {GENERIC_TOKEN}", [GENERIC_TOKEN]),
+    ("token", f"Notion integration access_token = '{GENERIC_TOKEN}'", [GENERIC_TOKEN]),
+    ("secret", f"secret={GENERIC_SECRET}", [GENERIC_SECRET]),
+    ("secret", f"client_secret: {GENERIC_SECRET}", [GENERIC_SECRET]),
+    ("secret", f"Flask SECRET_KEY：{GENERIC_API_KEY}", [GENERIC_API_KEY]),
+    ("token", f"访问令牌：{GENERIC_TOKEN}", [GENERIC_TOKEN]),
+    ("secret", f"API 密鑰是 {GENERIC_API_KEY}", [GENERIC_API_KEY]),
+    # Chinese resident ID numbers
+    ("Chinese ID number", f"身份证号 {ID_BEIJING}", [ID_BEIJING]),
+    ("Chinese ID number", f"身份證號碼：{ID_SHENZHEN_X}", [ID_SHENZHEN_X]),
+    ("Chinese ID number", f"ID number {ID_SHANGHAI} on the lease", [ID_SHANGHAI]),
+    # bank cards
+    ("bank card number", f"工资卡 {CARD_UNIONPAY_19}", [CARD_UNIONPAY_19]),
+    ("bank card number", f"Visa {_group4(CARD_VISA_16, ' ')} exp 09/29", [_group4(CARD_VISA_16, " ")]),
+    ("bank card number", f"信用卡號：{_group4(CARD_MASTER_16, '-')}", [_group4(CARD_MASTER_16, "-")]),
+    ("bank card number", f"储蓄卡 {_group4(CARD_UNIONPAY_19, ' ')}", [_group4(CARD_UNIONPAY_19, " ")]),
+    # trading figures: Simplified
+    ("trading figure (holdings)", "今日 NVDA 持仓 1200 股，成本价 31.5，浮盈 +18,400 元", ["1200", "31.5", "18,400"]),
+    ("trading figure (cost basis)", "- 15:00 今日 NVDA 持仓 800 股，成本价 118.4，浮盈 +6,200 元。", ["800", "118.4", "6,200"]),
+    ("trading figure (P&L)", "今天盈亏 -3,200，明天再看", ["3,200"]),
+    ("trading figure (holdings)", "持仓：600519 20 手，000001 3,000 股", ["20 手", "3,000"]),
+    ("trading figure (cost basis)", "买入价 45.2 元，亏损 ¥3,600", ["45.2", "3,600"]),
+    ("trading figure (P&L)", "本月已实现收益 +12,500 元", ["12,500"]),
+    # trading figures: Traditional
+    ("trading figure (holdings)", "今日 TSLA 持倉 300 股，成本價 212.8，浮虧 -3,200 元", ["300 股", "212.8", "3,200"]),
+    ("trading figure (P&L)", "騰訊盈虧 +9,870 港元", ["9,870"]),
+    ("trading figure (cost basis)", "0700 買入價 HK$320.4", ["320.4"]),
+    # trading figures: English
+    ("trading figure (holdings)", "Holding 1,500 shares of AAPL at avg cost $172.40, unrealized P&L +$5,400",
+     ["1,500", "172.40", "5,400"]),
+    ("trading figure (holdings)", "NVDA position: 800 shares, cost basis 118.4, PnL -2,150", ["800", "118.4", "2,150"]),
+    ("trading figure (P&L)", "$5,400 unrealized gain on MSFT so far", ["5,400"]),
+    ("trading figure (P&L)", "realized profit $12,300 this quarter", ["12,300"]),
+    ("trading figure (P&L)", "Today's P&L: -$1,250.50", ["1,250.50"]),
+    ("trading figure (P&L)", "+18,400 元浮盈，比昨天多", ["18,400"]),
+    ("trading figure (P&L)", "浮盈 +1.8 万元，浮亏 -2,000", ["1.8", "2,000"]),
+    ("trading figure (holdings)", "I bought 200 shares of NVDA at $118.4", ["200", "118.4"]),
+    ("trading figure (holdings)", "卖出 600519 20 手 @ ¥1,650.5", ["20 手", "1,650.5"]),
+    ("trading figure (holdings)", "NVDA 800 shares, cost basis 118.4", ["800", "118.4"]),
+    ("trading figure (holdings)", "AAPL 300 股 still held", ["300"]),
+    ("basic auth credentials", "Authorization: Basic am93OnMzY3JldC1wYXNz", ["am93OnMzY3JldC1wYXNz"]),
+]
+
+# Strings from detect-secrets' own test suite (Yelp/detect-secrets tests/plugins/).
+DETECT_SECRETS_POSITIVES: list[tuple[str, str, list[str]]] = [
+    ("AWS access key", "AKIAZZZZZZZZZZZZZZZZ", ["AKIAZZZZZZZZZZZZZZZZ"]),
+    ("GitHub token", "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", ["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"]),
+    ("Slack token", "xoxp-523423-234243-234233-e039d02840a0b9379c", ["e039d02840a0b9379c"]),
+    ("Slack token", "xoxb-34532454-e039d02840a0b9379c", ["e039d02840a0b9379c"]),
+    ("Slack token", "xoxa-2-511111111-31111111111-3111111111111-e039d02840a0b9379c", ["e039d02840a0b9379c"]),
+    ("Slack webhook", "https://hooks.slack.com/services/Txxxxxxxx/Bxxxxxxxx/xxxxxxxxxxxxxxxxxxxxxxxx",
+     ["xxxxxxxxxxxxxxxxxxxxxxxx"]),
+    ("JSON Web Token",
+     ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2"
+      "MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"),
+     ["SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"]),
+    ("connection string with credentials", "https://username:password@yelp.com", [":password@"]),
+    ("Stripe API key", "sk_live_ReTllpYQYfIZu2Jnf2lAPFjD", ["ReTllpYQYfIZu2Jnf2lAPFjD"]),
+    ("Stripe API key", "rk_live_5TcWfjKmJgpql9hjpRnwRXbT", ["5TcWfjKmJgpql9hjpRnwRXbT"]),
+    ("Telegram bot token", "bot110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw", ["AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw"]),
+    ("Telegram bot token", "7213808860:AAH1bjqpKKW3maRSPAxzIU-0v6xNuq2-NjM", ["AAH1bjqpKKW3maRSPAxzIU-0v6xNuq2-NjM"]),
+    ("GitLab token", "glpat-hellOworld380_testin", ["hellOworld380_testin"]),
+    ("GitLab token", "gldt-HwllOuhfw-wu0rlD_yep", ["HwllOuhfw-wu0rlD_yep"]),
+    ("SendGrid API key", "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",
+     ["ngeVfQFYQlKU0ufo8x5d1A"]),
+    ("OpenAI API key", "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", ["Xi8tcNiHV9awbCcvilTeT3BlbkFJ"]),
+    ("OpenAI API key", "sk-proj-Xi8tdMjHV6pmbBbwilTeT3BlbkFJ3UDnpdEwNNm6wVBpYM0o", ["Xi8tdMjHV6pmbBbwilTeT3"]),
+]
+
+# --- look-alikes that must survive untouched ---------------------------------------
+
+LOOKALIKES: list[str] = [
+    # versions, hashes, dates, times
+    "- [P1] Hermes gateway runs v0.13 behind nginx on h1 (2026-09-02)",
+    "- 15:10 Upgraded the Hermes gateway on h1 from v0.13 to v0.17; config migration was painless, /healthz 200.",
+    "- [P1] Playwright MCP pinned to 0.0.41 because 0.0.42 broke screenshots (2026-10-10)",
+    "Python 3.12.1 and Node 20.11.0-alpine on the runner",
+    "fixed in commit 3f2a9c1d",
+    "reverted 3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b after the incident",
+    "sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "2026-05-28 08:30 daily run finished",
+    "log rotated at 2026-05-28T08:30:00+08:00",
+    "request id 550e8400-e29b-41d4-a716-446655440000 timed out once",
+    # trading rules, prices and percentages in rules
+    "- [P1] 持仓卖出规则：-8% 硬止损，不犹豫 (2026-07-12)",
+    "Rule: -8% stop loss, no exceptions",
+    "take profit at +15%, trail the rest",
+    "止盈 +15%，止损 -8%",
+    "Refunds over $500 need a second approver",
+    "- [P1] 持仓日报每天 08:30 生成，数据源 Tushare (2026-09-20)",
+    "- 08:31 持仓日报 08:30 正常生成。",
+    "P&L report goes out at 17:00 every Friday",
+    "盈亏日报 17:00 发出，周末不发",
+    "cost basis is tracked in the broker app, not here",
+    "成本降低 20%，收益率提高 3%",
+    "profit margin 12% this year",
+    "training loss 0.35, val loss 0.41 after epoch 3",
+    "position: absolute; top: 8px; z-index: 10",
+    "仓位 30%，单票不超过 10%",
+    "position sizing: 2% risk per trade",
+    "budget $500, profit share TBD",
+    "Costs: $300/month for the NAS; no profit yet",
+    "GPU 0 shares memory with the display",
+    "I bought 3 coffees at $4.5",
+    "she is in position 3 of the queue",
+    # passwords and secrets mentioned, not given
+    "use a password manager for anything like that",
+    "密码这类敏感信息我不会写进长期记忆",
+    "口令和密码都不要写进记忆，放 1Password",
+    "密碼學課程第 3 講",
+    "- Secrets live in 1Password vault \"agent\"; never store them here",
+    "password reset link expires in 24 h",
+    "password: ********",
+    "password: <your password here>",
+    "export PWD=/home/jw/projects/memgit",
+    "api_key: ${OPENAI_API_KEY}",
+    "token: YOUR_TOKEN_HERE",
+    "GH_TOKEN is stored in GitHub Actions secrets",
+    "- 11:40 Notion MCP 502 終於修好了：原因是 integration token 過期，重新授權 integration 之後 sync 正常。",
+    "API key rotation happens monthly",
+    "Bearer tokens expire after 1 h",
+    "max_tokens = 4096",
+    "token count: 1234, token limit 200k",
+    "JWT_EXPIRY=3600",
+    "postgres://app:${DB_PASSWORD}@db:5432/app",
+    "token expiry: 2026-05-28T08:30:00Z",
+    "OPENAI_API_KEY is read from the environment",
+    "GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}",
+    'password: os.environ["DB_PASSWORD"]',
+    "password = getpass()",
+    "DB_PASSWORD=$(cat /run/secrets/db)",
+    "trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
+    "commit 7bb7120 Core: memory model",
+    "docker pull ghcr.io/org/app@sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    # URLs, ports, hosts
+    "localhost:8080",
+    "- 10:40 Cockpit v1 已 push 到 main，并部署到 h1，地址 https://cockpit.example.internal",
+    "postgres://localhost:5432/app",
+    "redis://cache:6379/0",
+    "git clone ssh://git@github.com/jw/memgit.git",
+    "https://jw@example.com and 10.0.0.5:6379",
+    "see https://github.com/@jw and https://example.com/a?b=c@d",
+    # plain numbers with units
+    "16 kHz mono, 30 MB per hour of audio",
+    "- [P2] Benchmark: FastAPI cold start 1.8 s on h1, fine for now (2026-10-22)",
+    "timestamp 1716883200123 ms",
+    "call +86 138 0013 8000 if the NAS is down",
+    "order 110105194912310021 shipped",  # 18 digits, wrong ID checksum, no card prefix
+    "ISBN 978-7-111-54742-6",
+    "build 20261130.1 is green",
+    # look-alike tokens
+    "scikit-learn vs sk-learn-compatible-estimator wrappers",
+    "use hf_hub_download(repo_id=...) to fetch it",
+    "xoxo, Jw",
+    "sk-ant-api03-short",
+    "cache key ZmFrZS1jYWNoZS1rZXktZm9yLXRlc3Rz is rebuilt nightly",
+    # detect-secrets' own negatives (Yelp/detect-secrets tests/plugins/)
+    "akiazzzzzzzzzzzzzzzz",
+    "AKIAZZZ",
+    "foo_wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx",
+    "pk_live_j5krY8XTgIcDaHDb3YrsAfCl",
+    "sk_live_",
+    "foo:AAH1bjqpKKW3maRSPAxzIU-0v6xNuq2-NjM",
+    "glpat_hellOworld380_testin",
+    "gldt-seems_too000Sshorty",
+    "http://localhost:5000/<%= @variable %>",
+    "eyJAAAA.eyJBBB",
+    "eyJBB.eyJCC.eyJDDDD",
+    "AG.ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr",
+    "bm90X3ZhbGlkX2pzb25fYXRfYWxs.bm90X3ZhbGlkX2pzb25fYXRfYWxs.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+]

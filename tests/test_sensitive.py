@@ -1,0 +1,231 @@
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memgit.sensitive import REDACTED, Finding, has_sensitive, kinds, redact, scan
+
+_CORPUS_PATH = Path(__file__).parent / "data" / "secrets_corpus.py"
+_spec = importlib.util.spec_from_file_location("secrets_corpus", _CORPUS_PATH)
+assert _spec is not None and _spec.loader is not None
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
+
+SAMPLE = Path(__file__).resolve().parent.parent / "sample_memory"
+ALL_POSITIVES = corpus.POSITIVES + corpus.DETECT_SECRETS_POSITIVES
+POSITIVE_IDS = [f"{i}-{kind}" for i, (kind, _, _) in enumerate(ALL_POSITIVES)]
+
+
+def _detected(kind: str, text: str, values: list[str]) -> bool:
+    out = redact(text)
+    return kind in kinds(text) and has_sensitive(text) and not any(v in out for v in values)
+
+
+def _untouched(text: str) -> bool:
+    return scan(text) == [] and not has_sensitive(text) and redact(text) == text and kinds(text) == []
+
+
+@pytest.mark.parametrize(("kind", "text", "values"), ALL_POSITIVES, ids=POSITIVE_IDS)
+def test_positive_is_found_and_redacted(kind: str, text: str, values: list[str]) -> None:
+    assert kind in kinds(text)
+    assert has_sensitive(text)
+    out = redact(text)
+    for value in values:
+        assert value not in out
+    assert REDACTED in out
+
+
+@pytest.mark.parametrize(("kind", "text", "values"), ALL_POSITIVES, ids=POSITIVE_IDS)
+def test_redacted_text_is_clean_and_stable(kind: str, text: str, values: list[str]) -> None:
+    out = redact(text)
+    assert not has_sensitive(out)
+    assert redact(out) == out
+    assert out.count("\n") == text.count("\n")
+
+
+@pytest.mark.parametrize("text", corpus.LOOKALIKES)
+def test_lookalike_is_untouched(text: str) -> None:
+    assert scan(text) == []
+    assert not has_sensitive(text)
+    assert redact(text) == text
+
+
+def test_rates() -> None:
+    found = sum(_detected(*p) for p in ALL_POSITIVES)
+    false_pos = sum(not _untouched(t) for t in corpus.LOOKALIKES)
+    detection = found / len(ALL_POSITIVES)
+    fp_rate = false_pos / len(corpus.LOOKALIKES)
+    print(f"\ndetection rate {detection:.1%} of {len(ALL_POSITIVES)} positives; "
+          f"false-positive rate {fp_rate:.1%} of {len(corpus.LOOKALIKES)} look-alikes")
+    assert detection == 1.0
+    assert fp_rate == 0.0
+
+
+def test_findings_never_carry_the_value() -> None:
+    for _, text, values in ALL_POSITIVES:
+        rendered = repr(scan(text)) + str(kinds(text))
+        for value in values:
+            assert value not in rendered
+    assert [f.name for f in dataclasses.fields(Finding)] == ["kind", "line", "start", "end"]
+
+
+def test_finding_is_frozen() -> None:
+    f = Finding("password", 1, 2, 3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        f.kind = "x"  # type: ignore[misc]
+
+
+def test_lines_and_offsets_point_at_the_value() -> None:
+    key = corpus.GITHUB_CLASSIC
+    text = "first line\r\nsecond: nothing here\r\n  token for CI " + key + " ok\r\n"
+    (f,) = scan(text)
+    assert (f.kind, f.line) == ("GitHub token", 3)
+    assert text.split("\n")[2][f.start:f.end] == key
+    assert redact(text) == "first line\r\nsecond: nothing here\r\n  token for CI [REDACTED] ok\r\n"
+
+
+def test_trading_spans_cover_the_figures() -> None:
+    line = "今日 NVDA 持仓 1200 股，成本价 31.5，浮盈 +18,400 元"
+    spans = {f.kind: line[f.start:f.end] for f in scan(line)}
+    assert spans == {
+        "trading figure (holdings)": "1200 股",
+        "trading figure (cost basis)": "成本价 31.5",
+        "trading figure (P&L)": "+18,400 元",
+    }
+    assert redact(line) == "今日 NVDA 持仓 [REDACTED]，[REDACTED]，浮盈 [REDACTED]"
+
+
+EXACT = [
+    ("GH_TOKEN=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 (rotated)", "GH_TOKEN=[REDACTED] (rotated)"),
+    ("https://api.telegram.org/bot110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw/getMe",
+     "https://api.telegram.org/[REDACTED]/getMe"),
+    ("password: Tr0ub4dor&3", "password: [REDACTED]"),
+    ("数据库密码：Xk9#pq72，别外传", "数据库密码：[REDACTED]，别外传"),
+    ("登入密碼為「Mao&Mao1998」", "登入密碼為「[REDACTED]」"),
+    ("jdbc:mysql://db/app?user=app&password=Wq3rty9z&ssl=true", "jdbc:mysql://db/app?user=app&password=[REDACTED]&ssl=true"),
+    ("postgres://app:s3cretPw@db:5432/x", "postgres://app:[REDACTED]@db:5432/x"),
+    ("mysql://root:p@ss-w0rd!@127.0.0.1:3306/app", "mysql://root:[REDACTED]@127.0.0.1:3306/app"),
+    ("curl -H 'Authorization: Bearer abcDEF123456ghiJKL789' x", "curl -H 'Authorization: Bearer [REDACTED]' x"),
+    ("今日 NVDA 持仓 1200 股，成本价 31.5，浮盈 +18,400 元", "今日 NVDA 持仓 [REDACTED]，[REDACTED]，浮盈 [REDACTED]"),
+    ("今日 TSLA 持倉 300 股，成本價 212.8，浮虧 -3,200 元", "今日 TSLA 持倉 [REDACTED]，[REDACTED]，浮虧 [REDACTED]"),
+    ("Holding 1,500 shares of AAPL at avg cost $172.40, unrealized P&L +$5,400",
+     "Holding [REDACTED] of AAPL at [REDACTED], unrealized P&L [REDACTED]"),
+    ("$5,400 unrealized gain; stop loss at -8%", "[REDACTED] unrealized gain; stop loss at -8%"),
+    ("Visa 4111 1111 1111 1111 exp 09/29", "Visa [REDACTED] exp 09/29"),
+    ("身份证号 11010519491231002X。", "身份证号 [REDACTED]。"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), EXACT)
+def test_redact_exact(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+def test_pem_block_every_line_flagged() -> None:
+    text = "before\n" + corpus.PEM_ENCRYPTED + "\nafter"
+    lines = text.split("\n")
+    flagged = {f.line for f in scan(text)}
+    expected = {i + 1 for i, line in enumerate(lines) if line.strip() and line not in ("before", "after")}
+    assert flagged == expected
+    out = redact(text).split("\n")
+    assert out[0] == "before" and out[-1] == "after"
+    assert all(line in ("", REDACTED) for line in out[1:-1])
+
+
+def test_unterminated_pem_stops_at_prose() -> None:
+    text = "-----BEGIN PRIVATE KEY-----\n" + "\n".join(corpus.PEM_BODY[:2]) + "\n(truncated, see vault)"
+    assert [f.line for f in scan(text)] == [1, 2, 3]
+    assert redact(text).endswith("\n(truncated, see vault)")
+
+
+def test_kinds_are_distinct_in_order() -> None:
+    text = f"a {corpus.AWS_KEY_ID}\nb {corpus.GITHUB_CLASSIC}\nc {corpus.AWS_KEY_ID}"
+    assert kinds(text) == ["AWS access key", "GitHub token"]
+
+
+def test_sample_memory_only_planted_lines() -> None:
+    flagged = set()
+    for path in sorted(SAMPLE.rglob("*")):
+        if path.suffix not in {".md", ".jsonl", ".toml"}:
+            continue
+        for f in scan(path.read_text(encoding="utf-8")):
+            flagged.add((path.relative_to(SAMPLE).as_posix(), f.line, f.kind))
+    assert flagged == {
+        ("memory/2026-11-26.md", 5, "GitHub token"),
+        ("memory/2026-11-27.md", 5, "trading figure (holdings)"),
+        ("memory/2026-11-27.md", 5, "trading figure (cost basis)"),
+        ("memory/2026-11-27.md", 5, "trading figure (P&L)"),
+    }
+
+
+def test_import_is_cheap() -> None:
+    code = "import sys, memgit.sensitive; print('detect_secrets' in sys.modules, 'requests' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def _ordinary_log(n: int) -> str:
+    lines = []
+    for path in sorted(SAMPLE.rglob("*.md")):
+        lines += [ln for ln in path.read_text(encoding="utf-8").splitlines() if not has_sensitive(ln)]
+    lines += list(corpus.LOOKALIKES)
+    return "\n".join(lines[i % len(lines)] for i in range(n))
+
+
+def test_scan_speed() -> None:
+    text = _ordinary_log(2000)
+    scan(text)  # warm-up: compiles rules and imports detect-secrets
+    best = min(_timed(scan, text) for _ in range(3))
+    assert best < 0.2, f"scanning 2,000 lines took {best * 1000:.0f} ms"
+
+
+def test_long_lines_stay_linear() -> None:
+    line = " ".join([corpus.GITHUB_CLASSIC] * 2000) + " 持仓 " + "100 股，" * 2000 + "盈亏 +1,000 " * 500
+    t0 = time.perf_counter()
+    findings = scan(line)
+    assert time.perf_counter() - t0 < 1.0
+    assert len(findings) == 2000 + 2000 + 500
+
+
+def _timed(fn: Callable[[str], object], arg: str) -> float:
+    t0 = time.perf_counter()
+    fn(arg)
+    return time.perf_counter() - t0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))
+def test_redact_only_changes_flagged_spans(text: str) -> None:
+    findings = scan(text)
+    assert has_sensitive(text) == bool(findings)
+    out = redact(text)
+    assert out.count("\n") == text.count("\n")
+    if not findings:
+        assert out == text
+    for f in findings:
+        line = text.split("\n")[f.line - 1]
+        assert 0 <= f.start < f.end <= len(line)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.text(alphabet="abc 持仓，:\n", max_size=30),
+    st.sampled_from([p for p in corpus.POSITIVES if "\n" not in p[1]]),
+    st.text(alphabet="xyz 。\n", max_size=30),
+)
+def test_positive_found_in_surrounding_text(before: str, positive: tuple[str, str, list[str]], after: str) -> None:
+    kind, text, values = positive
+    whole = before + "\n" + text + "\n" + after
+    assert kind in kinds(whole)
+    out = redact(whole)
+    assert not any(v in out for v in values)
+    assert out.startswith(before + "\n") and out.endswith("\n" + after)
