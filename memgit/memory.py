@@ -356,6 +356,8 @@ class Document:
                 at += 1
             else:
                 new = [self.newline, *new]
+            if at < len(self.lines) and self.lines[at].strip():
+                new = [*new, self.newline]  # else a paragraph below becomes the entry's lazy continuation
         return self._splice([(at, at, new)])
 
 
