@@ -4,6 +4,14 @@ An Operation is the decision a person reviews: prune, refresh, consolidate,
 merge or move. It names its target entries by their exact text, so it can be
 re-applied to a newer main; if a target changed or vanished it no longer
 applies and says why.
+
+Two optional fields of `move` travel in `extra` (so older records still load):
+- `files`: [[src, dst], …] renames several whole files in one operation (one
+  commit, one tree), e.g. a month of daily logs into its archive folder; the
+  bytes are kept, so git shows 100% renames. `file`/`dest` then name the
+  folders, for display.
+- `leave`: with targets, the entry written in place of the first moved entry
+  (an index line pointing to where the details went, or a fold of them).
 """
 from __future__ import annotations
 
@@ -15,6 +23,7 @@ from typing import Callable
 from memgit.errors import ConflictError, MemgitError
 from memgit.memory import Document, Entry
 
+HASHED = "sha256:"
 KINDS = ("prune", "refresh", "consolidate", "merge", "move")
 ORIGINS = ("manual", "offline", "anthropic")
 
@@ -46,12 +55,21 @@ class Operation:
     def __post_init__(self) -> None:
         if self.op not in KINDS:
             raise MemgitError(f"unknown operation {self.op!r}; use one of {', '.join(KINDS)}.")
+        # A target holding a secret is named by its hash, so the record that travels in commit
+        # messages, the journal and output never repeats the secret it is about to remove.
+        if any(t and not t.startswith(HASHED) for t in self.targets):
+            from memgit import sensitive
+
+            if any(sensitive.has_sensitive(t) for t in self.targets):
+                object.__setattr__(self, "targets", tuple(hash_target(t) if sensitive.has_sensitive(t) else t
+                                                          for t in self.targets))
 
     @property
     def fingerprint(self) -> str:
         """Identity of the change itself: same op, file, targets and text → same fingerprint."""
-        key = json.dumps([self.op, self.file, list(self.targets), _norm(self.text), self.section or "",
-                          self.dest or ""], ensure_ascii=False)
+        parts = [self.op, self.file, list(self.targets), _norm(self.text), self.section or "", self.dest or ""]
+        parts += [[k, self.extra[k]] for k in ("files", "leave") if self.extra.get(k)]  # only when used
+        key = json.dumps(parts, ensure_ascii=False)
         return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
     @property
@@ -64,14 +82,18 @@ class Operation:
             t = " ".join(t.split())
             return t if len(t) <= 60 else t[:57] + "…"
         if self.op == "prune":
-            return f"prune {short(self.targets[0])}" if self.targets else "prune"
+            return f"prune {short(_show(self.targets[0]))}" if self.targets else "prune"
         if self.op == "refresh":
             return f"refresh → {short(self.text or '')}"
         if self.op == "consolidate":
             return f"consolidate into {self.section or self.file}: {short(self.text or '')}"
         if self.op == "merge":
             return f"merge {len(self.targets)} entries → {short(self.text or '')}"
-        what = short(self.targets[0]) if self.targets else self.file
+        if self.extra.get("files"):
+            return f"move {len(self.extra['files'])} files {self.file}/ → {self.dest}/"
+        if len(self.targets) > 1:
+            return f"move {len(self.targets)} entries of {self.file} → {self.dest}"
+        what = short(_show(self.targets[0])) if self.targets else self.file
         return f"move {what} → {self.dest}"
 
     def to_dict(self) -> dict:
@@ -98,18 +120,29 @@ class Operation:
         return replace(self, **kw)
 
 
+def hash_target(text: str) -> str:
+    return HASHED + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _show(target: str) -> str:
+    return "(an entry holding sensitive data)" if target.startswith(HASHED) else target
+
+
 def _norm(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
 def _target(doc: Document, text: str, op: Operation) -> Entry:
-    hits = doc.exact(text)
+    if text.startswith(HASHED):
+        hits = [e for e in doc.entries if hash_target(e.text) == text]
+    else:
+        hits = doc.exact(text)
     if len(hits) == 1:
         return hits[0]
     if not hits:
-        raise ConflictError(f"the entry {_short(text)!r} in {op.file} changed or vanished since the proposal; "
+        raise ConflictError(f"the entry {_short(_show(text))!r} in {op.file} changed or vanished since the proposal; "
                             f"reject it or propose again.")
-    raise ConflictError(f"the entry {_short(text)!r} now appears {len(hits)} times in {op.file}; "
+    raise ConflictError(f"the entry {_short(_show(text))!r} now appears {len(hits)} times in {op.file}; "
                         f"resolve the duplicate by hand first.")
 
 
@@ -125,6 +158,8 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
     Raises ConflictError when a target no longer matches exactly one entry, and
     when an automated operation would touch a P0 or protected entry.
     """
+    if op.op == "move" and not op.targets and op.extra.get("files"):
+        return _move_files(op.extra["files"], read)
     if op.op == "move" and not op.targets:
         data = read(op.file)
         if data is None:
@@ -179,4 +214,33 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
     nl = doc.newline
     prefix = b"" if not dest_data or dest_data.endswith(b"\n") else nl.encode()
     dest_new = dest_data + prefix + (moved.replace("\n", nl) + nl).encode("utf-8")
-    return {op.file: doc.remove(targets), op.dest: dest_new}
+    leave = op.extra.get("leave")
+    src_new = doc.merge(targets, leave) if leave else doc.remove(targets)
+    return {op.file: src_new, op.dest: dest_new}
+
+
+def _move_files(files: list, read: Callable[[str], bytes | None]) -> dict[str, bytes | None]:
+    """Rename whole files, bytes unchanged; refuse if a source vanished or a destination exists."""
+    pairs = []
+    for pair in files:
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(_safe_path(x) for x in pair)):
+            raise MemgitError(f"the move record holds a bad file pair {pair!r}; reject this proposal.")
+        pairs.append((pair[0], pair[1]))
+    paths = [p for pair in pairs for p in pair]
+    if len(set(paths)) != len(paths):
+        raise MemgitError("the move record names a file twice; reject this proposal.")
+    out: dict[str, bytes | None] = {}
+    for src, dst in pairs:
+        data = read(src)
+        if data is None:
+            raise ConflictError(f"{src} no longer exists; reject this proposal.")
+        if read(dst) is not None:
+            raise ConflictError(f"{dst} already exists; move it away or reject this proposal.")
+        out[src] = None
+        out[dst] = data
+    return out
+
+
+def _safe_path(p: object) -> bool:
+    return (isinstance(p, str) and bool(p) and not p.startswith(("/", "\\")) and "\\" not in p
+            and all(part not in ("", ".", "..", ".git") for part in p.split("/")))

@@ -13,10 +13,13 @@ from functools import lru_cache
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK_RE = re.compile(f"[{CJK}]")
 CJK_RUN_RE = re.compile(f"[{CJK}]+")
-VERSION_RE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z.]+)?(?![\w.])|(?<![\w.])v\d+(?![\w.])",
-                        re.I)
+# a bare X.Y followed by a unit is a measurement, not a version
+_UNIT = r"(?!\s*(?:%|‰|[kmgt]?b\b|m?s\b|sec|min|h\b|x\b|hz|khz|元|块|秒|分|倍|万|亿|[kmg]\b))"
+VERSION_RE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?!\w|\.\w)" + _UNIT +
+                        r"|(?<![\w.])v\d+(?!\w|\.\w)", re.I)
 PATH_RE = re.compile(r"(?:~|\.{0,2})/[\w.@%+-]+(?:/[\w.@%+-]*)*")
 WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_'][A-Za-z0-9]+)*")
+PERCENT_RE = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?%")
 NUMBER_RE = re.compile(r"[-+]?\d+(?:[.,]\d+)*%?")
 TIME_PREFIX_RE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–—:]?\s*)?")
 
@@ -31,10 +34,8 @@ times day days week weeks s t re ve ll d m ok okay thanks thank hi hello please 
 behind between through during without within because while above below around near across since like
 using use used uses being into onto upon whether either neither each every much many lot lots
 """.split())
-STOP_CJK = frozenset("""
-的了是在和与及也都就还又再很太把被让给对从到为着过吗呢吧啊呀嗯哦这那个些我你他她它们今天明天
-昨天一下一个已经现在然后因为所以但是如果可以没有不是就是还是一直有点
-""".split())
+# function characters: a bigram holding one of them crosses a word boundary or carries no meaning
+STOP_CJK = frozenset("的了是在和与及也都就还又再很太把被让给对从到为着过吗呢吧啊呀嗯哦这那个些我你他她它们")
 STOP_BIGRAMS = frozenset(["一下", "一个", "今天", "明天", "昨天", "已经", "现在", "然后", "因为", "所以",
                           "但是", "如果", "可以", "没有", "不是", "就是", "还是", "一直", "有点", "我们",
                           "你们", "他们", "这个", "那个", "这些", "什么", "怎么", "时候", "问了", "看了",
@@ -110,7 +111,7 @@ def cjk_bigrams(run: str) -> list[str]:
     if len(run) == 1:
         return [run] if run not in STOP_CJK else []
     grams = [run[i:i + 2] for i in range(len(run) - 1)]
-    return [g for g in grams if g not in STOP_BIGRAMS and not (g[0] in STOP_CJK and g[1] in STOP_CJK)]
+    return [g for g in grams if g not in STOP_BIGRAMS and g[0] not in STOP_CJK and g[1] not in STOP_CJK]
 
 
 def terms(text: str, keep_versions: bool = True) -> list[str]:
@@ -121,6 +122,7 @@ def terms(text: str, keep_versions: bool = True) -> list[str]:
         out.append(m.group(0).lower().rstrip("/."))
     if keep_versions:
         out += [v.lower().lstrip("v") for v in versions(t)]
+    out += [m.group(0).lstrip("+") for m in PERCENT_RE.finditer(t)]
     t2 = VERSION_RE.sub(" ", PATH_RE.sub(" ", t))
     for m in WORD_RE.finditer(t2):
         w = m.group(0)

@@ -43,7 +43,7 @@ class Observation:
 
     @property
     def terms(self) -> frozenset[str]:
-        return _terms(self.text)
+        return _terms(self.text.replace(sensitive.REDACTED, " ") if self.sensitive else self.text)
 
     def quote(self) -> str:
         """A verbatim excerpt of the source line free of sensitive values (empty if none is)."""

@@ -178,7 +178,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
         todo = lx.TODO.search(it.folded)
         if not pend and not todo:
             continue
-        have = lx.done_state(it.folded)
+        have = lx.done_state(lx.PENDING.sub(" ", it.folded))  # "待上线" is not "上线"
         support, best = [], None
         for o in ctx.obs:
             if o.role == "assistant" or ctx.mentions(o, it) < 0.3:
@@ -559,7 +559,10 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                 n_anchor = len([t for t in shared if ctx.anchor(t)])
                 cross = bool(CJK_IN.search(a.entry.body)) != bool(CJK_IN.search(b.entry.body)) or (
                     cjk_share(a.entry.body) >= 0.3) != (cjk_share(b.entry.body) >= 0.3)
-                if jac >= 0.6 or (ov >= 0.8 and n_anchor >= 3) or (cross and ov >= 0.55 and n_anchor >= 4):
+                # Chinese bigrams across word boundaries add noise terms: a lower bar for CJK text
+                cjk = cjk_share(a.entry.body) >= 0.3 and cjk_share(b.entry.body) >= 0.3
+                if (jac >= (0.45 if cjk else 0.6) or (ov >= (0.7 if cjk else 0.8) and n_anchor >= 3)
+                        or (cross and ov >= 0.55 and n_anchor >= 4)):
                     sims[(i, j)] = max(jac, ov * 0.8)
                     parent[find(i)] = find(j)
         groups: dict[int, list[int]] = {}
@@ -593,8 +596,8 @@ SECTION_HINT = re.compile(r"workflow|tool|note|gotcha|lesson|rule|how-?to|tip|tr
 
 
 def recurring(ctx: Context) -> list[Candidate]:
-    obs = [o for o in ctx.obs if not o.sensitive and not lx.EXCEPTION.search(fold(o.text))
-           and len(o.terms) >= 2]
+    obs = [o for o in ctx.obs if len(o.terms) >= 2 and not lx.EXCEPTION.search(fold(o.text))
+           and not lx.CHATTER.search(fold(o.text))]
     if len(obs) > 4000:
         obs = obs[-4000:]
     index: dict[str, list[int]] = {}
@@ -621,8 +624,11 @@ def recurring(ctx: Context) -> list[Candidate]:
                 shared = o.terms & obs[j].terms
                 if len([t2 for t2 in shared if ctx.anchor(t2)]) < 2:
                     continue
+                # recurring terms are frequent in the window by definition, so the idf-weighted
+                # overlap undervalues them: either measure may link two observations
                 sim = ctx.weight(shared) / max(min(weights[i], weights[j]), 1e-9)
-                if sim >= 0.45:
+                plain = len(shared) / min(len(o.terms), len(obs[j].terms))
+                if sim >= 0.45 or plain >= 0.5:
                     parent[find(i)] = find(j)
     groups: dict[int, list[Observation]] = {}
     for i, o in enumerate(obs):
@@ -654,7 +660,10 @@ def recurring(ctx: Context) -> list[Candidate]:
         sessions = len({o.session for o in members if o.session})
         score = clamp(0.66 + 0.04 * (len(days) - 2) + 0.08 * bool(ruled) + 0.02 * min(sessions, 2)
                       + ctx.recency(members) - 0.6 * max(0.0, coverage - 0.35))
-        rep = max(members, key=lambda o: (ctx.weight(core & o.terms) + 0.5 * bool(lx.RULE.search(fold(o.text)))
+        clean = [o for o in members if not o.sensitive]
+        if not clean:
+            continue
+        rep = max(clean, key=lambda o: (ctx.weight(core & o.terms) + 0.5 * bool(lx.RULE.search(fold(o.text)))
                                           - 0.002 * len(o.text), o.day))
         text = _clean(rep.text)
         if not text or sensitive.has_sensitive(text):

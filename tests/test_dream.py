@@ -1,0 +1,401 @@
+"""The dream on workspaces unlike the bench's: other words, other scripts, negative cases.
+
+Each test builds a real workspace in a real git repo, dreams with the offline
+engine, approves everything and checks what memory looks like afterwards.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from memgit import journal, proposals
+from memgit.adopt import init
+from memgit.dream import dream
+from memgit.workspace import Workspace
+
+NOW = date(2026, 6, 1)
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(monkeypatch, tmp_path):
+    home = tmp_path / "_home"
+    home.mkdir()
+    for k, v in {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_NOSYSTEM": "1",
+                 "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+                 "GIT_COMMITTER_EMAIL": "t@example.invalid", "NO_COLOR": "1"}.items():
+        monkeypatch.setenv(k, v)
+
+
+def make(tmp_path: Path, files: dict[str, str], budget: int = 4000, window: int = 7) -> Workspace:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    cfg = f'[capacity]\n"MEMORY.md" = {budget}\n"USER.md" = 2000\n\n[dream]\nwindow_days = {window}\n'
+    files = {"memgit.toml": cfg, **files}
+    for rel, text in files.items():
+        p = ws / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    init(ws)
+    return Workspace(ws)
+
+
+def log(day: str, *lines: str) -> tuple[str, str]:
+    return f"memory/{day}.md", f"# {day}\n\n" + "".join(f"- {10 + i}:00 {t}\n" for i, t in enumerate(lines))
+
+
+def session(name: str, *turns: tuple[str, str, str]) -> tuple[str, str]:
+    rows = [json.dumps({"ts": ts, "session": name, "role": role, "text": text}, ensure_ascii=False)
+            for ts, role, text in turns]
+    return f"sessions/{name}.jsonl", "\n".join(rows) + "\n"
+
+
+def cycle(ws: Workspace, now: date = NOW):
+    report = dream(ws, now)
+    opened = proposals.list_proposals(ws)
+    if opened:
+        result = proposals.approve(ws, [])
+        assert not result.refused, result.refused
+    return report, opened
+
+
+def read(ws: Workspace, name: str = "MEMORY.md") -> str:
+    return (ws.root / name).read_text(encoding="utf-8")
+
+
+MEM_HEAD = "# MEMORY\n\n## Environment [P0]\n- Host: a small VPS, agent runs under systemd\n\n"
+
+
+# -- refresh: status ----------------------------------------------------------------------
+def test_status_moved_in_english_is_refreshed(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Atlas v2 in design, Next.js + FastAPI (2026-04-01)\n"
+                                "- [P1] Ledger importer handles CSV only (2026-04-03)\n",
+        **dict([log("2026-05-27", "Atlas v2: finished the last review round."),
+                log("2026-05-29", "Atlas v2 went live this morning, no incidents."),
+                log("2026-05-31", "Atlas traffic looks normal after two days.")]),
+    })
+    report, opened = cycle(ws)
+    text = read(ws)
+    assert re.search(r"Atlas v2 live", text)
+    assert "in design" not in text
+    assert "Ledger importer handles CSV only" in text
+    assert any(p.op.op == "refresh" for p in opened)
+    assert report.counts["refresh"] == 1
+
+
+def test_status_moved_in_traditional_chinese_keeps_the_script(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## 專案 [P1]\n- [P1] 報表系統 v1 待上線，等資料源確認 (2026-04-01)\n",
+        **dict([log("2026-05-28", "報表系統 v1 已部署上線，網址已發給 Jw。"),
+                log("2026-05-30", "報表系統運行正常，沒有報錯。")]),
+    })
+    cycle(ws)
+    text = read(ws)
+    assert "報表系統 v1 已上線" in text
+    assert "待上線" not in text
+
+
+def test_status_not_moved_when_negated(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Beacon v1 pending review (2026-05-01)\n",
+        **dict([log("2026-05-29", "Beacon v1 is not deployed yet, still waiting on review."),
+                log("2026-05-30", "Beacon v1 还没上线，review 还在排队。")]),
+    })
+    report, opened = cycle(ws)
+    assert opened == []
+    assert "Beacon v1 pending review" in read(ws)
+
+
+# -- refresh: version -------------------------------------------------------------------------
+def test_version_bump_in_chinese_logs(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## 工具 [P1]\n- [P1] 爬虫服务 crawler 跑在 v1.2 (2026-03-01)\n"
+                                "- [P1] exporter 固定在 2.4.1，2.5.0 有内存泄漏 (2026-03-09)\n",
+        **dict([log("2026-05-27", "crawler 从 v1.2 升级到 v1.4，配置不用改。"),
+                log("2026-05-30", "crawler v1.4 连续跑了三天，很稳定。"),
+                log("2026-05-31", "看了 exporter 的更新日志，继续用 2.4.1。")]),
+    })
+    cycle(ws)
+    text = read(ws)
+    assert "crawler 跑在 v1.4" in text
+    assert "v1.2" not in text
+    assert "exporter 固定在 2.4.1" in text
+
+
+def test_single_unconfirmed_version_mention_is_skipped(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Tools [P1]\n- [P1] notifier runs v0.8 (2026-03-01)\n",
+        **dict([log("2026-05-30", "Read that notifier v0.9 is out.")]),
+    })
+    report, opened = cycle(ws)
+    assert opened == []
+    assert report.skipped and report.skipped[0]["score"] < 0.7
+
+
+# -- refresh: preference ---------------------------------------------------------------------
+def test_preference_restated_in_english_session(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD,
+        "USER.md": "# USER\n\n## Profile [P0]\n- Name: Sam\n\n## Preferences [P1]\n"
+                   "- [P1] Daily briefing: long paragraphs, no bullet points (2026-03-01)\n"
+                   "- [P1] Dates as YYYY-MM-DD (2026-03-02)\n",
+        **dict([session("s1",
+                        ("2026-05-30T09:00:00+00:00", "user", "The briefing is too long to read."),
+                        ("2026-05-30T09:01:00+00:00", "user",
+                         "From now on, use bullet points for the daily briefing instead of long paragraphs."),
+                        ("2026-05-30T09:01:20+00:00", "assistant",
+                         "Got it: bullet points for the daily briefing from now on."))]),
+    })
+    cycle(ws)
+    text = read(ws, "USER.md")
+    assert re.search(r"briefing.*bullet points|bullet points.*briefing", text, re.I)
+    assert "long paragraphs, no bullet points" not in text
+    assert "Dates as YYYY-MM-DD" in text
+
+
+def test_one_week_exception_does_not_overwrite_a_standing_rule(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Workflows [P1]\n- [P1] Standup every Monday 09:30 (2026-03-01)\n",
+        **dict([log("2026-05-26", "Standup moved to 10:00 this week only, Sam has a dentist appointment."),
+                log("2026-05-27", "本周站会临时改到 10:00。"),
+                log("2026-05-28", "Standup at 10:00 today as agreed, this week only.")]),
+    })
+    report, opened = cycle(ws)
+    assert "Standup every Monday 09:30" in read(ws)
+    assert all("10:00" not in (p.op.text or "") for p in opened)
+
+
+# -- consolidate: recurring -----------------------------------------------------------------------
+def test_recurring_gotcha_in_other_words_is_consolidated(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Tools [P1]\n- [P1] Deploys use docker compose on the VPS (2026-02-01)\n",
+        **dict([log("2026-05-26", "docker compose up failed: network proxy_net not found. "
+                                  "Fix: docker network create proxy_net, then up again."),
+                log("2026-05-28", "Again the proxy_net network was missing after reboot; "
+                                  "docker network create proxy_net fixed it."),
+                log("2026-05-31", "Third time this month: proxy_net gone after a reboot, recreated it with "
+                                  "docker network create proxy_net."),
+                log("2026-05-30", "Tried a new terminal font, looks fine.")]),
+    })
+    cycle(ws)
+    text = read(ws)
+    assert re.search(r"proxy_net", text)
+    assert "terminal font" not in text
+
+
+def test_recurring_rule_in_simplified_chinese_is_consolidated_without_figures(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Notes [P2]\n- [P2] 看盘软件用同花顺 (2026-03-01)\n",
+        **dict([log("2026-05-26", "止盈规则：涨 20% 卖一半，剩下的跟踪止盈。"),
+                log("2026-05-28", "今天按规则执行了：涨 20% 卖一半。持仓 500 股，成本价 12.3。"),
+                log("2026-05-30", "复盘：涨 20% 卖一半 这条规则很好用。")]),
+    })
+    report, opened = cycle(ws)
+    text = read(ws)
+    assert re.search(r"20%.*卖一半", text)
+    assert "500 股" not in text and "12.3" not in text
+    blob = json.dumps(report.to_dict(), ensure_ascii=False) + "".join(p.op.reason for p in opened)
+    assert "500 股" not in blob and "成本价 12.3" not in blob
+
+
+def test_chatter_over_several_days_is_not_memory(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Quill v1 deployed on the VPS (2026-05-10)\n",
+        **dict([log("2026-05-26", "Sam said good morning and asked about the weather."),
+                log("2026-05-28", "早上好，今天天气不错。"),
+                log("2026-05-30", "Sam said good morning, asked about the weather again."),
+                log("2026-05-31", "Thanks, that's all for today.")]),
+        **dict([session("q1", ("2026-05-31T10:00:00+00:00", "user", "hi"),
+                        ("2026-05-31T10:00:05+00:00", "assistant", "Hi Sam, how can I help?"))]),
+    })
+    report, opened = cycle(ws)
+    assert opened == []
+    assert "weather" not in read(ws)
+
+
+# -- prune -------------------------------------------------------------------------------------
+def test_stale_entries_are_pruned(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Notes [P2]\n"
+                                "- [P2] Temporary: staging tunnel for the client demo on 2026-05-20 (2026-05-18)\n"
+                                "- [P2] API cookies exported for the scraper, expire in 14 days (2026-05-01)\n"
+                                "- [P2] 同步服務 sync 一直報 502，待查 (2026-05-10)\n"
+                                "- [P2] Dashboard uses the dark theme (2026-04-12)\n",
+        **dict([log("2026-05-29", "sync 服務的 502 修好了，是憑證過期。"),
+                log("2026-05-31", "Dashboard still on the dark theme.")]),
+    })
+    cycle(ws)
+    text = read(ws)
+    assert "staging tunnel" not in text
+    assert "API cookies" not in text
+    assert "502" not in text
+    assert "dark theme" in text
+
+
+def test_secret_in_memory_is_pruned_and_never_printed(tmp_path):
+    key = "AKIAIOSFODNN7EXAMPLE"
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + f"## Notes [P2]\n- [P2] AWS key for backups: {key} (2026-04-01)\n"
+                                "- [P2] Backups run nightly (2026-04-02)\n",
+        **dict([log("2026-05-30", "Backups ran fine.")]),
+    })
+    report, opened = cycle(ws)
+    assert key not in read(ws)
+    assert "Backups run nightly" in read(ws)
+    out = subprocess.run(["git", "log", "--all", "--format=%B"], cwd=ws.root, capture_output=True,
+                         text=True).stdout
+    assert key not in out
+    assert key not in json.dumps(report.to_dict())
+    assert all(key not in json.dumps(p.to_dict()) for p in proposals.list_proposals(ws, include_closed=True))
+
+
+def test_over_budget_prunes_lowest_value_until_under(tmp_path):
+    notes = "".join(f"- [P2] Experiment {i}: tried tool{i} for a while, dropped it (2026-03-{i + 1:02d})\n"
+                    for i in range(20))
+    mem = MEM_HEAD + "## Projects [P1]\n- [P1] Harbor dashboard deployed on the VPS (2026-05-20)\n\n" \
+                     "## Experiments [P2]\n" + notes
+    budget = int(len(mem) / 1.1)
+    ws = make(tmp_path, {"MEMORY.md": mem, **dict([log("2026-05-30", "Harbor dashboard got a new chart.")])},
+              budget=budget)
+    report, opened = cycle(ws)
+    assert len(read(ws)) <= 0.9 * budget
+    assert "Harbor dashboard" in read(ws)
+    assert "Host: a small VPS" in read(ws)
+    assert all(p.op.op == "prune" for p in opened)
+
+
+def test_duplicates_in_chinese_are_merged(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## 操作 [P1]\n- [P1] 导出月报：报表 → 导出 → CSV (2026-03-01)\n"
+                                "- [P1] 月报导出方法：报表 > 导出 > CSV (2026-03-20)\n"
+                                "- [P1] 退款超过 500 元需要第二人审批 (2026-04-02)\n",
+        **dict([log("2026-05-29", "客户又问怎么导出月报。")]),
+    })
+    cycle(ws)
+    text = read(ws)
+    assert len(re.findall(r"^.*月报.*$", text, re.M)) == 1
+    assert "退款超过 500 元" in text
+
+
+def test_contradiction_newer_label_wins(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Tools [P1]\n- [P1] Editor: vim for everything (2026-01-05)\n"
+                                "- [P1] Shell: zsh with starship (2026-01-06)\n"
+                                "- [P1] Editor: helix, switched from vim (2026-05-02)\n",
+        **dict([log("2026-05-30", "Quick fix in helix.")]),
+    })
+    cycle(ws)
+    text = read(ws)
+    assert "vim for everything" not in text
+    assert "Editor: helix" in text
+    assert "Shell: zsh" in text
+
+
+# -- guard rails ---------------------------------------------------------------------------------
+def test_p0_is_never_changed(tmp_path):
+    mem = ("# MEMORY\n\n## Core [P0]\n- Migration of the NAS 待 push\n- Gateway runs v0.3\n\n"
+           "## Notes [P2]\n- [P2] nothing else (2026-05-01)\n")
+    ws = make(tmp_path, {"MEMORY.md": mem,
+                         **dict([log("2026-05-28", "NAS migration 已 push 并部署上线。"),
+                                 log("2026-05-29", "Upgraded the gateway from v0.3 to v0.5."),
+                                 log("2026-05-30", "Gateway v0.5 stable.")])})
+    cycle(ws)
+    text = read(ws)
+    assert "- Migration of the NAS 待 push" in text
+    assert "- Gateway runs v0.3" in text
+
+
+def test_dream_is_idempotent_and_remembers_rejections(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Orchid v1 pending push (2026-05-01)\n"
+                                "## Tools [P1]\n- [P1] indexer runs v0.4 (2026-04-01)\n",
+        **dict([log("2026-05-29", "Orchid v1 pushed and deployed."),
+                log("2026-05-30", "Upgraded indexer from v0.4 to v0.6."),
+                log("2026-05-31", "indexer v0.6 stable.")]),
+    })
+    first = dream(ws, NOW)
+    ids = {p["id"] for p in first.proposals}
+    assert len(ids) == 2
+    again = dream(ws, NOW)
+    assert [p["id"] for p in again.proposals] == []
+    assert len(proposals.list_proposals(ws)) == 2
+    version = next(p for p in proposals.list_proposals(ws) if "indexer" in p.op.text)
+    proposals.reject(ws, [version.id], "we stay on 0.4 for now")
+    third = dream(ws, NOW)
+    assert third.proposals == []
+    assert len(proposals.list_proposals(ws)) == 1
+    # an agent edit of the target makes the open proposal stale
+    f = ws.root / "MEMORY.md"
+    f.write_text(f.read_text().replace("Orchid v1 pending push", "Orchid v1 pending push to prod"))
+    with ws.repo.lock():
+        ws.prepare()
+    (stale,) = proposals.list_proposals(ws)
+    assert stale.applies is False
+
+
+def test_evidence_quotes_are_really_at_their_sources(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Nimbus v3 待 push (2026-05-01)\n",
+        **dict([log("2026-05-29", "Nimbus v3 已 push 并上线。", "db password: hunter2hunter2 for Nimbus")]),
+    })
+    report = dream(ws, NOW)
+    assert report.proposals
+    for p in proposals.list_proposals(ws):
+        for ev in p.op.evidence:
+            path, line = ev.source.rsplit(":", 1)
+            actual = (ws.root / path).read_text(encoding="utf-8").splitlines()[int(line) - 1]
+            assert " ".join(ev.quote.split()) in " ".join(actual.split())
+            assert "hunter2hunter2" not in ev.quote
+
+
+def test_quiet_week_changes_nothing_and_is_journaled(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Quill v1 deployed (2026-05-12)\n",
+        **dict([log("2026-05-30", "hi"), log("2026-05-15", "Quill v1 deployed, smoke tests green.")]),
+    })
+    main = ws.main()
+    report, opened = cycle(ws)
+    assert opened == [] and ws.main() == main
+    (ev,) = journal.events(ws.repo, ("dream",))
+    assert ev.summary.startswith("Reviewed 1 log(s), 0 session(s) · prune 0 | refresh 0")
+
+
+def test_unreadable_inputs_are_skipped_with_warnings(tmp_path):
+    ws = make(tmp_path, {"MEMORY.md": MEM_HEAD, **dict([session("ok", ("2026-05-30T09:00:00Z", "user", "hi"))])})
+    (ws.root / "memory").mkdir(exist_ok=True)
+    (ws.root / "memory" / "2026-05-29.md").write_bytes(b"# x\n- \xff\xfe broken\n")
+    (ws.root / "memory" / "2026-05-30.md").write_bytes(b"\x00\x01binary")
+    (ws.root / "sessions" / "bad.jsonl").write_text('{"ts": "2026-05-30T09:00:00Z"\nnot json\n')
+    outside = tmp_path / "outside.md"
+    outside.write_text("# secret\n- outside\n")
+    (ws.root / "memory" / "2026-05-31.md").symlink_to(outside)
+    report = dream(ws, NOW)
+    joined = " ".join(report.warnings)
+    assert "2026-05-29.md" in joined and "UTF-8" in joined
+    assert "2026-05-30.md" in joined and "binary" in joined
+    assert "bad.jsonl" in joined and "malformed" in joined
+    assert "outside the workspace" in joined
+
+
+def test_dream_cli_json_and_dry_run(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Quill v1 待 push (2026-05-01)\n",
+        **dict([log("2026-05-29", "Quill v1 已 push 并部署上线。")]),
+    })
+    cmd = [sys.executable, "-m", "memgit", "-C", str(ws.root), "dream", "--now", "2026-06-01"]
+    p = subprocess.run([*cmd, "--dry-run", "--json"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    data = json.loads(p.stdout)
+    assert data["dry_run"] is True and data["counts"]["refresh"] == 1
+    assert proposals.list_proposals(ws) == []
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode == 0 and "refresh" in p.stdout
+    assert len(proposals.list_proposals(ws)) == 1
+    p = subprocess.run([*cmd[:5], "dream", "--now", "June 1st"], capture_output=True, text=True)
+    assert p.returncode == 1 and p.stderr.startswith("Error: --now") and "Traceback" not in p.stderr
