@@ -1,0 +1,48 @@
+"""`memgit ingest`: click only."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from memgit.cli import _ws, echo_json, warn
+
+FORMATS = ["claude-code", "openclaw", "hermes", "events", "jsonl"]
+
+
+@click.command()
+@click.option("--from", "fmt", required=True, type=click.Choice(FORMATS),
+              help="Transcript format of the given paths.")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.pass_context
+def ingest(ctx, fmt, paths, as_json):
+    """Copy agent transcripts into sessions/ in memgit's JSONL format.
+
+    Sensitive values are redacted in the stored copies; re-ingesting the same
+    input adds nothing. Formats: claude-code (~/.claude/projects/<project>/*.jsonl),
+    openclaw (~/.openclaw/agents/<id>/sessions/*.jsonl), hermes (~/.hermes/state.db),
+    events (one JSON event per line), jsonl (memgit's own format, validated).
+
+    Example: memgit ingest --from claude-code ~/.claude/projects/-home-me-agent
+    """
+    from memgit.ingest import ingest as run
+
+    ws = _ws(ctx)
+    with ws.repo.lock():
+        s = run(ws.root, fmt, list(paths), ws.config.memory.sessions_dir)
+    if as_json:
+        echo_json({"format": s.fmt, "files_read": s.files_read, "sessions_written": s.sessions_written,
+                   "turns_added": s.turns_added, "turns_skipped_duplicate": s.turns_skipped_duplicate,
+                   "turns_redacted": s.turns_redacted, "warnings": s.warnings})
+        return
+    for w in s.warnings:
+        warn(w)
+    click.echo(f"Ingested {s.turns_added} turn(s) from {s.files_read} file(s) ({fmt}) into "
+               f"{len(s.sessions_written)} session file(s); {s.turns_skipped_duplicate} already there, "
+               f"{s.turns_redacted} redacted.")
+    for f in s.sessions_written:
+        click.echo(f"  {f}")
+
+
+COMMANDS = [ingest]
