@@ -24,7 +24,7 @@ from memgit.errors import ConflictError, MemgitError
 from memgit.memory import Document, Entry
 
 HASHED = "sha256:"
-KINDS = ("prune", "refresh", "consolidate", "merge", "move")
+KINDS = ("prune", "refresh", "consolidate", "merge", "move", "append")
 ORIGINS = ("manual", "offline", "anthropic")
 
 
@@ -87,6 +87,8 @@ class Operation:
             return f"refresh → {short(self.text or '')}"
         if self.op == "consolidate":
             return f"consolidate into {self.section or self.file}: {short(self.text or '')}"
+        if self.op == "append":
+            return f"append to {self.file}: {short(self.text or '')}"
         if self.op == "merge":
             return f"merge {len(self.targets)} entries → {short(self.text or '')}"
         if self.extra.get("files"):
@@ -158,6 +160,14 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
     Raises ConflictError when a target no longer matches exactly one entry, and
     when an automated operation would touch a P0 or protected entry.
     """
+    if op.op == "append":
+        # a file memgit keeps beside memory (reflections, the dream diary): add text at its end
+        if not op.text:
+            raise MemgitError("append needs the text to add.")
+        old = read(op.file) or b""
+        sep = b"" if not old or old.endswith(b"\n") else b"\n"
+        gap = b"\n" if old.strip() else b""
+        return {op.file: old + sep + gap + op.text.rstrip("\n").encode("utf-8") + b"\n"}
     if op.op == "move" and not op.targets and op.extra.get("files"):
         return _move_files(op.extra["files"], read)
     if op.op == "move" and not op.targets:

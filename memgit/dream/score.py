@@ -17,7 +17,7 @@ from memgit.dream.signals import Candidate, Context, Item, entry_evidence
 from memgit.errors import MemgitError
 from memgit.ops import Operation
 
-PHASE = {"prune": 0, "refresh": 1, "merge": 2, "move": 3, "consolidate": 4}
+PHASE = {"prune": 0, "refresh": 1, "merge": 2, "move": 3, "consolidate": 4, "append": 5}
 
 
 @dataclass
@@ -34,7 +34,7 @@ def value(ctx: Context, it: Item) -> float:
     importance = {"P1": 2.0, "P2": 1.0}.get(e.priority, 2.0)
     if lx.TEMP.search(it.folded) or lx.ERROR.search(it.folded):
         importance *= 0.5
-    refs = sum(1 for o in ctx.obs if ctx.mentions(o, it) >= 0.3)
+    refs = sum(1 for o in ctx.obs if ctx.mentions(o, it) >= 0.15)
     age = (ctx.now - e.date).days if e.date else 180
     half_life = 30 if e.priority == "P2" else 90
     return importance * math.log(2 + refs) / (1 + max(age, 0) / half_life)
