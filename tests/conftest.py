@@ -179,9 +179,14 @@ def run_cli() -> Callable[..., tuple[int, str, str]]:
 
     def run(root, *args: str, input: str | None = None, env: dict[str, str] | None = None,
             cwd: Path | str | None = None) -> tuple[int, str, str]:
+        from memgit.workspace import Workspace
+
         cmd = [sys.executable, "-m", "memgit"]
         if root is not None:
-            cmd += ["-C", str(getattr(root, "root", root))]
+            # a Workspace gives its folder; never Path.root, which is "/"
+            path = Path(root.root if isinstance(root, Workspace) else root).resolve()
+            assert path != Path(path.anchor), "run_cli must not run memgit on the filesystem root"
+            cmd += ["-C", str(path)]
         full_env = {**os.environ, **(env or {})}
         p = subprocess.run([*cmd, *args], capture_output=True, text=True, input=input, env=full_env,
                            cwd=str(cwd) if cwd else None, timeout=120)
