@@ -80,14 +80,14 @@ def associations(snippets: list[Snippet]) -> list[tuple[float, Snippet, Snippet,
             overlap = len(shared) / max(1, min(len(a.terms), len(b.terms)))
             if overlap > 0.5:
                 continue
-            strength = sum(math.log((n + 1) / df[t]) for t in rare) * (1 - overlap)
+            strength = sum(math.log(1 + n / df[t]) for t in rare) * (1 - overlap / 2)
             links.append((strength, a, b, sorted(rare)))
     links.sort(key=lambda x: -x[0])
     return links
 
 
 def associate(ws: Workspace, now: date, seed: int | None = None, dry_run: bool = False,
-              backend: str = "offline", min_strength: float = 1.5) -> dict:
+              backend: str = "offline", min_strength: float = 1.0) -> dict:
     """Find up to 3 insights and propose appending them to DREAMS.md."""
     rng = random.Random(seed if seed is not None else now.toordinal())
     snippets = _sample(ws, now, rng)
