@@ -90,9 +90,11 @@ def init(root: Path, layout: str | None = None) -> InitResult:
             ws.warn_secrets([f for f in ws.memory_files if (root / f).is_file()], commit)
         else:
             ws.sync_worktree()
+            before = len(ws.warnings)
             commit = ws.snapshot("adopt workspace")
-            if commit is None:
-                ws.warn_secrets([f for f in ws.memory_files if (root / f).is_file()], ws.main())
+            # the snapshot warns only about files it changed; adopting warns about every memory file
+            del ws.warnings[before:]
+            ws.warn_secrets([f for f in ws.memory_files if (root / f).is_file()], ws.main())
     return InitResult(root, created, wrote, hooks, commit, ws.warnings)
 
 
