@@ -503,8 +503,15 @@ def _label(body: str) -> str | None:
     return " ".join(fold(m.group(1)).split()) if m and len(m.group(1).split()) <= 4 else None
 
 
+BARE_NUM_RE = re.compile(r"(?<![\w.:/-])[-+$¥€£]?\d+(?:[.,]\d+)?(?![\w.:/-]|\.\d)")
+
+
 def _values(body: str) -> set[str]:
-    return {v.lower().lstrip("v") for v in versions(body)} | set(NUM_RE.findall(body))
+    """The numbers an entry states (versions, percentages, amounts, counts): two entries
+    that say the same words with different numbers are not duplicates."""
+    body = ISO_DATE_RE.sub(" ", body)
+    return ({v.lower().lstrip("v") for v in versions(body)} | set(NUM_RE.findall(body))
+            | {n.lstrip("+") for n in BARE_NUM_RE.findall(body)})
 
 
 def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
@@ -564,7 +571,15 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                 if (jac >= (0.45 if cjk else 0.6) or (ov >= (0.7 if cjk else 0.8) and n_anchor >= 3)
                         or (cross and ov >= 0.55 and n_anchor >= 4)):
                     sims[(i, j)] = max(jac, ov * 0.8)
-                    parent[find(i)] = find(j)
+        # complete linkage: every pair in a group must be near-duplicates (no chaining)
+        members_of = {i: {i} for i in range(len(items))}
+        for (i, j), _ in sorted(sims.items(), key=lambda kv: -kv[1]):
+            gi, gj = find(i), find(j)
+            if gi == gj:
+                continue
+            if all((min(x, y), max(x, y)) in sims for x in members_of[gi] for y in members_of[gj]):
+                parent[gi] = gj
+                members_of[gj] |= members_of.pop(gi)
         groups: dict[int, list[int]] = {}
         for i in range(len(items)):
             groups.setdefault(find(i), []).append(i)
