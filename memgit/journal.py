@@ -64,12 +64,13 @@ def _parse(message: str, sha: str) -> Event | None:
     return Event(kind, d, sha)
 
 
-def events(repo: Repo, kinds: tuple[str, ...] = (), limit: int | None = None) -> list[Event]:
-    """Events newest first."""
+def events(repo: Repo, kinds: tuple[str, ...] = (), limit: int | None = None,
+           since: str | None = None) -> list[Event]:
+    """Events newest first (only those after commit `since`, when given)."""
     if not repo.ref(JOURNAL):
         return []
     out = []
-    for info in repo.log(JOURNAL, max_count=None):
+    for info in repo.log(f"{since}..{JOURNAL}" if since else JOURNAL, max_count=None):
         ev = _parse(info.message, info.sha)
         if ev and (not kinds or ev.kind in kinds):
             out.append(ev)

@@ -95,7 +95,8 @@ def _parse_date(text: str) -> date | None:
 def _md():
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").enable("table")
+    # only block structure is needed (headings, lists, fences): inline parsing is skipped
+    return MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
 
 
 def _strip_eol(line: str) -> str:
@@ -361,8 +362,18 @@ class Document:
         return self._splice([(at, at, new)])
 
 
+_CACHE: dict[tuple[str, bytes, tuple[str, ...]], Document] = {}
+
+
 def parse(name: str, data: bytes, protected_sections: tuple[str, ...] = ()) -> Document:
-    return Document(name, data, protected_sections)
+    """A Document, shared between callers that parse the same bytes (Documents are never mutated)."""
+    key = (name, data, tuple(protected_sections))
+    doc = _CACHE.get(key)
+    if doc is None:
+        if len(_CACHE) >= 64:
+            _CACHE.clear()
+        doc = _CACHE[key] = Document(name, data, protected_sections)
+    return doc
 
 
 def with_priority(entry: Entry, priority: str) -> Entry:

@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Callable
 
 from memgit.errors import ConflictError, MemgitError
-from memgit.memory import Document, Entry
+from memgit.memory import Document, Entry, parse
 
 HASHED = "sha256:"
 KINDS = ("prune", "refresh", "consolidate", "merge", "move", "append")
@@ -185,7 +185,7 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
             data = b""
         else:
             raise ConflictError(f"{op.file} no longer exists; reject this proposal.")
-    doc = Document(op.file, data, protected)
+    doc = parse(op.file, data, protected)
     targets = [_target(doc, t, op) for t in op.targets]
     if not allow_p0 and op.origin != "manual":
         for t in targets:

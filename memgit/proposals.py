@@ -9,6 +9,7 @@ review event is a journal entry.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -120,15 +121,58 @@ def _changes(ws: Workspace, op: Operation, commit: str) -> dict[str, bytes | Non
 
 
 # -- queries ------------------------------------------------------------------
+_STATUS = {"approve": "approved", "reject": "rejected", "revert": "reverted"}
+
+
 def closed_states(ws: Workspace) -> dict[str, dict]:
-    """id → the last review event about it (approve / reject / revert)."""
+    """id → the last review event about it (approve / reject / revert).
+
+    Read from the journal once and cached in .git/memgit/states.json with the journal
+    tip it reflects; later calls read only the events appended since.
+    """
+    tip = ws.repo.ref(JOURNAL)
+    if not tip:
+        return {}
+    path = ws.repo.state_dir() / "states.json"
+    cached: dict = {}
+    try:
+        cached = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        cached = {}
+    if cached.get("tip") == tip and isinstance(cached.get("states"), dict):
+        return cached["states"]
     states: dict[str, dict] = {}
-    for ev in reversed(journal.events(ws.repo, ("approve", "reject", "revert"))):
+    since = cached.get("tip")
+    if since and isinstance(cached.get("states"), dict) and ws.repo.ref(since) and ws.repo.is_ancestor(since, tip):
+        states = cached["states"]
+    else:
+        since = None
+    for ev in reversed(journal.events(ws.repo, ("approve", "reject", "revert"), since=since)):
         pid = ev.data.get("id")
         if pid:
-            states[pid] = {"status": {"approve": "approved", "reject": "rejected",
-                                      "revert": "reverted"}[ev.kind], **ev.data}
+            states[pid] = {"status": _STATUS[ev.kind], **ev.data}
+    _write_cache(ws, tip, states)
     return states
+
+
+def _write_cache(ws: Workspace, tip: str, states: dict) -> None:
+    # a cache, rebuilt from the journal whenever it is missing or stale: no fsync needed
+    path = ws.repo.state_dir() / "states.json"
+    tmp = path.with_name(f"states.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"tip": tip, "states": states}, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _advance_cache(ws: Workspace, old_tip: str | None, new_tip: str, updates: dict[str, dict]) -> None:
+    """After this process appended journal events: move the states cache along without re-reading."""
+    try:
+        cached = json.loads((ws.repo.state_dir() / "states.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if cached.get("tip") != old_tip or not isinstance(cached.get("states"), dict):
+        return
+    cached["states"].update(updates)
+    _write_cache(ws, new_tip, cached["states"])
 
 
 def rejected_fingerprints(ws: Workspace) -> set[str]:
@@ -243,6 +287,7 @@ def create(ws: Workspace, operations: list[Operation], skip_known: bool = False)
             "ids": [p.id for p in made], "run": made[0].op.run}, jparent)
         updates.append((JOURNAL, jsha, jparent))
         ws.repo.update_refs(updates)
+        _advance_cache(ws, jparent, jsha, {})
     return made
 
 
@@ -299,6 +344,9 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) 
                 (JOURNAL, jsha, jparent),
             ])
             crashpoint("approve:after-refs")
+            _advance_cache(ws, jparent, jsha, {p.id: {"status": "approved", "id": p.id, "by": user,
+                                                      "commit": merge, "fingerprint": p.op.fingerprint,
+                                                      "op": p.op.op, "file": p.op.file}})
             approved.append(p)
         ws.sync_worktree()
         crashpoint("approve:after-worktree")

@@ -9,6 +9,7 @@ when a holder dies, so a crash never leaves it stuck.
 from __future__ import annotations
 
 import contextlib
+import re
 import errno
 import fcntl
 import os
@@ -26,6 +27,7 @@ PROPOSAL_PREFIX = "refs/heads/memgit/"
 CLOSED_PREFIX = "refs/memgit/closed/"
 JOURNAL = "refs/memgit/journal"
 ZERO = "0" * 40
+HEX40 = re.compile(r"^[0-9a-f]{40}$")
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
@@ -55,6 +57,10 @@ class Repo:
         self.git_dir = git_dir if git_dir.is_dir() else Path(self._git("rev-parse", "--git-dir").strip())
         self._repo = None
         self._ident: tuple[str, str] | None = None
+        # tree id → {name: (sha, mode)}: trees are immutable, so a parsed tree never goes stale;
+        # reading many files of one large folder (years of daily logs) parses it once.
+        self._trees: dict[str, dict[str, tuple[bytes, int]]] = {}
+        self._commit_trees: dict[str, str] = {}
 
     # -- plumbing ----------------------------------------------------------
     def _git(self, *args: str, input: bytes | None = None, check: bool = True) -> str:
@@ -88,16 +94,58 @@ class Repo:
 
     # -- refs --------------------------------------------------------------
     def ref(self, name: str) -> str | None:
+        """The commit a ref (or any revision) names, or None."""
+        if name.startswith("refs/") and not (self.git_dir / "commondir").exists():
+            # read straight from the ref store: no fork for the refs memgit reads most
+            try:
+                data = (self.git_dir / name).read_text().strip()
+                if HEX40.match(data):
+                    return data
+            except (FileNotFoundError, NotADirectoryError):
+                return self._packed().get(name)
+            except OSError:
+                pass
         out = self._git("rev-parse", "-q", "--verify", name + "^{commit}", check=False).strip()
         return out or None
 
+    def _packed(self) -> dict[str, str]:
+        p = self.git_dir / "packed-refs"
+        try:
+            st = p.stat()
+        except FileNotFoundError:
+            return {}
+        key = (st.st_mtime_ns, st.st_size)
+        if getattr(self, "_packed_key", None) != key:
+            refs = {}
+            for line in p.read_text().splitlines():
+                if line and line[0] not in "#^":
+                    sha, _, name = line.partition(" ")
+                    refs[name] = sha
+            self._packed_refs, self._packed_key = refs, key
+        return self._packed_refs
+
     def refs(self, prefix: str) -> dict[str, str]:
-        out = self._git("for-each-ref", "--format=%(objectname) %(refname)", prefix)
-        result = {}
-        for line in out.splitlines():
-            sha, name = line.split(" ", 1)
-            result[name] = sha
-        return result
+        """Every ref under `prefix` (a path prefix such as refs/heads/memgit) → its commit."""
+        if (self.git_dir / "commondir").exists():
+            out = self._git("for-each-ref", "--format=%(objectname) %(refname)", prefix)
+            return dict(reversed(line.split(" ", 1)) for line in out.splitlines())
+        prefix = prefix.rstrip("/")
+        result = {n: sha for n, sha in self._packed().items() if n.startswith(prefix + "/")}
+        base = self.git_dir / prefix
+        if base.is_dir():
+            for dirpath, _, names in os.walk(base):
+                for fname in names:
+                    full = os.path.join(dirpath, fname)
+                    name = os.path.relpath(full, self.git_dir).replace(os.sep, "/")
+                    if name.endswith(".lock"):
+                        continue
+                    try:
+                        data = open(full).read().strip()
+                    except OSError:
+                        continue
+                    if HEX40.match(data):
+                        result[name] = data
+        return dict(sorted(result.items()))
 
     def head_ref(self) -> str | None:
         out = self._git("symbolic-ref", "-q", "HEAD", check=False).strip()
@@ -124,31 +172,50 @@ class Repo:
 
     # -- objects -----------------------------------------------------------
     def _store(self, kind: bytes, data: bytes) -> str:
-        from gitdb import IStream
+        # Written in-process as a loose object (GitCmdObjectDB.store would fork `git hash-object`
+        # per object), and not at all when it is already there: a month of renamed logs re-stores
+        # thirty existing blobs.
+        import hashlib
 
-        ist = self.gp.odb.store(IStream(kind, len(data), BytesIO(data)))
-        return ist.hexsha.decode() if isinstance(ist.hexsha, bytes) else ist.hexsha
+        from gitdb import IStream
+        from gitdb.db.loose import LooseObjectDB
+
+        sha = hashlib.sha1(b"%s %d\0" % (kind, len(data)) + data).hexdigest()
+        odb = self.gp.odb
+        if not os.path.isfile(odb.db_path(odb.object_path(sha))):
+            LooseObjectDB.store(odb, IStream(kind, len(data), BytesIO(data)))
+        return sha
 
     def write_blob(self, data: bytes) -> str:
         return self._store(b"blob", data)
 
-    def _tree_entries(self, tree: str | None) -> list[tuple[bytes, int, str]]:
+    def _tree_index(self, tree: str | None) -> dict[str, tuple[bytes, int]]:
         if not tree or tree == EMPTY_TREE:
-            return []
-        from git.objects.fun import tree_entries_from_data
+            return {}
+        hit = self._trees.get(tree)
+        if hit is None:
+            from git.objects.fun import tree_entries_from_data
 
-        data = self.gp.odb.stream(bytes.fromhex(tree)).read()
-        return list(tree_entries_from_data(data))
+            data = self.gp.odb.stream(bytes.fromhex(tree)).read()
+            hit = {name: (sha, mode) for sha, mode, name in tree_entries_from_data(data)}
+            if len(self._trees) >= 256:
+                self._trees.pop(next(iter(self._trees)))
+            self._trees[tree] = hit
+        return hit
+
+    def _tree_entries(self, tree: str | None) -> list[tuple[bytes, int, str]]:
+        return [(sha, mode, name) for name, (sha, mode) in self._tree_index(tree).items()]
 
     def tree_of(self, commit: str) -> str:
-        info = self.gp.odb.stream(bytes.fromhex(commit)).read()
-        return info.split(b"\n", 1)[0].split(b" ")[1].decode()
+        tree = self._commit_trees.get(commit)
+        if tree is None:
+            info = self.gp.odb.stream(bytes.fromhex(commit)).read()
+            tree = self._commit_trees[commit] = info.split(b"\n", 1)[0].split(b" ")[1].decode()
+        return tree
 
     def tree_with(self, tree: str | None, changes: dict[str, str | None]) -> str:
         """A new tree: `tree` with each path set to a blob id (or removed, for None)."""
-        from git.objects.fun import tree_to_stream
-
-        entries = {name: (sha, mode) for sha, mode, name in self._tree_entries(tree)}
+        entries = dict(self._tree_index(tree))
         here: dict[str, str | None] = {}
         below: dict[str, dict[str, str | None]] = {}
         for path, blob in changes.items():
@@ -172,11 +239,13 @@ class Repo:
                 entries[name] = (bytes.fromhex(new_tree), 0o040000)
         ordered = sorted(((sha, mode, name) for name, (sha, mode) in entries.items()),
                          key=lambda e: e[2] + "/" if e[1] == 0o040000 else e[2])
-        buf = BytesIO()
-        tree_to_stream(ordered, buf.write)
         if not ordered:
             return EMPTY_TREE if self._store(b"tree", b"") else EMPTY_TREE
-        return self._store(b"tree", buf.getvalue())
+        # the tree format itself (as tree_to_stream writes it, without re-validating every
+        # unchanged name: a folder of years of logs has thousands)
+        data = b"".join(b"%o %s\0%s" % (mode, name.encode("utf-8", "surrogateescape"), sha)
+                        for sha, mode, name in ordered)
+        return self._store(b"tree", data)
 
     def _identity(self) -> tuple[str, str]:
         if self._ident is None:
@@ -208,13 +277,10 @@ class Repo:
         tree = self.tree_of(commit)
         parts = path.split("/")
         for i, part in enumerate(parts):
-            found = None
-            for sha, mode, name in self._tree_entries(tree):
-                if name == part:
-                    found = (sha.hex(), mode)
-                    break
-            if found is None:
+            hit = self._tree_index(tree).get(part)
+            if hit is None:
                 return None
+            found = (hit[0].hex(), hit[1])
             if i == len(parts) - 1:
                 if found[1] == 0o040000:
                     return None

@@ -11,7 +11,7 @@ from pathlib import Path
 from memgit import journal
 from memgit.config import CONFIG_NAME, DEFAULT_TOML, Config, load_config
 from memgit.errors import MemgitError
-from memgit.memory import Document
+from memgit.memory import Document, parse
 from memgit.repo import MAIN, Repo, atomic_write, crashpoint
 
 
@@ -74,7 +74,7 @@ class Workspace:
         data = self.repo.read(commit or self.main(), name)
         if data is None:
             raise MemgitError(f"{name} is not in main; create it (or fix [memory] files in memgit.toml).")
-        return Document(name, data, self.config.memory.protected_sections)
+        return parse(name, data, self.config.memory.protected_sections)
 
     def documents(self, commit: str | None = None) -> dict[str, Document]:
         commit = commit or self.main()
@@ -84,7 +84,7 @@ class Workspace:
             if data is None:
                 continue
             try:
-                docs[name] = Document(name, data, self.config.memory.protected_sections)
+                docs[name] = parse(name, data, self.config.memory.protected_sections)
             except MemgitError as e:
                 self.warnings.append(str(e))
         return docs

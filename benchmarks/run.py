@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""memgit's speed and scale figures, measured side by side on this machine.
+
+    python benchmarks/run.py            # everything (a few minutes: builds 1y and 10y workspaces)
+    python benchmarks/run.py --quick    # skip the 10-year workspace
+
+Prints medians and ratios with their targets:
+  proposal creation, object writes vs checkout-and-commit (50 KB MEMORY.md)  ≥3× faster, ≤ 8 ms
+  approve of 1 and of 100 proposals                                            100 ≤ 5 s
+  dream on 1-year and 10-year workspaces, and their ratio                      1y ≤ 2.5 s, 10y/1y ≤ 1.5
+  expire / janitor on 10 years                                                 seconds, not minutes
+  status start-up on the sample                                                ≤ 0.3 s
+  recall over 10 years of logs
+  tokens a model-backed dream sends vs all logs of the window verbatim         ≤ 15 %
+  peak memory of the largest run                                               ≤ 300 MB
+Every command is run as a user would (a subprocess of the installed CLI), except
+proposal creation, which times the library call against the git commands it replaces.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+GEN = SHARED / "bench" / "gen_workspace.py"
+ENV = dict(os.environ, NO_COLOR="1", GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
+           GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid")
+ENV.pop("ANTHROPIC_API_KEY", None)
+MEMGIT = [sys.executable, "-m", "memgit"]
+PEAK = {"kb": 0, "what": ""}
+ROWS: list[tuple[str, str, str]] = []
+
+
+def row(name: str, value: str, target: str = "") -> None:
+    ROWS.append((name, value, target))
+    print(f"  {name:<48} {value:>14}   {target}", flush=True)
+
+
+def timed(cmd: list[str], cwd: Path | None = None, check: bool = True) -> float:
+    """Wall time of one subprocess; records its peak RSS."""
+    wrapper = [sys.executable, "-c",
+               "import resource,subprocess,sys;r=subprocess.run(sys.argv[1:],stdout=subprocess.DEVNULL);"
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss);sys.exit(r.returncode)", *cmd]
+    t = time.perf_counter()
+    p = subprocess.run(wrapper, cwd=cwd, env=ENV, capture_output=True, text=True)
+    dt = time.perf_counter() - t
+    if check and p.returncode != 0:
+        raise SystemExit(f"benchmark command failed: {' '.join(cmd)}\n{p.stderr[-500:]}")
+    try:
+        kb = int(p.stdout.strip().splitlines()[-1])
+        if kb > PEAK["kb"]:
+            PEAK.update(kb=kb, what=" ".join(cmd[2:5]))
+    except (ValueError, IndexError):
+        pass
+    return dt
+
+
+def median(cmd: list[str], n: int = 3, cwd: Path | None = None) -> float:
+    return statistics.median(timed(cmd, cwd) for _ in range(n))
+
+
+def git(ws: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ws, env=ENV, capture_output=True, text=True, check=True).stdout
+
+
+def make_ws(root: Path, name: str, memory: str) -> Path:
+    ws = root / name
+    ws.mkdir()
+    (ws / "MEMORY.md").write_text(memory, encoding="utf-8")
+    (ws / "memgit.toml").write_text('[capacity]\n"MEMORY.md" = 200000\n', encoding="utf-8")
+    subprocess.run([*MEMGIT, "-C", str(ws), "init"], env=ENV, check=True, capture_output=True)
+    return ws
+
+
+def big_memory(kb: int = 50) -> str:
+    lines = ["# MEMORY", "", "## Environment [P0]", "- Host: bench machine", "", "## Notes [P1]"]
+    i = 0
+    while sum(len(x) + 1 for x in lines) < kb * 1024:
+        lines.append(f"- [P1] Note {i}: the indexer for project {i % 17} runs with setting {i * 7 % 101} "
+                     f"(2026-0{1 + i % 9}-{1 + i % 27:02d})")
+        i += 1
+    return "\n".join(lines) + "\n"
+
+
+def bench_proposals(root: Path, n: int = 40) -> None:
+    from memgit import proposals
+    from memgit.ops import Operation
+    from memgit.workspace import Workspace
+
+    print("proposal creation (50 KB MEMORY.md)")
+    ws = Workspace(make_ws(root, "props", big_memory()))
+    t = time.perf_counter()
+    for i in range(n):
+        proposals.create(ws, [Operation("consolidate", "MEMORY.md", text=f"[P1] bench fact {i} (2026-06-01)",
+                                        section="Notes")])
+    obj = (time.perf_counter() - t) / n * 1000
+    # a dream makes its proposals in one call: one ref transaction for all of them
+    t = time.perf_counter()
+    proposals.create(ws, [Operation("consolidate", "MEMORY.md", text=f"[P1] batch fact {i} (2026-06-01)",
+                                    section="Notes") for i in range(n)])
+    batch = (time.perf_counter() - t) / n * 1000
+    # the path it replaces: a branch checked out, the file written, committed, main checked out again
+    wsp = ws.root
+    t = time.perf_counter()
+    for i in range(n):
+        git(wsp, "checkout", "-q", "-b", f"co/{i}")
+        with open(wsp / "MEMORY.md", "a", encoding="utf-8") as f:
+            f.write(f"- [P1] checkout fact {i} (2026-06-01)\n")
+        git(wsp, "commit", "-q", "--no-verify", "-am", f"fact {i}")
+        git(wsp, "checkout", "-q", "main")
+    co = (time.perf_counter() - t) / n * 1000
+    row("object writes, ms per proposal (one per call)", f"{obj:.1f} ms")
+    row("object writes, ms per proposal (a dream's batch)", f"{batch:.1f} ms", "target ≤ 8 ms")
+    row("checkout-and-commit, ms per proposal", f"{co:.1f} ms")
+    row("speed-up (one per call / batch)", f"{co / obj:.1f}× / {co / batch:.1f}×", "target ≥ 3×")
+
+
+def bench_approve(root: Path) -> None:
+    from memgit import proposals
+    from memgit.ops import Operation
+    from memgit.workspace import Workspace
+
+    print("approve")
+    ws = Workspace(make_ws(root, "approve", big_memory(10)))
+    made = proposals.create(ws, [Operation("consolidate", "MEMORY.md", text=f"[P1] approve fact {i} (2026-06-01)",
+                                           section="Notes") for i in range(101)])
+    one = timed([*MEMGIT, "-C", str(ws.root), "approve", made[0].id])
+    hundred = timed([*MEMGIT, "-C", str(ws.root), "approve", "--all"])
+    left = len(proposals.list_proposals(ws))
+    row("approve 1 proposal (CLI)", f"{one:.2f} s")
+    row("approve --all, 100 proposals (CLI)", f"{hundred:.2f} s", f"target ≤ 5 s ({left} left open)")
+
+
+def gen(root: Path, days: int) -> Path:
+    ws = root / f"gen{days}"
+    subprocess.run([sys.executable, str(GEN), str(ws), "--days", str(days)], check=True, capture_output=True)
+    subprocess.run([*MEMGIT, "-C", str(ws), "init"], env=ENV, check=True, capture_output=True)
+    return ws
+
+
+def bench_scale(root: Path, quick: bool) -> None:
+    if not GEN.exists():
+        row("dream / expire / janitor / recall", "skipped", f"{GEN} not found")
+        return
+    print("dream, lifecycle and recall at scale (gen_workspace.py, window_days 3)")
+    y1 = gen(root, 365)
+    d1 = median([*MEMGIT, "-C", str(y1), "dream", "--now", "2026-06-01"])
+    row("dream, 1-year workspace (median of 3)", f"{d1:.2f} s", "target ≤ 2.5 s")
+    if quick:
+        return
+    y10 = gen(root, 3650)
+    d10 = median([*MEMGIT, "-C", str(y10), "dream", "--now", "2026-06-01"])
+    row("dream, 10-year workspace (median of 3)", f"{d10:.2f} s")
+    row("dream 10y / 1y", f"{d10 / d1:.2f}", "target ≤ 1.5")
+    for cmd in ("expire", "janitor"):
+        if _has(cmd):
+            t = timed([*MEMGIT, "-C", str(y10), cmd, "--now", "2026-06-01"])
+            row(f"{cmd}, 10-year workspace", f"{t:.2f} s", "seconds, not minutes")
+    if _has("recall"):
+        t = median([*MEMGIT, "-C", str(y10), "recall", "gateway upgrade v0.17", "-k", "10"])
+        row("recall over 10 years of logs (median of 3)", f"{t:.2f} s")
+    tokens(y1)
+
+
+def _has(cmd: str) -> bool:
+    p = subprocess.run([*MEMGIT, cmd, "--help"], env=ENV, capture_output=True)
+    return p.returncode == 0
+
+
+def tokens(ws: Path) -> None:
+    try:
+        from memgit.dream.anthropic_backend import estimate_tokens
+    except ImportError:
+        row("model-backed dream: tokens sent", "n/a", "anthropic backend not installed")
+        return
+    from datetime import date
+
+    from memgit.workspace import Workspace
+
+    est = estimate_tokens(Workspace(ws), date(2026, 6, 1))
+    sent, verbatim = est["sent"], est["verbatim"]
+    row("model-backed dream, tokens sent (1y)", f"{sent}", f"vs {verbatim} verbatim logs of the window")
+    row("share of verbatim", f"{100 * sent / max(verbatim, 1):.1f} %", "target ≤ 15 %")
+
+
+def bench_status(root: Path) -> None:
+    print("status start-up")
+    ws = root / "sample"
+    shutil.copytree(REPO / "sample_memory", ws)
+    subprocess.run([*MEMGIT, "-C", str(ws), "init"], env=ENV, check=True, capture_output=True)
+    t = median([*MEMGIT, "-C", str(ws), "status"], n=5)
+    row("status on sample_memory (median of 5)", f"{t:.3f} s", "target ≤ 0.3 s")
+    t = median([*MEMGIT, "-C", str(ws), "dream", "--now", "2026-11-30", "--dry-run"], n=3)
+    row("dream on sample_memory (median of 3)", f"{t:.2f} s", "well under 1 s")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="skip the 10-year workspace")
+    args = ap.parse_args()
+    print(f"memgit benchmarks on {os.uname().machine}, {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    with tempfile.TemporaryDirectory(prefix="memgit-bench-") as tmp:
+        root = Path(tmp)
+        os.environ.update({k: v for k, v in ENV.items() if k.startswith("GIT_")})
+        bench_proposals(root)
+        bench_approve(root)
+        bench_status(root)
+        bench_scale(root, args.quick)
+    mb = PEAK["kb"] / 1024
+    row("peak memory of the largest run", f"{mb:.0f} MB", f"target ≤ 300 MB ({PEAK['what']})")
+    _ = resource  # the children's peak RSS is read in each measured subprocess
+
+
+if __name__ == "__main__":
+    main()
