@@ -238,7 +238,10 @@ def get(ws: Workspace, pid: str, check: bool = True) -> Proposal:
 
 
 def diff(ws: Workspace, p: Proposal, color: bool = False) -> str:
-    return ws.repo.diff(p.base, p.commit, color=color)
+    """The proposal's unified diff; a pruned line that held a secret is shown redacted."""
+    from memgit import sensitive
+
+    return sensitive.redact(ws.repo.diff(p.base, p.commit, color=color))
 
 
 # -- making proposals -----------------------------------------------------------
