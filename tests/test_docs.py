@@ -1,0 +1,60 @@
+"""Docs cannot drift (sqlite-utils style): every command has help with an example, and every
+top-level command is documented in the README."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from memgit import cli as cli_module
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _commands() -> list[tuple[str, click.Command]]:
+    """Every visible command and subcommand, by its full name ("propose prune"), feature modules included."""
+    cli_module._register_optional()
+
+    def walk(group: click.Group, prefix: str):
+        for name, cmd in sorted(group.commands.items()):
+            if cmd.hidden:  # internal entry points (the git hook) are not user commands
+                continue
+            full = f"{prefix} {name}".strip()
+            yield full, cmd
+            if isinstance(cmd, click.Group):
+                yield from walk(cmd, full)
+
+    return list(walk(cli_module.cli, ""))
+
+
+COMMANDS = _commands()
+TOP_LEVEL = sorted(name for name, _ in COMMANDS if " " not in name)
+
+
+def test_the_core_commands_are_all_there():
+    names = {name for name, _ in COMMANDS}
+    assert {"init", "propose", "propose prune", "propose refresh", "propose consolidate", "propose merge",
+            "proposals", "show", "approve", "reject", "revert", "log", "status"} <= names
+
+
+@pytest.mark.parametrize("name, cmd", COMMANDS, ids=[n for n, _ in COMMANDS])
+def test_every_command_has_help_with_an_example(name, cmd):
+    help_text = cmd.help or ""
+    assert help_text.strip(), f"`memgit {name}` has no help text"
+    assert (cmd.short_help or help_text.strip().splitlines()[0]).strip()
+    examples = [ln.strip() for ln in help_text.splitlines() if ln.strip().startswith("Example:")]
+    assert examples, f"`memgit {name}` help has no `Example:` line"
+    assert all("memgit " in ex for ex in examples), examples
+    result = CliRunner().invoke(cli_module.cli, [*name.split(), "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Example:" in result.output
+
+
+@pytest.mark.xfail(strict=False, reason="the lead writes README.md last; this turns green when it lands")
+@pytest.mark.parametrize("name", TOP_LEVEL)
+def test_every_top_level_command_is_in_the_readme(name):
+    text = README.read_text(encoding="utf-8")
+    assert re.search(rf"memgit {re.escape(name)}\b", text), f"README.md does not show `memgit {name}`"
