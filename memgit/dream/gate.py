@@ -216,17 +216,15 @@ def check(item: Any, ground: Ground) -> Operation:
         targets.append(e.text)
     section = f["section"].strip() if f["op"] == "consolidate" and f["section"] else None
     if section:
-        _check_new_text("section name", section)
         want = TAG_RE.sub("", section).strip().strip("#").strip()
         hits = [s for s in (doc.sections if doc else []) if s.title.casefold() == want.casefold()]
         if hits:
             if hits[0].priority == "P0" or hits[0].protected:
                 raise Drop(f"section {hits[0].title!r} of {name} is P0 or protected")
             section = hits[0].title
-        else:
-            section = want
-        if not section:
-            section = None
+        else:  # a new section: its name is new text too
+            _check_new_text("section name", section)
+            section = want or None
     if f["text"] is not None:
         _check_new_text("new text", f["text"])
     if f["confidence"] < ground.threshold:
