@@ -1,0 +1,167 @@
+"""P0 / P1 / P2: what the lifecycle may do to an entry, and when an entry counts as referenced.
+
+- P0 (core preferences, infrastructure, identity) is permanent: no automated
+  operation touches it. Sections named in `protected_sections` count as P0.
+- P1 (technical decisions, tool settings) is dated; a section whose entries are
+  all older than `p1_days` and unmentioned for as long moves its details to
+  `reference/` (janitor).
+- P2 (experiments, temporary notes) is compressed to its conclusion after
+  `p2_days` (janitor), and archived when also unmentioned for `p2_days` (expire).
+
+A heading's tag applies to its entries, an entry's own tag wins and an untagged
+entry is P1: `memgit.memory` computes this as `Entry.priority` / `Entry.frozen`.
+An entry without a date has no known age, so no age rule ever moves it.
+
+"Referenced" means that one line of a daily log of the window (live or
+archived) shares at least two of the entry's terms (`memgit.text.terms`:
+stemmed English words, Chinese bigrams with Traditional folded to Simplified,
+versions, paths), or every term when the entry has fewer than two.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from memgit.memory import Document, Entry, Section
+from memgit.text import term_set
+from memgit.workspace import Workspace
+
+LOG_NAME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+ARCHIVE_DIR_RE = re.compile(r"^archive-\d{4}-\d{2}$")
+EVENTS_RE = re.compile(r"\b(?:events?|timelines?|history)\b|大事[记記]|[時时][間间][線线]|[历歷]史", re.IGNORECASE)
+RANK = {"P0": 0, "P1": 1, "P2": 2}
+
+
+def is_events(section: Section | None) -> bool:
+    """An "Events"/timeline section, whose old months the janitor folds."""
+    return section is not None and bool(EVENTS_RE.search(section.title))
+
+
+def section_frozen(section: Section | None) -> bool:
+    return section is not None and (section.priority == "P0" or section.protected)
+
+
+def older(entry: Entry, cutoff: date) -> bool:
+    """Dated before `cutoff` (an undated entry is never old)."""
+    return entry.date is not None and entry.date < cutoff
+
+
+def cutoff(now: date, days: int) -> date:
+    return now - timedelta(days=days)
+
+
+def month_of(d: date) -> str:
+    return f"{d.year:04d}-{d.month:02d}"
+
+
+def month_end(d: date) -> date:
+    nxt = date(d.year + (d.month == 12), d.month % 12 + 1, 1)
+    return nxt - timedelta(days=1)
+
+
+def archive_folder(archive_dir: str, month: str) -> str:
+    return f"{archive_dir.rstrip('/')}/archive-{month}"
+
+
+def slug(title: str) -> str:
+    """A file name for a section title: lower-case words joined by '-', Chinese kept as written."""
+    t = unicodedata.normalize("NFKC", title).casefold()
+    t = re.sub(r"[^\w]+", "-", t).strip("-_")
+    return t[:80].strip("-_") or "section"
+
+
+def strongest(priorities: list[str]) -> str:
+    return min(priorities, key=lambda p: RANK.get(p, 1)) if priorities else "P1"
+
+
+# -- daily logs ------------------------------------------------------------------
+@dataclass(frozen=True)
+class LogFile:
+    path: str
+    day: date
+    archived: bool
+
+
+def _day(name: str) -> date | None:
+    m = LOG_NAME_RE.match(name)
+    if not m:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def log_files(ws: Workspace, commit: str) -> list[LogFile]:
+    """Daily logs in `commit`: live ones directly in logs_dir, archived ones in archive-YYYY-MM/ folders."""
+    mem = ws.config.memory
+    logs_dir, arch = mem.logs_dir.strip("/"), mem.archive_dir.strip("/")
+    seen: dict[str, LogFile] = {}
+    for top in dict.fromkeys((logs_dir, arch)):
+        for path in ws.repo.list_files(commit, top):
+            folder, _, name = path.rpartition("/")
+            day = _day(name)
+            if day is None:
+                continue
+            if folder == logs_dir:
+                seen[path] = LogFile(path, day, False)
+            elif folder.startswith(arch + "/") and ARCHIVE_DIR_RE.match(folder[len(arch) + 1:]):
+                seen[path] = LogFile(path, day, True)
+    return sorted(seen.values(), key=lambda f: (f.day, f.path))
+
+
+class References:
+    """The log lines of a window, indexed by term, answering "is this entry mentioned?"."""
+
+    def __init__(self, lines: list[tuple[str, frozenset[str]]]):
+        self.sources = [src for src, _ in lines]
+        self.index: dict[str, list[int]] = defaultdict(list)
+        for i, (_, terms) in enumerate(lines):
+            for t in terms:
+                self.index[t].append(i)
+
+    @classmethod
+    def window(cls, ws: Workspace, commit: str, now: date, days: int,
+               logs: list[LogFile] | None = None) -> References:
+        """Lines of the logs dated within the last `days` days up to `now` (live and archived)."""
+        start = cutoff(now, days)
+        lines: list[tuple[str, frozenset[str]]] = []
+        for lf in logs if logs is not None else log_files(ws, commit):
+            if not (start <= lf.day <= now):
+                continue
+            data = ws.repo.read(commit, lf.path)
+            if data is None:
+                continue
+            for n, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+                s = line.strip()
+                if s and not s.startswith("#"):
+                    lines.append((f"{lf.path}:{n}", term_set(s)))
+        return cls(lines)
+
+    def mention(self, text: str) -> str | None:
+        """The `path:line` of a log line mentioning `text`, or None."""
+        terms = term_set(text)
+        if not terms:
+            return None
+        need = min(2, len(terms))
+        hits: Counter[int] = Counter()
+        for t in terms:
+            for i in self.index.get(t, ()):
+                hits[i] += 1
+        best = [i for i, n in hits.items() if n >= need]
+        return self.sources[min(best)] if best else None
+
+
+def entries_by_section(doc: Document) -> list[tuple[Section | None, list[Entry]]]:
+    """Each section (None for entries before the first heading) with its own entries, in file order."""
+    out: list[tuple[Section | None, list[Entry]]] = []
+    first = doc.sections[0].line if doc.sections else None
+    head = [e for e in doc.entries if first is None or e.start < first]
+    if head:
+        out.append((None, head))
+    for s in doc.sections:
+        out.append((s, doc.entries_in(s)))
+    return out
