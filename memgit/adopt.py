@@ -130,13 +130,15 @@ def check_staged(repo: Repo, memory_files: tuple[str, ...]) -> list[str]:
     """Problems in lines a commit adds to memory files: 'file:line: kind' (never the value)."""
     from memgit import sensitive
 
-    out = repo.git("diff", "--cached", "--no-color", "--unified=0", "--no-renames", "--", *memory_files)
+    # quotePath off: a quoted name ("+++ \"b/\\350...\"") would hide a non-ASCII file from the check
+    out = repo.git("-c", "core.quotePath=false", "diff", "--cached", "--no-color", "--unified=0",
+                   "--no-renames", "--", *memory_files)
     problems = []
     path = None
     line_no = 0
-    for raw in out.splitlines():
+    for raw in out.split("\n"):  # not splitlines(): \x0b or \u2028 inside a line must not hide its tail
         if raw.startswith("+++ "):
-            path = raw[6:] if raw.startswith("+++ b/") else None
+            path = raw[6:].rstrip("\t") if raw.startswith("+++ b/") else None
         elif raw.startswith("@@"):
             plus = raw.split("+", 1)[1].split(" ", 1)[0]
             line_no = int(plus.split(",")[0])

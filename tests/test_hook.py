@@ -99,3 +99,24 @@ def test_memgits_own_snapshot_of_a_secret_warns_instead(workspace, git, run_cli)
     assert PASSWORD not in out + err
     assert PASSWORD in git(root, "show", "main:MEMORY.md")  # the agent's write was not lost
     assert "agent snapshot" in git(root, "log", "--format=%s", "main")
+
+
+@pytest.mark.parametrize("name", ["记忆.md", "my notes.md"])
+def test_memory_files_with_chinese_or_spaced_names_are_checked(tmp_path, git, name):
+    (tmp_path / "memgit.toml").write_text(f'[memory]\nfiles = ["{name}"]\n', encoding="utf-8")
+    (tmp_path / name).write_text("- 偏好简短回答\n", encoding="utf-8")
+    from memgit.adopt import init
+
+    init(tmp_path)
+    (tmp_path / name).write_text(f"- 偏好简短回答\n- NAS 的 password: {PASSWORD}\n", encoding="utf-8")
+    git(tmp_path, "add", "-A")
+    p = commit(git, tmp_path)
+    assert p.returncode != 0
+    assert f"{name}:2: password" in p.stderr and PASSWORD not in p.stderr
+
+
+def test_a_secret_after_a_vertical_tab_is_still_found(workspace, git):
+    root = workspace.root
+    (root / "MEMORY.md").write_text(MEMORY_MD + f"- note\x0bpassword: {PASSWORD}\n", encoding="utf-8")
+    git(root, "add", "MEMORY.md")
+    assert commit(git, root).returncode != 0
