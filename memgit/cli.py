@@ -32,7 +32,9 @@ def warn(msg: str) -> None:
 def _ws(ctx: click.Context):
     from memgit.workspace import Workspace
 
-    return Workspace.open(ctx.obj.get("dir"))
+    ws = Workspace.open(ctx.obj.get("dir"))
+    ws.repair()
+    return ws
 
 
 def _flush_warnings(ws) -> None:
@@ -344,8 +346,8 @@ def approve(ctx, ids, all_, min_confidence, as_json):
             click.echo("Nothing to approve: no open proposals.")
         return
     r = proposals.approve(ws, list(ids), min_confidence)
-    _flush_warnings(ws)
     wake = _wake_check(ws, r.approved)
+    _flush_warnings(ws)
     if as_json:
         echo_json({"approved": [p.id for p in r.approved], "refused": [{"id": i, "reason": why}
                                                                         for i, why in r.refused],

@@ -45,10 +45,11 @@ expire = "30d"
 
 [llm]
 backend = "offline"
-model = "claude-sonnet-4-5"
+model = "claude-sonnet-4-6"
 max_tokens = 4096
 token_budget = 200000
 timeout = 60.0
+max_retries = 2
 fallback_offline = false
 """
 
@@ -91,10 +92,11 @@ class ScheduleSettings:
 @dataclass(frozen=True)
 class LLMSettings:
     backend: str = "offline"
-    model: str = "claude-sonnet-4-5"
+    model: str = "claude-sonnet-4-6"
     max_tokens: int = 4096
     token_budget: int = 200000
     timeout: float = 60.0
+    max_retries: int = 2
     fallback_offline: bool = False
 
 

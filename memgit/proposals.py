@@ -289,6 +289,7 @@ def create(ws: Workspace, operations: list[Operation], skip_known: bool = False)
             "summary": f"{len(made)} proposal(s): {', '.join(p.id for p in made)}",
             "ids": [p.id for p in made], "run": made[0].op.run}, jparent)
         updates.append((JOURNAL, jsha, jparent))
+        crashpoint("propose:before-refs")
         ws.repo.update_refs(updates)
         _advance_cache(ws, jparent, jsha, {})
     return made

@@ -9,6 +9,7 @@ when a holder dies, so a crash never leaves it stuck.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import errno
 import fcntl
@@ -63,9 +64,10 @@ class Repo:
         self._commit_trees: dict[str, str] = {}
 
     # -- plumbing ----------------------------------------------------------
-    def _git(self, *args: str, input: bytes | None = None, check: bool = True) -> str:
+    def _git(self, *args: str, input: bytes | None = None, check: bool = True,
+             env: dict[str, str] | None = None) -> str:
         p = subprocess.run(["git", *args], cwd=self.root, input=input, capture_output=True,
-                           env=_git_env())
+                           env={**_git_env(), **(env or {})})
         if check and p.returncode != 0:
             msg = p.stderr.decode("utf-8", "replace").strip().splitlines()
             raise MemgitError(f"git {args[0]} failed in {self.root}: {msg[-1] if msg else p.returncode}.")
@@ -163,12 +165,79 @@ class Repo:
             else:
                 lines.append(f"update {ref} {new} {old or ZERO}")
         lines += ["prepare", "commit"]
-        p = subprocess.run(["git", "update-ref", "--stdin"], cwd=self.root, capture_output=True,
-                           input=("\n".join(lines) + "\n").encode(), env=_git_env())
+        # git's files backend renames each ref's lock into place one at a time: a kill in the
+        # middle of "commit" leaves some refs moved and others not. The intent, written first and
+        # removed after, lets the next memgit command finish the transaction (recover_refs).
+        intent = self.state_dir() / "refs-intent.json"
+        intent_tmp = intent.with_name(f"refs-intent.{os.getpid()}.tmp")
+        intent_tmp.write_text(json.dumps(updates))
+        os.replace(intent_tmp, intent)
+        for attempt in range(2):
+            p = subprocess.run(["git", "update-ref", "--stdin"], cwd=self.root, capture_output=True,
+                               input=("\n".join(lines) + "\n").encode(), env=_git_env())
+            if p.returncode == 0 or attempt or not self._clear_stale_ref_locks([u[0] for u in updates]):
+                break
+        intent.unlink(missing_ok=True)
         if p.returncode != 0:
             err = p.stderr.decode("utf-8", "replace").strip().splitlines()
             raise ConflictError(f"a memgit ref moved while this command ran ({err[-1] if err else ''}); "
                                 f"run the command again.")
+
+    def pending_intent(self) -> bool:
+        return (self.git_dir / "memgit" / "refs-intent.json").exists()
+
+    def recover_refs(self) -> list[str]:
+        """Finish a ref transaction a killed memgit left half done. Call under the repo lock.
+
+        Each recorded update is done if its ref still holds the expected old value, skipped if it
+        already holds the new one; anything else is reported, never overwritten.
+        """
+        intent = self.git_dir / "memgit" / "refs-intent.json"
+        try:
+            updates = json.loads(intent.read_text())
+        except FileNotFoundError:
+            return []
+        except ValueError:
+            intent.unlink(missing_ok=True)
+            return []
+        self._clear_stale_ref_locks([u[0] for u in updates])
+        notes = []
+        todo = []
+        for ref, new, old in updates:
+            cur = self.ref(ref)
+            if cur == new:
+                continue
+            if cur == old:
+                todo.append((ref, new, old))
+            else:
+                notes.append(f"{ref} moved since an interrupted memgit command; left as it is")
+        if todo:
+            intent.unlink(missing_ok=True)
+            self.update_refs(todo)
+            notes.append(f"finished an interrupted memgit command ({len(todo)} ref(s))")
+        intent.unlink(missing_ok=True)
+        return notes
+
+    def _clear_stale_ref_locks(self, refs: list[str]) -> bool:
+        """Remove ref lock files a killed git process left behind; True if any was removed.
+
+        Called under memgit's repo lock; a lock that is still there after a second is not
+        a live git command's (those hold a ref lock for milliseconds).
+        """
+        locks = [self.git_dir / f"{r}.lock" for r in refs] + [self.git_dir / "packed-refs.lock",
+                                                              self.git_dir / "HEAD.lock"]
+        present = [p for p in locks if p.exists()]
+        if not present:
+            return False
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline and any(p.exists() for p in present):
+            time.sleep(0.05)
+        removed = False
+        for p in present:
+            if p.exists():
+                p.unlink(missing_ok=True)
+                removed = True
+        return removed or not any(p.exists() for p in present)
 
     # -- objects -----------------------------------------------------------
     def _store(self, kind: bytes, data: bytes) -> str:
@@ -263,6 +332,8 @@ class Repo:
         return f"{name} <{email}>"
 
     def commit(self, tree: str, parents: list[str], message: str) -> str:
+        if tree == EMPTY_TREE:  # git knows the empty tree without storing it; fsck wants it stored
+            self._store(b"tree", b"")
         name, email = self._identity()
         stamp = _now_stamp()
         lines = [f"tree {tree}", *[f"parent {p}" for p in parents],
@@ -334,14 +405,42 @@ class Repo:
                               capture_output=True, env=_git_env()).returncode == 0
 
     # -- working tree ----------------------------------------------------------
+    # memgit stages into its own index (.git/memgit/index), used only under the repo lock, so a
+    # process killed mid-`git add` never leaves the user's .git/index.lock behind; the real index
+    # is then replaced by a copy when nobody else holds it.
+    def _private_index(self) -> dict[str, str]:
+        path = self.state_dir() / "index"
+        stale = path.with_name("index.lock")
+        if stale.exists():  # only memgit writes this index, and only under the lock: a leftover of a crash
+            stale.unlink(missing_ok=True)
+        if not path.exists() and (self.git_dir / "index").exists():
+            import shutil
+
+            shutil.copyfile(self.git_dir / "index", path)
+        return {"GIT_INDEX_FILE": str(path)}
+
+    def _publish_index(self) -> None:
+        real, private = self.git_dir / "index", self.state_dir() / "index"
+        if (self.git_dir / "index.lock").exists() or not private.exists():
+            return
+        import shutil
+
+        tmp = self.state_dir() / "index.publish"
+        shutil.copyfile(private, tmp)
+        os.replace(tmp, real)
+
     def stage_all_tree(self) -> str:
         """Stage the whole working tree (as `git add -A`) and return its tree id."""
-        self._git("add", "-A")
-        return self._git("write-tree").strip()
+        env = self._private_index()
+        self._git("add", "-A", env=env)
+        tree = self._git("write-tree", env=env).strip()
+        self._publish_index()
+        return tree
 
     def refresh_index(self, paths: list[str]) -> None:
         if paths:
-            self._git("add", "-A", "--", *paths, check=False)
+            self._git("add", "-A", "--", *paths, check=False, env=self._private_index())
+            self._publish_index()
 
     def reset_index(self, commit: str) -> None:
         self._git("read-tree", commit)

@@ -162,6 +162,12 @@ class Workspace:
                     atomic_write(f, new)
                 continue
             merged = _merge3(cur or b"", old or b"", new or b"")
+            if merged is None and cur is not None and new is not None:
+                # both wrote the same place (say, both appended): keep both sides' lines, so neither
+                # the agent's write nor the approved change is lost
+                merged = _merge3(cur, old or b"", new, union=True)
+                self.warnings.append(f"{path}: the agent wrote where an approved change went; both were kept, "
+                                     f"check the file for a near-duplicate line.")
             if merged is None:
                 kept.append(path)
                 self.warnings.append(f"{path}: the agent changed it while memgit updated it; the agent's "
@@ -190,9 +196,29 @@ class Workspace:
         self.warn_secrets([p for p in changed if p in self.memory_files], sha)
         return sha
 
+    def repair(self) -> None:
+        """Cheap check at the start of every command: bring a working tree that a crash left behind
+        main up to date (never discarding an agent's write). Skipped while another process holds
+        the lock: that process syncs the tree itself."""
+        synced = self.synced()
+        main = self.repo.ref(MAIN)
+        stale_tree = not (synced is None or main is None or synced == main or self.repo.head_ref() != MAIN)
+        if not stale_tree and not self.repo.pending_intent():
+            return
+        from memgit.errors import LockError
+
+        try:
+            with self.repo.lock(timeout=0):
+                self.warnings += self.repo.recover_refs()
+                if self.repo.head_ref() == MAIN and self.repo.ref(MAIN):
+                    self.sync_worktree()
+        except LockError:
+            pass
+
     def prepare(self) -> None:
         """Under the lock, before any change: repair the working tree, then snapshot live edits."""
         self.check_head()
+        self.warnings += self.repo.recover_refs()
         self.sync_worktree()
         self.snapshot()
 
@@ -211,7 +237,7 @@ class Workspace:
         return found
 
 
-def _merge3(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
+def _merge3(ours: bytes, base: bytes, theirs: bytes, union: bool = False) -> bytes | None:
     with tempfile.TemporaryDirectory(prefix="memgit-merge-") as d:
         paths = []
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
@@ -219,7 +245,8 @@ def _merge3(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
             with open(p, "wb") as f:
                 f.write(data)
             paths.append(p)
-        p = subprocess.run(["git", "merge-file", "-p", *paths], capture_output=True)
+        p = subprocess.run(["git", "merge-file", "-p", *(["--union"] if union else []), *paths],
+                           capture_output=True)
         return p.stdout if p.returncode == 0 else None
 
 

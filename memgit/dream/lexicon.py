@@ -63,7 +63,9 @@ RULE = _re(r"\bworkaround\b", r"\bwork around\b", r"\bfix(?:es)? it\b", r"\bfixe
 TEMP = _re(r"\btemporary\b", r"\btemp\b", r"\btemporarily\b", r"临时", r"暂时", r"\bfor the demo\b",
            r"\buntil\b", r"到期", r"截止", r"\bexpires?\b", r"\bexpiring\b", r"有效期", r"\bone-off\b")
 EXPIRES_IN = re.compile(r"expires?\s+in\s+(\d+)\s*(day|week|month)s?|(\d+)\s*(天|周|个月)\s*(?:后|内)?\s*(?:过期|到期|失效)")
-CHATTER = _re(r"\bgood (?:morning|night|evening|afternoon)\b", r"^(?:hi|hello|hey|thanks|thank you|bye)\b",
+CHATTER = _re(r"\bgood (?:morning|night|evening|afternoon)\b",
+              r"^(?:\[[^\]]{1,20}\]\s*)?(?:[\w .-]{1,24}[:：]\s*)?(?:hi|hello|hey|thanks|thank you|bye|yo)\b",
+              r"\b(?:good|great|nice) to (?:talk|see|hear from|chat with) you\b", r"\bhow'?s it going\b",
               r"\bweather\b", r"\bhow are you\b", r"\bjust checking\b", r"\bthat'?s all\b", r"早上好", r"早安",
               r"晚安", r"天气", r"闲聊", r"晚饭", r"午饭", r"吃什么", r"周末.{0,6}(?:爬山|出去|休息)", r"降温",
               r"^(?:你好|谢谢|好的|嗯)")
