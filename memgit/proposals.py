@@ -96,7 +96,8 @@ def check_id(pid: str) -> str:
 def _check_sensitive(op: Operation) -> None:
     from memgit import sensitive
 
-    for t in (op.text, op.reason, op.section):
+    leave = op.extra.get("leave")
+    for t in (op.text, op.reason, op.section, leave if isinstance(leave, str) else None):
         if t and sensitive.has_sensitive(t):
             kinds = ", ".join(sensitive.kinds(t))
             raise SensitiveDataError(f"the proposed text for {op.file} holds sensitive data ({kinds}); "

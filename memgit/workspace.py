@@ -148,35 +148,81 @@ class Workspace:
         out = self.repo.git("diff", "--no-renames", "--name-only", "-z", synced, main)
         changed = [p for p in out.split("\0") if p]
         kept = []
+        olds = {p: self.repo.read(synced, p) for p in changed}
+        news = {p: self.repo.read(main, p) for p in changed}
+        # a file moved as is (expire's archive renames): rename it instead of rewriting it
+        gone = {olds[p]: p for p in changed if news[p] is None and olds[p] is not None}
         for path in changed:
-            old = self.repo.read(synced, path)
-            new = self.repo.read(main, path)
+            src = gone.get(news[path]) if olds[path] is None and news[path] is not None else None
             f = self.root / path
-            cur = f.read_bytes() if f.is_file() else None
-            if cur == new:
-                continue
-            if cur == old:
-                if new is None:
-                    f.unlink(missing_ok=True)
-                else:
-                    atomic_write(f, new)
-                continue
-            merged = _merge3(cur or b"", old or b"", new or b"")
-            if merged is None and cur is not None and new is not None:
-                # both wrote the same place (say, both appended): keep both sides' lines, so neither
-                # the agent's write nor the approved change is lost
-                merged = _merge3(cur, old or b"", new, union=True)
-                self.warnings.append(f"{path}: the agent wrote where an approved change went; both were kept, "
-                                     f"check the file for a near-duplicate line.")
-            if merged is None:
+            if src and not f.exists() and (self.root / src).is_file() \
+                    and (self.root / src).read_bytes() == olds[src]:
+                f.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(self.root / src, f)
+                self._prune_dirs((self.root / src).parent)
+        for path in changed:
+            if self._sync_file(path, olds[path], news[path]):
                 kept.append(path)
-                self.warnings.append(f"{path}: the agent changed it while memgit updated it; the agent's "
-                                     f"version was kept, review it with `git diff main -- {path}`.")
-            else:
-                atomic_write(f, merged)
         self.repo.refresh_index(changed)
         self.mark_synced(main)
         return kept
+
+    def _sync_file(self, path: str, old: bytes | None, new: bytes | None) -> bool:
+        """Bring one file from `old` to `new` without losing what the agent writes meanwhile.
+
+        True when the agent's version had to be kept as it is (a conflict that cannot be merged).
+        """
+        f = self.root / path
+        for _ in range(5):
+            try:
+                fd = os.open(f, os.O_RDONLY)
+            except FileNotFoundError:
+                fd = None
+            try:
+                cur = _read_fd(fd) if fd is not None else None
+                if cur == new:
+                    return False
+                if cur == old:
+                    if new is None:
+                        f.unlink(missing_ok=True)
+                        self._prune_dirs(f.parent)
+                        return False
+                    merged = new
+                else:
+                    merged = _merge3(cur or b"", old or b"", new or b"")
+                    if merged is None and cur is not None and new is not None:
+                        # both wrote the same place (say, both appended): keep both sides' lines, so
+                        # neither the agent's write nor the approved change is lost
+                        merged = _merge3(cur, old or b"", new, union=True)
+                        self.warnings.append(f"{path}: the agent wrote where an approved change went; both "
+                                             f"were kept, check the file for a near-duplicate line.")
+                    if merged is None:
+                        self.warnings.append(f"{path}: the agent changed it while memgit updated it; the "
+                                             f"agent's version was kept, review it with `git diff main -- {path}`.")
+                        return True
+                if fd is not None and _changed_since(f, fd, len(cur or b"")):
+                    continue  # the agent wrote while we merged: start again from its bytes
+                atomic_write(f, merged)
+                if fd is not None:
+                    late = _read_fd(fd, len(cur or b""))
+                    if late:  # appended through a handle opened before the rename: carry it over
+                        with open(f, "ab") as out:
+                            out.write(late)
+                return False
+            finally:
+                if fd is not None:
+                    os.close(fd)
+        self.warnings.append(f"{path}: the agent kept writing; left as it is, the next command syncs it.")
+        return True
+
+    def _prune_dirs(self, d: Path) -> None:
+        """Remove folders a move or revert left empty (never the workspace root)."""
+        while d != self.root and self.root in d.parents:
+            try:
+                d.rmdir()
+            except OSError:
+                return
+            d = d.parent
 
     def snapshot(self, note: str = "agent snapshot") -> str | None:
         """Commit the agent's live edits (everything in the working tree) onto main."""
@@ -235,6 +281,25 @@ class Workspace:
                 found.append(w)
                 self.warnings.append(f"{w}: sensitive data in memory; the next dream proposes removing it.")
         return found
+
+
+def _read_fd(fd: int, offset: int = 0) -> bytes:
+    chunks = []
+    while True:
+        b = os.pread(fd, 1 << 20, offset)
+        if not b:
+            return b"".join(chunks)
+        chunks.append(b)
+        offset += len(b)
+
+
+def _changed_since(path: Path, fd: int, size: int) -> bool:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return True
+    own = os.fstat(fd)
+    return st.st_ino != own.st_ino or own.st_size != size
 
 
 def _merge3(ours: bytes, base: bytes, theirs: bytes, union: bool = False) -> bytes | None:
