@@ -1,0 +1,110 @@
+"""The review site in a real browser: Debian's headless Chromium driven by Playwright.
+
+Skipped when /usr/bin/chromium or the playwright package is missing. Saves a
+screenshot of the review page; docs/review-page.png is (re)written when it is
+missing or MEMGIT_SCREENSHOT=1, so a normal run leaves the checkout clean.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from memgit import proposals
+from memgit.ops import Evidence, Operation
+from memgit.review.web import ReviewServer
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+DOCS_PNG = Path(__file__).resolve().parent.parent / "docs" / "review-page.png"
+COCKPIT_NEW = "[P1] Cockpit v1 已上线，侧栏的 UI bug 已修复 (2026-11-29)"
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+if not CHROMIUM.exists():
+    pytest.skip("Debian's chromium is not installed at /usr/bin/chromium", allow_module_level=True)
+
+
+@pytest.fixture
+def site(workspace):
+    doc = workspace.document("MEMORY.md")
+    made = proposals.create(workspace, [
+        Operation("refresh", "MEMORY.md", (doc.entry("Cockpit v1").text,), text=COCKPIT_NEW, confidence=0.93,
+                  origin="offline", reason="Cockpit v1 was pushed and the sidebar bug is fixed",
+                  evidence=(Evidence("memory/2026-11-29.md:3", "09:10 Cockpit v1 pushed to GitHub; 侧栏 bug 已修复"),
+                            Evidence("sessions/2026-11-29-a1.jsonl:2", "Pushed Cockpit v1 to GitHub."))),
+        Operation("prune", "MEMORY.md", (doc.entry("Temporary: Cloudflare").text,), confidence=0.8,
+                  origin="offline", reason="temporary item whose date 2026-11-10 has passed",
+                  evidence=(Evidence("MEMORY.md:20", doc.entry("Temporary: Cloudflare").text),)),
+        Operation("consolidate", "USER.md", (), section="Schedule", confidence=0.74, origin="offline",
+                  text="Weekly review moves to Saturday (2026-11-29)", reason="asked on 2026-11-29",
+                  evidence=(Evidence("memory/2026-11-29.md:4", "11:30 Ada asked to switch the weekly review to "
+                                                               "Saturday"),)),
+    ])
+    server = ReviewServer(workspace.root, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield workspace, server, {p.op.op: p for p in made}
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def page():
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS, headless=True)
+        try:
+            context = browser.new_context(viewport={"width": 1200, "height": 900}, device_scale_factor=1)
+            yield context.new_page()
+        finally:
+            browser.close()
+
+
+def test_approve_by_clicking_changes_main(site, page, tmp_path: Path) -> None:
+    ws, server, made = site
+    before = ws.main()
+    p = made["refresh"]
+    page.goto(server.url)
+    assert page.url == f"{server.base}/"           # the token moved into a cookie
+    assert page.locator(".list .row").count() == 4  # header + 3 proposals
+    page.click(f"a[href='/p/{p.id}']")
+    page.wait_for_url(f"**/p/{p.id}")
+    assert page.locator("ins", has_text="已上线").count() >= 1
+    shot = tmp_path / "review-page.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+    if not DOCS_PNG.exists() or os.environ.get("MEMGIT_SCREENSHOT") == "1":
+        DOCS_PNG.parent.mkdir(exist_ok=True)
+        shutil.copyfile(shot, DOCS_PNG)
+    page.click("button.approve")
+    page.wait_for_url("**/?done=approved*")
+    assert f"Approved {p.id}" in page.locator(".flash").inner_text()
+    assert ws.main() != before
+    assert COCKPIT_NEW in ws.repo.read(ws.main(), "MEMORY.md").decode()
+    assert COCKPIT_NEW in (ws.root / "MEMORY.md").read_text()
+    assert page.locator(f"a[href='/p/{p.id}']").count() == 0
+
+
+def test_reject_with_a_reason_and_side_by_side(site, page) -> None:
+    ws, server, made = site
+    p = made["prune"]
+    page.goto(server.url)
+    page.goto(f"{server.base}/p/{made['refresh'].id}?view=split")
+    assert page.locator("td.del del").count() >= 1 and page.locator("td.add ins").count() >= 1
+    page.goto(f"{server.base}/p/{p.id}")
+    page.click("summary:has-text('Reject')")
+    page.fill("input[name=reason]", "the demo was extended")
+    page.click("button.reject")
+    page.wait_for_url("**/?done=rejected*")
+    state = proposals.closed_states(ws)[p.id]
+    assert state["status"] == "rejected" and state["reason"] == "the demo was extended"
+
+
+def test_a_page_without_the_token_is_refused(site, page) -> None:
+    _, server, _ = site
+    response = page.goto(f"{server.base}/")
+    assert response.status == 403
