@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Callable
 
 from memgit.errors import ConflictError, MemgitError
-from memgit.memory import Document, Entry, parse
+from memgit.memory import Document, Entry, entry_body, parse
 
 HASHED = "sha256:"
 KINDS = ("prune", "refresh", "consolidate", "merge", "move", "append")
@@ -213,6 +213,9 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
             section = hits[0] if hits else None
             if section is not None and section.protected and op.origin != "manual":
                 raise ConflictError(f"section {op.section!r} of {op.file} is protected.")
+        # the entry is already there (say, the agent wrote it meanwhile): no change, not a duplicate
+        if any(_norm(e.body) == _norm(entry_body(op.text)) for e in doc.entries):
+            return {op.file: data}
         return {op.file: doc.insert(section, op.text, create_title=op.section)}
     # move entries to another file: append them there, remove them here
     if not op.dest or not targets:

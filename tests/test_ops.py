@@ -170,3 +170,11 @@ def test_titles_are_short_and_name_the_change():
     assert "Projects" in Operation("consolidate", "MEMORY.md", text="y", section="Projects").title
     assert "2 entries" in Operation("merge", "MEMORY.md", (COCKPIT, TUNNEL), text="z").title
     assert "archive" in Operation("move", "a.md", dest="archive/a.md").title
+
+
+def test_consolidating_an_entry_that_is_already_there_changes_nothing():
+    for text in ("[P2] To export the monthly report: Reports → Export (2026-10-01)",
+                 "To export the monthly report:  Reports → Export"):
+        out = apply(Operation("consolidate", "MEMORY.md", text=text, section="Notes"),
+                    reader({"MEMORY.md": MEMORY}))
+        assert out == {"MEMORY.md": MEMORY}

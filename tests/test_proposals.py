@@ -372,3 +372,15 @@ def test_a_crash_during_approve_loses_no_agent_write(workspace, git, run_cli, po
     assert "- agent line written before the approval" in data and "- agent line after the crash" in data
     assert TUNNEL not in data and ZED not in data
     assert git(workspace.root, "status", "--porcelain") == ""
+
+
+def test_approving_a_consolidation_the_agent_already_wrote_adds_no_duplicate(workspace, git):
+    text = "[P2] Weekly review moved to Saturday (2026-11-29)"
+    [p] = proposals.create(workspace, [Operation("consolidate", "MEMORY.md", text=text, section="Notes")])
+    live = MEMORY_MD.replace("## Notes [P2]\n", "## Notes [P2]\n- " + text + "\n")
+    (workspace.root / "MEMORY.md").write_text(live, encoding="utf-8")
+    r = proposals.approve(workspace, [p.id])
+    assert [x.id for x in r.approved] == [p.id] and r.refused == []  # what was asked for is in main
+    assert memory(workspace) == live
+    assert workspace.repo.read(main_sha(git, workspace), "MEMORY.md") == live.encode()
+    assert proposals.list_proposals(workspace) == []
