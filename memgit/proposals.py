@@ -313,7 +313,8 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) 
     with ws.repo.lock():
         ws.prepare()
         if ids:
-            props = [get(ws, i, check=False) for i in ids]
+            # one id given twice (or as two prefixes) is one approval
+            props = list({p.id: p for p in (get(ws, i, check=False) for i in ids)}.values())
         else:
             props = list_proposals(ws, check=False)
             props.sort(key=lambda p: (p.created, _order(p.op.op), p.id))
@@ -368,7 +369,7 @@ def reject(ws: Workspace, ids: list[str], reason: str = "") -> list[Proposal]:
     reason = sensitive.redact(reason)
     done = []
     with ws.repo.lock():
-        for i in ids:
+        for i in dict.fromkeys(ids):  # the same id twice is one rejection
             p = get(ws, i, check=False)
             if p.status != "open":
                 raise MemgitError(f"proposal {p.id} is {p.status}, not open; nothing to reject.")

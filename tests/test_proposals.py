@@ -384,3 +384,15 @@ def test_approving_a_consolidation_the_agent_already_wrote_adds_no_duplicate(wor
     assert memory(workspace) == live
     assert workspace.repo.read(main_sha(git, workspace), "MEMORY.md") == live.encode()
     assert proposals.list_proposals(workspace) == []
+
+
+def test_the_same_id_twice_is_one_approval_or_rejection(workspace, git):
+    a, b = proposals.create(workspace, [
+        Operation("consolidate", "MEMORY.md", text="[P2] Weekly review moved to Saturday", section="Notes"),
+        prune(ZED),
+    ])
+    r = proposals.approve(workspace, [a.id, a.id[:6], a.id])
+    assert [x.id for x in r.approved] == [a.id] and r.refused == []
+    assert memory(workspace).count("Weekly review moved to Saturday") == 1
+    assert git(workspace.root, "status", "--porcelain") == ""
+    assert [x.id for x in proposals.reject(workspace, [b.id, b.id])] == [b.id]
