@@ -396,3 +396,30 @@ def test_the_same_id_twice_is_one_approval_or_rejection(workspace, git):
     assert memory(workspace).count("Weekly review moved to Saturday") == 1
     assert git(workspace.root, "status", "--porcelain") == ""
     assert [x.id for x in proposals.reject(workspace, [b.id, b.id])] == [b.id]
+
+
+def test_crlf_bom_and_hermes_files_keep_their_bytes_through_approval(workspace, git):
+    root = workspace.root
+    memory_bytes = "\ufeff# MEMORY\r\n\r\n## Notes [P2]\r\n- one (2026-01-02)\r\n- two\r\n- three".encode("utf-8")
+    user_bytes = "User prefers uv\n§\n喜欢简短回答\n§\nUses helix\n".encode("utf-8")
+    (root / "MEMORY.md").write_bytes(memory_bytes)
+    (root / "USER.md").write_bytes(user_bytes)
+    with workspace.repo.lock():
+        workspace.prepare()
+    a, b, c = proposals.create(workspace, [
+        Operation("refresh", "MEMORY.md", ("- two",), text="deux"),
+        Operation("prune", "USER.md", ("喜欢简短回答",)),
+        Operation("consolidate", "USER.md", text="Works in 北京时间"),
+    ])
+    diff = git(root, "diff", f"main...memgit/{a.id}")
+    assert [ln for ln in diff.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")] == \
+        ["-- two", "+- deux"]
+    assert workspace.repo.read(a.commit, "MEMORY.md") == memory_bytes.replace(b"- two\r\n", b"- deux\r\n")
+    ino = (root / "MEMORY.md").stat().st_ino
+    r = proposals.approve(workspace, [a.id, b.id, c.id])
+    assert r.refused == []
+    assert (root / "MEMORY.md").read_bytes() == memory_bytes.replace(b"- two\r\n", b"- deux\r\n")
+    assert (root / "MEMORY.md").stat().st_ino != ino  # replaced by rename, never written in place
+    assert (root / "USER.md").read_bytes() == "User prefers uv\n§\nUses helix\n§\nWorks in 北京时间\n".encode()
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".") and p.name != ".git") == []
+    assert git(root, "status", "--porcelain") == ""
