@@ -139,7 +139,7 @@ def hermetic_seal(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 
 
 def _git(root: Path | str, *args: str, check: bool = True):
-    p = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+    p = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
     if check:
         if p.returncode != 0:
             raise AssertionError(f"git {' '.join(args)} failed ({p.returncode}): {p.stderr}")
@@ -189,7 +189,7 @@ def run_cli() -> Callable[..., tuple[int, str, str]]:
             cmd += ["-C", str(path)]
         full_env = {**os.environ, **(env or {})}
         p = subprocess.run([*cmd, *args], capture_output=True, text=True, input=input, env=full_env,
-                           cwd=str(cwd) if cwd else None, timeout=120)
+                           cwd=str(cwd) if cwd else None, timeout=120, check=False)
         return p.returncode, p.stdout, p.stderr
 
     return run

@@ -56,7 +56,7 @@ def test_init_new_folder(tmp_path, run_cli, git):
 
 
 def test_init_in_the_current_folder(tmp_path, run_cli):
-    code, out, err = run_cli(None, "init", cwd=tmp_path)
+    code, _out, err = run_cli(None, "init", cwd=tmp_path)
     assert code == 0, err
     assert (tmp_path / ".git").is_dir() and (tmp_path / "memgit.toml").is_file()
 
@@ -137,18 +137,18 @@ def test_propose_twice_and_after_reject(workspace, run_cli):
 
 
 def test_propose_missing_required_option_is_a_usage_error(workspace, run_cli):
-    code, out, err = run_cli(workspace, "propose", "prune", "MEMORY.md")
+    code, _out, err = run_cli(workspace, "propose", "prune", "MEMORY.md")
     assert code == 2 and "--entry" in err and "Traceback" not in err
 
 
 # -- proposals / show -----------------------------------------------------------------------------
 def test_proposals_list_and_json(workspace, run_cli):
-    code, out, err = run_cli(workspace, "proposals")
+    code, out, _err = run_cli(workspace, "proposals")
     assert (code, out) == (0, "No open proposals.\n")
     assert json.loads(run_cli(workspace, "proposals", "--json")[1]) == []
     a = propose_json(run_cli, workspace, "prune", "MEMORY.md", "--entry", "Cloudflare")
     b = propose_json(run_cli, workspace, "prune", "MEMORY.md", "--entry", "Tried Zed")
-    code, out, err = run_cli(workspace, "proposals")
+    code, out, _err = run_cli(workspace, "proposals")
     assert code == 0
     lines = out.splitlines()
     assert len(lines) == 2 and {ln.split()[0] for ln in lines} == {a["id"], b["id"]}
@@ -209,7 +209,7 @@ def test_unknown_or_malformed_ids_are_clean_errors(workspace, run_cli, cmd, bad)
 
 @pytest.mark.parametrize("cmd", ["show", "revert", "reject"])
 def test_all_is_not_an_id(workspace, run_cli, cmd):
-    code, out, err = run_cli(workspace, cmd, "--all")
+    code, _out, err = run_cli(workspace, cmd, "--all")
     assert code in (1, 2) and "Traceback" not in err
     assert "--all" in err
 
@@ -265,7 +265,7 @@ def test_approve_needs_ids_or_all(workspace, run_cli, args):
 
 
 def test_min_confidence_out_of_range_is_a_usage_error(workspace, run_cli):
-    code, out, err = run_cli(workspace, "approve", "--all", "--min-confidence", "2")
+    code, _out, err = run_cli(workspace, "approve", "--all", "--min-confidence", "2")
     assert code == 2 and "--min-confidence" in err and "Traceback" not in err
 
 
@@ -292,7 +292,7 @@ def test_revert(workspace, run_cli, git):
 
 # -- log / status ---------------------------------------------------------------------------------
 def test_log(workspace, run_cli):
-    code, out, err = run_cli(workspace, "log")
+    code, out, _err = run_cli(workspace, "log")
     assert (code, out) == (0, "No history yet.\n")
     a = propose_json(run_cli, workspace, "prune", "MEMORY.md", "--entry", "Cloudflare")
     b = propose_json(run_cli, workspace, "prune", "MEMORY.md", "--entry", "Tried Zed")
@@ -334,7 +334,7 @@ def test_outside_a_workspace(tmp_path, run_cli):
 
 
 def test_version_and_help(run_cli):
-    code, out, err = run_cli(None, "--version")
+    code, out, _err = run_cli(None, "--version")
     assert code == 0 and out.startswith("memgit ")
-    code, out, err = run_cli(None, "--help")
+    code, out, _err = run_cli(None, "--help")
     assert code == 0 and "Quick start" in out

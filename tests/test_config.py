@@ -107,6 +107,6 @@ def test_cli_reports_a_bad_config_cleanly(workspace, run_cli, toml, key):
 def test_init_refuses_a_broken_config_before_committing(tmp_path, run_cli, git):
     (tmp_path / "MEMORY.md").write_text("- a\n", encoding="utf-8")
     (tmp_path / "memgit.toml").write_text("[capacity]\n\"MEMORY.md\" = -1\n", encoding="utf-8")
-    code, out, err = run_cli(tmp_path, "init")
+    code, _out, err = run_cli(tmp_path, "init")
     assert code == 1 and err.startswith("Error: ") and "MEMORY.md" in err and "Traceback" not in err
     assert git(tmp_path, "rev-parse", "-q", "--verify", "refs/heads/main", check=False).returncode != 0

@@ -55,9 +55,8 @@ def test_a_second_process_fails_with_a_clean_lock_error(workspace, holder, run_c
 
 def test_lock_error_in_process(workspace, holder):
     holder()
-    with pytest.raises(LockError, match="wait for it to finish"):
-        with Repo(workspace.root).lock(timeout=0.2):
-            pass
+    with pytest.raises(LockError, match="wait for it to finish"), Repo(workspace.root).lock(timeout=0.2):
+        pass
 
 
 def test_a_second_process_waits_for_the_lock(workspace, holder, run_cli):
@@ -85,7 +84,7 @@ def test_a_killed_holder_does_not_leave_the_lock_stuck(workspace, holder, run_cl
     os.kill(h.pid, signal.SIGKILL)
     h.wait(timeout=10)
     assert (workspace.root / ".git" / "memgit.lock").exists()  # the file stays; the lock does not
-    code, out, err = run_cli(workspace, "propose", "prune", "MEMORY.md", "--entry", "Tried Zed")
+    code, _out, err = run_cli(workspace, "propose", "prune", "MEMORY.md", "--entry", "Tried Zed")
     assert code == 0, err
     with Repo(workspace.root).lock(timeout=0):
         pass
@@ -93,8 +92,7 @@ def test_a_killed_holder_does_not_leave_the_lock_stuck(workspace, holder, run_cl
 
 def test_the_lock_is_released_after_an_error_inside(workspace):
     repo = Repo(workspace.root)
-    with pytest.raises(RuntimeError):
-        with repo.lock():
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), repo.lock():
+        raise RuntimeError("boom")
     with repo.lock(timeout=0):
         pass

@@ -221,7 +221,7 @@ def test_remove_touches_only_the_entry(doc, data):
 @SETTINGS
 @given(documents(), st.data(), phrase)
 def test_replace_touches_only_the_entry(doc, data, words):
-    raw, _, nl = doc
+    raw, _, _nl = doc
     d = Document("MEMORY.md", raw)
     assume(d.entries)
     e = data.draw(st.sampled_from(d.entries))
@@ -375,7 +375,7 @@ def test_entry_fields_dates_and_body():
             "- [P2] 落地頁文案（2026-10-11）\n"
             "- Cloudflare tunnel for the demo on 2026-11-10\n"
             "- impossible date (2026-13-45)\n"
-            "1. ordered entry\n").encode("utf-8")
+            "1. ordered entry\n").encode()
     d = Document("MEMORY.md", data)
     a, b, c, x, o = d.entries
     assert (a.file, a.start, a.end, a.line, a.marker, a.section) == ("MEMORY.md", 1, 2, 2, "- ", "项目")
@@ -443,13 +443,13 @@ def test_format_entry_keeps_the_marker_and_indents_continuations():
 
 
 def test_hermes_file_edits_keep_the_separator_format():
-    data = "User prefers uv\n§\n喜欢简短回答\n§\nUses helix".encode("utf-8")
+    data = "User prefers uv\n§\n喜欢简短回答\n§\nUses helix".encode()
     d = Document("USER.md", data)
     assert d.hermes and [e.text for e in d.entries] == ["User prefers uv", "喜欢简短回答", "Uses helix"]
-    first, mid, last = d.entries
+    first, mid, _last = d.entries
     assert d.remove([mid]) == b"User prefers uv\n\xc2\xa7\nUses helix"
-    assert d.remove([first]) == "喜欢简短回答\n§\nUses helix".encode("utf-8")
-    assert d.replace(mid, "喜欢详细回答") == "User prefers uv\n§\n喜欢详细回答\n§\nUses helix".encode("utf-8")
+    assert d.remove([first]) == "喜欢简短回答\n§\nUses helix".encode()
+    assert d.replace(mid, "喜欢详细回答") == "User prefers uv\n§\n喜欢详细回答\n§\nUses helix".encode()
     assert d.insert(None, "new fact") == "User prefers uv\n§\n喜欢简短回答\n§\nUses helix\n§\nnew fact\n".encode()
 
 

@@ -20,7 +20,7 @@ MEMORY = """\
 - [P2] Temporary: Cloudflare tunnel for the demo (2026-11-09)
 - [P2] To export the monthly report: Reports → Export (2026-10-01)
 - [P2] 匯出月報：Reports → Export → CSV (2026-10-20)
-""".encode("utf-8")
+""".encode()
 
 COCKPIT = "- [P1] Cockpit v1 待 push (2026-11-02)"
 TUNNEL = "- [P2] Temporary: Cloudflare tunnel for the demo (2026-11-09)"

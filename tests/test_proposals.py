@@ -364,9 +364,9 @@ def test_a_crash_during_approve_loses_no_agent_write(workspace, git, run_cli, po
     after_crash = (workspace.root / "MEMORY.md").read_text(encoding="utf-8") + "- agent line after the crash\n"
     (workspace.root / "MEMORY.md").write_text(after_crash, encoding="utf-8")
     # the next command that changes memory repairs the working tree first (three-way, keeping the agent)
-    code, out, err = run_cli(workspace, "propose", "prune", "MEMORY.md", "--entry", "Tried Zed")
+    code, _out, err = run_cli(workspace, "propose", "prune", "MEMORY.md", "--entry", "Tried Zed")
     assert code == 0, err
-    code, out, err = run_cli(workspace, "approve", "--all")
+    code, _out, err = run_cli(workspace, "approve", "--all")
     assert code == 0, err
     data = memory(workspace)
     assert "- agent line written before the approval" in data and "- agent line after the crash" in data
@@ -401,7 +401,7 @@ def test_the_same_id_twice_is_one_approval_or_rejection(workspace, git):
 def test_crlf_bom_and_hermes_files_keep_their_bytes_through_approval(workspace, git):
     root = workspace.root
     memory_bytes = "\ufeff# MEMORY\r\n\r\n## Notes [P2]\r\n- one (2026-01-02)\r\n- two\r\n- three".encode("utf-8")
-    user_bytes = "User prefers uv\n§\n喜欢简短回答\n§\nUses helix\n".encode("utf-8")
+    user_bytes = "User prefers uv\n§\n喜欢简短回答\n§\nUses helix\n".encode()
     (root / "MEMORY.md").write_bytes(memory_bytes)
     (root / "USER.md").write_bytes(user_bytes)
     with workspace.repo.lock():

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import MEMORY_MD, USER_MD, WORKSPACE_FILES, write_files
 
+from memgit import journal, proposals
 from memgit.adopt import CHAINED, HOOK_MARK, init
 from memgit.errors import MemgitError
 from memgit.ops import Operation
-from memgit import journal, proposals
 from memgit.workspace import Workspace, find_root
 
 CONNECTION = "postgres://admin:S3cretPass@db.example.com:5432/prod"
@@ -214,15 +214,14 @@ def test_a_snapshot_of_a_secret_warns_and_is_never_refused(workspace, git):
     assert sha and workspace.repo.read(sha, "MEMORY.md").decode().endswith(CONNECTION + "\n")
     line = len(MEMORY_MD.splitlines()) + 1
     assert [w for w in workspace.warnings if w.startswith("MEMORY.md:")] == [
-        f"MEMORY.md:{line}: connection string with credentials: sensitive data in memory; "
-        f"the next dream proposes removing it."]
+        (f"MEMORY.md:{line}: connection string with credentials: sensitive data in memory; "
+        f"the next dream proposes removing it.")]
 
 
 def test_prepare_refuses_another_branch_checked_out(workspace, git):
     git(workspace.root, "checkout", "-q", "-b", "elsewhere")
-    with pytest.raises(MemgitError, match="git checkout main"):
-        with workspace.repo.lock():
-            workspace.prepare()
+    with pytest.raises(MemgitError, match="git checkout main"), workspace.repo.lock():
+        workspace.prepare()
 
 
 def test_sync_worktree_keeps_the_agent_write_on_a_conflict(workspace, git):
