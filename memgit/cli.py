@@ -194,7 +194,7 @@ def propose_refresh(ctx, file, needle, new, reason, as_json):
 
 @propose.command("consolidate")
 @click.argument("file")
-@click.option("--section", required=True, help="Heading text of the section (tag not needed).")
+@click.option("--section", help="Heading text of the section (tag not needed); §-separated files have none.")
 @click.option("--text", "new", required=True, help="The new entry.")
 @_reason
 @_json
@@ -207,7 +207,14 @@ def propose_consolidate(ctx, file, section, new, reason, as_json):
     from memgit.ops import Operation
 
     def make(ws):
-        title = ws.document(ws.check_memory_file(file)).section(section).title
+        doc = ws.document(ws.check_memory_file(file))
+        if doc.hermes or not (section or doc.sections):
+            title = None  # a §-separated file (or one without headings) takes the entry at its end
+        elif not section:
+            raise MemgitError(f"name the section of {file} with --section "
+                              f"({', '.join(s.title for s in doc.sections)}).")
+        else:
+            title = doc.section(section).title
         return Operation("consolidate", file, (), text=new, section=title, reason=reason)
 
     _propose(ctx, make, as_json)
@@ -443,8 +450,13 @@ def status(ctx, as_json):
     ws = _ws(ctx)
     caps = ws.capacity(live=True)
     props = proposals.list_proposals(ws, check=False)
-    dirty = [line[3:] for line in ws.repo.git("status", "--porcelain", "--untracked-files=all").splitlines()
-             if line.strip()]
+    # -z: names as they are (no quoting of spaces or Chinese); a rename's second field is its old name
+    dirty, items = [], iter(ws.repo.git("status", "--porcelain", "-z", "--untracked-files=all").split("\0"))
+    for item in items:
+        if item:
+            dirty.append(item[3:])
+            if item[0] in "RC":
+                next(items, None)
     if as_json:
         echo_json({"files": [c.to_dict() for c in caps], "open_proposals": len(props),
                    "proposals": [p.id for p in props], "uncommitted": dirty})

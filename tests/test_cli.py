@@ -338,3 +338,25 @@ def test_version_and_help(run_cli):
     assert code == 0 and out.startswith("memgit ")
     code, out, _err = run_cli(None, "--help")
     assert code == 0 and "Quick start" in out
+
+
+def test_consolidate_into_a_hermes_file_needs_no_section(workspace, run_cli):
+    (workspace.root / "USER.md").write_text("User prefers uv\n§\n喜欢简短回答\n", encoding="utf-8")
+    d = propose_json(run_cli, workspace, "consolidate", "USER.md", "--text", "Works in 北京时间")
+    assert d["section"] is None
+    assert run_cli(workspace, "approve", d["id"])[0] == 0
+    assert (workspace.root / "USER.md").read_text(encoding="utf-8") == \
+        "User prefers uv\n§\n喜欢简短回答\n§\nWorks in 北京时间\n"
+
+
+def test_consolidate_into_a_markdown_file_names_its_sections(workspace, run_cli):
+    code, out, err = run_cli(workspace, "propose", "consolidate", "MEMORY.md", "--text", "x")
+    clean_error(code, out, err, "--section", "Projects", "Notes")
+
+
+def test_status_shows_file_names_as_they_are(workspace, run_cli):
+    (workspace.root / "memory" / "周报 2026-11.md").write_text("- 本周\n", encoding="utf-8")
+    (workspace.root / "MEMORY.md").write_text(MEMORY_MD + "- live\n", encoding="utf-8")
+    d = json.loads(run_cli(workspace, "status", "--json")[1])
+    assert sorted(d["uncommitted"]) == ["MEMORY.md", "memory/周报 2026-11.md"]
+    assert "  memory/周报 2026-11.md" in run_cli(workspace, "status")[1]
