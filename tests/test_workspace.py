@@ -267,3 +267,25 @@ def test_atomic_write_keeps_the_file_mode(tmp_path):
     atomic_write(f, b"new")
     assert f.read_bytes() == b"new" and stat.S_IMODE(f.stat().st_mode) == 0o600
     assert [p.name for p in tmp_path.iterdir()] == ["MEMORY.md"]
+
+
+BENCH_CASES = sorted(p.name for p in Path("/work/shared/bench/dev").glob("*") if p.is_dir()) or ["absent"]
+
+
+@pytest.mark.parametrize("name", BENCH_CASES)
+def test_bench_workspaces_adopt_round_trip_and_take_a_manual_prune(bench_case, git, name):
+    """Every bench workspace: adopted cleanly, each memory file parses and writes back byte for byte,
+    and a person's prune of its last entry goes through proposal and approval touching only that entry."""
+    ws = bench_case(name, init=True)
+    assert git(ws.root, "status", "--porcelain") == ""
+    docs = ws.documents()
+    assert "MEMORY.md" in docs and ws.warnings == []
+    for doc_name, doc in docs.items():
+        assert doc.to_bytes() == (ws.root / doc_name).read_bytes()
+    doc = docs["MEMORY.md"]
+    last = doc.entries[-1]
+    [p] = proposals.create(ws, [Operation("prune", "MEMORY.md", (last.text,))])
+    proposals.approve(ws, [p.id])
+    before = doc.to_bytes().decode("utf-8").splitlines(keepends=True)
+    after = (ws.root / "MEMORY.md").read_bytes().decode("utf-8").splitlines(keepends=True)
+    assert after == before[:last.start] + before[last.end:]
