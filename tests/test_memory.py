@@ -458,3 +458,19 @@ def test_binary_and_invalid_utf8_are_clean_errors():
         Document("MEMORY.md", b"\xff\xfe- x\n")
     with pytest.raises(MemgitError, match="binary"):
         Document("MEMORY.md", b"- x\x00\n")
+
+
+@SETTINGS
+@given(st.lists(blocks(), min_size=1, max_size=3), st.booleans(), phrase)
+def test_insert_into_a_section_without_entries_never_absorbs_what_follows(following, blank, words):
+    lines = ["## Target [P2]"] + ([""] if blank else [])
+    for b in following:
+        lines += [ln.text for ln in b] + [""]
+    data = "\n".join(lines).encode("utf-8")
+    d = Document("MEMORY.md", data)
+    target = d.section("Target")
+    assume(not d.entries_in(target))
+    d2 = Document("MEMORY.md", d.insert(target, "added " + words))
+    added = [e for e in d2.entries if e.body == "added " + words]
+    assert len(added) == 1 and added[0].section == "Target" and added[0].priority == "P2"
+    assert [e.text for e in d2.entries if e is not added[0]] == [e.text for e in d.entries]
