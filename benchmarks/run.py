@@ -186,10 +186,14 @@ def tokens(ws: Path) -> None:
 
     from memgit.workspace import Workspace
 
-    est = estimate_tokens(Workspace(ws), date(2026, 6, 1))
-    sent, verbatim = est["sent"], est["verbatim"]
-    row("model-backed dream, tokens sent (1y)", f"{sent}", f"vs {verbatim} verbatim logs of the window")
-    row("share of verbatim", f"{100 * sent / max(verbatim, 1):.1f} %", "target ≤ 15 %")
+    for days in (None, 7):
+        est = estimate_tokens(Workspace(ws), date(2026, 6, 1), window_days=days)
+        label = f"window {days or 'from memgit.toml (3)'} d"
+        row(f"model dream, evidence tokens ({label})", f"{est['evidence']}",
+            f"vs {est['verbatim']} for the window's logs verbatim")
+        row("  evidence share of verbatim", f"{est['evidence_pct']} %", "target ≤ 15 %")
+        row("  whole request vs naive request", f"{est['request_pct']} %",
+            f"{est['request']} vs {est['naive_request']} tokens (memory sent in full both ways)")
 
 
 def bench_status(root: Path) -> None:

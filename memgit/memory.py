@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import date
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from memgit.errors import AmbiguousError, MemgitError, NotFoundError
 
@@ -52,7 +52,7 @@ class Entry:
     date: date | None
     marker: str         # list marker with its indentation and spacing, e.g. "- "
 
-    @property
+    @cached_property
     def body(self) -> str:
         """The entry's words: no list marker, tag or trailing date."""
         return entry_body(self.text)
@@ -220,6 +220,11 @@ class Document:
                      _parse_date(text), marker)
 
     # -- queries ---------------------------------------------------------
+    @cached_property
+    def normalized_bodies(self) -> frozenset[str]:
+        """Each entry's words with whitespace collapsed: to tell whether a text is already there."""
+        return frozenset(" ".join(e.body.split()) for e in self.entries)
+
     @property
     def text(self) -> str:
         return "".join(self.lines)

@@ -160,6 +160,11 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
     Raises ConflictError when a target no longer matches exactly one entry, and
     when an automated operation would touch a P0 or protected entry.
     """
+    # a record may come from a pulled proposal: a path leaving the workspace (or into .git) would
+    # put '..' in main's tree and wedge every later command
+    for path in () if op.extra.get("files") else (op.file, op.dest):
+        if path is not None and not _safe_path(path):
+            raise MemgitError(f"the operation names the path {path!r} outside the workspace; reject it.")
     if op.op == "append":
         # a file memgit keeps beside memory (reflections, the dream diary): add text at its end
         if not op.text:
@@ -214,7 +219,7 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
             if section is not None and section.protected and op.origin != "manual":
                 raise ConflictError(f"section {op.section!r} of {op.file} is protected.")
         # the entry is already there (say, the agent wrote it meanwhile): no change, not a duplicate
-        if any(_norm(e.body) == _norm(entry_body(op.text)) for e in doc.entries):
+        if _norm(entry_body(op.text)) in doc.normalized_bodies:
             return {op.file: data}
         return {op.file: doc.insert(section, op.text, create_title=op.section)}
     # move entries to another file: append them there, remove them here
