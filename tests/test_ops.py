@@ -178,3 +178,13 @@ def test_consolidating_an_entry_that_is_already_there_changes_nothing():
         out = apply(Operation("consolidate", "MEMORY.md", text=text, section="Notes"),
                     reader({"MEMORY.md": MEMORY}))
         assert out == {"MEMORY.md": MEMORY}
+
+
+@pytest.mark.parametrize("bad", ["../evil.md", "/tmp/abs.md", ".git/hooks/post-commit",
+                                 "memory/../../evil.md", "memory\\..\\evil.md", "memory//x.md", "./x.md"])
+def test_paths_outside_the_workspace_are_refused(bad):
+    files = {"memory/2026-01-01.md": b"log\n", bad: b"- a\n"}
+    for op in (Operation("move", "memory/2026-01-01.md", dest=bad), Operation("move", bad, dest="memory/x.md"),
+               Operation("consolidate", bad, text="x"), Operation("prune", bad, ("- a",))):
+        with pytest.raises(MemgitError, match="outside the workspace"):
+            apply(op, reader(files))

@@ -423,3 +423,11 @@ def test_crlf_bom_and_hermes_files_keep_their_bytes_through_approval(workspace, 
     assert (root / "USER.md").read_bytes() == "User prefers uv\n§\nUses helix\n§\nWorks in 北京时间\n".encode()
     assert sorted(p.name for p in root.iterdir() if p.name.startswith(".") and p.name != ".git") == []
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_move_out_of_the_workspace_is_never_proposed(workspace, git):
+    refs = git(workspace.root, "for-each-ref")
+    with pytest.raises(MemgitError, match="outside the workspace"):
+        proposals.create(workspace, [Operation("move", "memory/2026-11-29.md", dest="../evil.md")])
+    assert git(workspace.root, "for-each-ref") == refs
+    assert git(workspace.root, "fsck", "--no-dangling", check=False).returncode == 0
