@@ -520,3 +520,8 @@ def main() -> None:
             sys.exit(0)
         click.echo(f"Error: {e.strerror or e} ({e.filename or 'file'}); check the path and permissions.", err=True)
         sys.exit(1)
+    except Exception:  # a bug, not a user error: keep the traceback, and an exit code scripts can tell apart
+        import traceback
+
+        traceback.print_exc()
+        sys.exit(3)

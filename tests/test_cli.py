@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -360,3 +361,18 @@ def test_status_shows_file_names_as_they_are(workspace, run_cli):
     d = json.loads(run_cli(workspace, "status", "--json")[1])
     assert sorted(d["uncommitted"]) == ["MEMORY.md", "memory/周报 2026-11.md"]
     assert "  memory/周报 2026-11.md" in run_cli(workspace, "status")[1]
+
+
+def test_an_unexpected_exception_keeps_its_traceback_and_exits_3(workspace, run_cli, git):
+    """A bug is not a user error. Trigger: a main whose tree holds '..' (made by hand with git mktree),
+    which GitPython refuses to read. If memgit learns to report that cleanly, pick another trigger."""
+    root = workspace.root
+    sub = subprocess.run(["git", "-C", str(root), "mktree"], input="", capture_output=True, text=True,
+                         check=True).stdout.strip()
+    bad = subprocess.run(["git", "-C", str(root), "mktree"], input=f"040000 tree {sub}\t..\n",
+                         capture_output=True, text=True, check=True).stdout.strip()
+    commit = git(root, "commit-tree", bad, "-p", "main", "-m", "hand-made").strip()
+    git(root, "update-ref", "refs/heads/main", commit)
+    code, out, err = run_cli(workspace, "status")
+    assert code == 3, (code, err)
+    assert "Traceback (most recent call last)" in err and not err.startswith("Error: ")
