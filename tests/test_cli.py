@@ -373,6 +373,6 @@ def test_an_unexpected_exception_keeps_its_traceback_and_exits_3(workspace, run_
                          capture_output=True, text=True, check=True).stdout.strip()
     commit = git(root, "commit-tree", bad, "-p", "main", "-m", "hand-made").strip()
     git(root, "update-ref", "refs/heads/main", commit)
-    code, out, err = run_cli(workspace, "status")
+    code, _out, err = run_cli(workspace, "status")
     assert code == 3, (code, err)
     assert "Traceback (most recent call last)" in err and not err.startswith("Error: ")
