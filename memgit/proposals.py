@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 
 from memgit import journal, ops
 from memgit.errors import ConflictError, MemgitError, NotFoundError, SensitiveDataError
-from memgit.ops import Operation
+from memgit.ops import HASHED, Operation
 from memgit.repo import CLOSED_PREFIX, JOURNAL, MAIN, PROPOSAL_PREFIX, crashpoint
 from memgit.workspace import Workspace
 
@@ -317,7 +317,8 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) 
             props = list({p.id: p for p in (get(ws, i, check=False) for i in ids)}.values())
         else:
             props = list_proposals(ws, check=False)
-            props.sort(key=lambda p: (p.created, _order(p.op.op), p.id))
+            # prunes first (a secret's prune before anything built on the file that held it)
+            props.sort(key=lambda p: (p.created, _order(p.op.op), -(p.op.confidence or 0), p.id))
             if min_confidence is not None:
                 props = [p for p in props if (p.op.confidence or 0) >= min_confidence]
         approved, refused = [], []
@@ -337,7 +338,10 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) 
             when = journal.now_iso()
             msg = (f"memgit: approve {p.id}: {p.title}\n\n"
                    f"Memgit-Proposal: {p.id}\nApproved-by: {user}\nApproved-at: {when}\n")
-            merge = ws.repo.commit(tree, [main, p.commit], msg)
+            # the proposal's record, rebased onto this main when main moved since it was made: its
+            # diff stays exactly the change, and its tree holds nothing main has shed meanwhile
+            record = p.commit if p.base == main else ws.repo.commit(tree, [main], ws.repo.info(p.commit).message)
+            merge = ws.repo.commit(tree, [main, record], msg)
             jparent = ws.repo.ref(JOURNAL)
             jsha, _ = journal.prepare(ws.repo, "approve", {
                 "summary": f"{p.id} {p.title}", "id": p.id, "by": user, "commit": merge,
@@ -346,7 +350,7 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) 
             ws.repo.update_refs([
                 (MAIN, merge, main),
                 (PROPOSAL_PREFIX + p.id, None, p.commit),
-                (CLOSED_PREFIX + p.id, p.commit, None),
+                (CLOSED_PREFIX + p.id, record, None),
                 (JOURNAL, jsha, jparent),
             ])
             crashpoint("approve:after-refs")
@@ -356,7 +360,37 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) 
             approved.append(p)
         ws.sync_worktree()
         crashpoint("approve:after-worktree")
+        if any(t.startswith(HASHED) for p in approved for t in p.op.targets):
+            _rebase_open(ws)  # open proposals made while the secret was in memory must not keep it
         return ApproveResult(approved, refused, ws.repo.ref(MAIN) if approved else None)
+
+
+def _record_on(ws: Workspace, p: Proposal, main: str) -> str:
+    """A commit carrying p's record on top of `main`: its change re-applied, or (if it no longer
+    applies) main's tree unchanged."""
+    msg = ws.repo.info(p.commit).message
+    try:
+        changes = _changes(ws, p.op, main)
+    except MemgitError:
+        changes = {}
+    blobs = {path: (ws.repo.write_blob(d) if d is not None else None) for path, d in changes.items()}
+    return ws.repo.commit(ws.repo.tree_with(ws.repo.tree_of(main), blobs), [main], msg)
+
+
+def _rebase_open(ws: Workspace) -> None:
+    main = ws.main()
+    updates = []
+    for p in list_proposals(ws, check=False):
+        if p.base == main:
+            continue
+        try:
+            if not _changes(ws, p.op, main):
+                continue
+        except MemgitError:
+            continue  # stale: left as it is, shown as not applying
+        updates.append((PROPOSAL_PREFIX + p.id, _record_on(ws, p, main), p.commit))
+    if updates:
+        ws.repo.update_refs(updates)
 
 
 def _order(kind: str) -> int:
@@ -378,9 +412,11 @@ def reject(ws: Workspace, ids: list[str], reason: str = "") -> list[Proposal]:
                 "summary": f"{p.id} {p.title}" + (f" — {reason}" if reason else ""), "id": p.id,
                 "reason": reason, "by": ws.repo.user(), "fingerprint": p.op.fingerprint,
                 "op": p.op.op, "file": p.op.file}, jparent)
+            main = ws.repo.ref(MAIN)
+            record = p.commit if not main or p.base == main else _record_on(ws, p, main)
             ws.repo.update_refs([
                 (PROPOSAL_PREFIX + p.id, None, p.commit),
-                (CLOSED_PREFIX + p.id, p.commit, None),
+                (CLOSED_PREFIX + p.id, record, None),
                 (JOURNAL, jsha, jparent),
             ])
             done.append(p)
