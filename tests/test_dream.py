@@ -253,6 +253,30 @@ def test_secret_in_memory_is_pruned_and_never_printed(tmp_path):
     assert key not in out
     assert key not in json.dumps(report.to_dict())
     assert all(key not in json.dumps(p.to_dict()) for p in proposals.list_proposals(ws, include_closed=True))
+    # no ref's tree keeps it either: proposals made beside the prune were rebased when approved
+    refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)"], cwd=ws.root, capture_output=True,
+                          text=True).stdout.split()
+    hits = subprocess.run(["git", "grep", "-l", "-F", key, *refs], cwd=ws.root, capture_output=True, text=True)
+    assert hits.stdout == "", hits.stdout
+
+
+def test_secret_prune_beside_other_proposals_leaves_no_ref_holding_it(tmp_path):
+    key = "ghp_" + "R8fK2mQ7xW4nT1vB9cZ3pL6sD0hJ5gY2aE7u"
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + f"## Projects [P1]\n- [P1] Atlas v2 pending push (2026-05-01)\n\n"
+                                f"## Notes [P2]\n- [P2] CI token: {key} (2026-04-01)\n",
+        **dict([log("2026-05-29", "Atlas v2 pushed and deployed.")]),
+    })
+    dream(ws, NOW)
+    assert len(proposals.list_proposals(ws)) == 2
+    secret = next(p for p in proposals.list_proposals(ws) if p.op.op == "prune")
+    proposals.approve(ws, [secret.id])  # only the prune; the other stays open
+    refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)"], cwd=ws.root, capture_output=True,
+                          text=True).stdout.split()
+    hits = subprocess.run(["git", "grep", "-l", "-F", key, *refs], cwd=ws.root, capture_output=True, text=True)
+    assert hits.stdout == "", hits.stdout
+    (left,) = proposals.list_proposals(ws)
+    assert left.applies and "Atlas v2 deployed" in proposals.diff(ws, left)
 
 
 def test_over_budget_prunes_lowest_value_until_under(tmp_path):
