@@ -57,7 +57,12 @@ class Workspace:
 
     @classmethod
     def open(cls, path: Path | None = None) -> Workspace:
-        return cls(find_root(path or Path.cwd()))
+        ws = cls(find_root(path or Path.cwd()))
+        # any git repo is not a workspace: memgit would snapshot someone's unrelated work onto their main
+        if not (ws.root / CONFIG_NAME).is_file() and not (ws.repo.git_dir / "memgit").is_dir():
+            raise MemgitError(f"{ws.root} is a git repository but not a memgit workspace; "
+                              f"run `memgit init` there first.")
+        return ws
 
     # -- main ------------------------------------------------------------
     def main(self) -> str:

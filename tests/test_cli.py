@@ -376,3 +376,16 @@ def test_an_unexpected_exception_keeps_its_traceback_and_exits_3(workspace, run_
     code, _out, err = run_cli(workspace, "status")
     assert code == 3, (code, err)
     assert "Traceback (most recent call last)" in err and not err.startswith("Error: ")
+
+
+def test_an_ordinary_git_repo_is_not_a_workspace(tmp_path, run_cli, git):
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "app.py").write_text("print(1)\n")
+    git(tmp_path, "add", "app.py")
+    git(tmp_path, "commit", "-q", "-m", "code")
+    (tmp_path / "app.py").write_text("print(2)  # work in progress\n")
+    head = git(tmp_path, "rev-parse", "HEAD")
+    for args in (["propose", "prune", "MEMORY.md", "--entry", "x"], ["approve", "--all"], ["status"]):
+        clean_error(*run_cli(tmp_path, *args), "not a memgit workspace", "memgit init")
+    assert git(tmp_path, "rev-parse", "HEAD") == head
+    assert git(tmp_path, "status", "--porcelain") == " M app.py\n"
