@@ -423,3 +423,24 @@ def test_dream_cli_json_and_dry_run(tmp_path):
     assert len(proposals.list_proposals(ws)) == 1
     p = subprocess.run([*cmd[:5], "dream", "--now", "June 1st"], capture_output=True, text=True)
     assert p.returncode == 1 and p.stderr.startswith("Error: --now") and "Traceback" not in p.stderr
+
+
+def test_one_label_listing_several_things_is_not_a_contradiction(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Repos [P1]\n- [P1] Repo: blog source at ~/src/blog (2026-01-05)\n"
+                                "- [P1] Repo: memgit checkout at ~/src/memgit (2026-04-06)\n",
+        **dict([log("2026-05-29", "Fixed a typo in the blog post.")]),
+    })
+    report, opened = cycle(ws)
+    assert "Repo: blog source" in read(ws) and "Repo: memgit checkout" in read(ws)
+
+
+def test_a_setting_that_changed_keeps_the_newer_value(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Setup [P1]\n- [P1] Default shell: bash (2026-01-05)\n"
+                                "- [P1] Terminal: kitty (2026-01-06)\n- [P1] Default shell: fish (2026-05-10)\n",
+        **dict([log("2026-05-29", "Wrote a fish function for the deploy alias.")]),
+    })
+    cycle(ws)
+    text = read(ws)
+    assert "Default shell: fish" in text and "Default shell: bash" not in text and "kitty" in text

@@ -506,6 +506,13 @@ def _label(body: str) -> str | None:
 BARE_NUM_RE = re.compile(r"(?<![\w.:/-])[-+$¥€£]?\d+(?:[.,]\d+)?(?![\w.:/-]|\.\d)")
 
 
+def _value_jaccard(a: str, b: str) -> float:
+    """How alike the values after two entries' shared label are ("Shell: bash" vs "Shell: fish": 0)."""
+    va = term_set(LABEL_RE.sub("", a, count=1))
+    vb = term_set(LABEL_RE.sub("", b, count=1))
+    return len(va & vb) / len(va | vb) if va and vb else 1.0
+
+
 def _values(body: str) -> set[str]:
     """The numbers an entry states (versions, percentages, amounts, counts): two entries
     that say the same words with different numbers are not duplicates."""
@@ -553,13 +560,21 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                                              *ctx.evidence(used, 2)), origin="offline")
                     out.append(Candidate(op, "contradiction", score, {"overlap": round(ov, 2)}))
                     continue
-                if la and la == lb and jac < 0.5:
-                    used = [o for o in ctx.obs if (o.terms & (newer.subject - older.subject))]
-                    score = clamp(0.72 + 0.08 * bool(used))
+                if la and la == lb and _value_jaccard(a.entry.body, b.entry.body) < 0.5:
+                    # one label, two values: a setting that changed — or a list of things under one
+                    # name ("Repo: blog", "Repo: memgit"). Only the window's use of the newer value
+                    # and not the older, or short setting-like values, make it a contradiction.
+                    new_only, old_only = newer.subject - older.subject, older.subject - newer.subject
+                    used = [o for o in ctx.obs if o.terms & new_only]
+                    stale = [o for o in ctx.obs if o.terms & old_only]
+                    short = max(len(term_set(LABEL_RE.sub("", x.entry.body, count=1))) for x in (a, b)) <= 3
+                    score = clamp(0.62 + 0.1 * (bool(used) and not stale) + 0.05 * short)
                     op = Operation("prune", file, (older.entry.text,), confidence=score,
                                    reason=f"'{la}' now has a newer value (line {newer.entry.line})",
-                                   evidence=(entry_evidence(newer), entry_evidence(older)), origin="offline")
-                    out.append(Candidate(op, "contradiction", score, {"label": la}))
+                                   evidence=(entry_evidence(newer), entry_evidence(older), *ctx.evidence(used, 2)),
+                                   origin="offline")
+                    out.append(Candidate(op, "contradiction", score, {"label": la, "newer_used": bool(used),
+                                                                      "older_used": bool(stale)}))
                     continue
                 if va != vb and va and vb:
                     continue  # same words, different numbers: not a duplicate
