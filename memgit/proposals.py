@@ -433,7 +433,7 @@ def find_approval(ws: Workspace, pid: str) -> str:
 
 def revert(ws: Workspace, pid: str) -> str:
     """Undo an approved proposal with a new commit on main, keeping everything after it."""
-    from memgit.workspace import _merge3
+    from memgit.workspace import merge3
 
     pid = check_id(pid)
     with ws.repo.lock():
@@ -456,7 +456,7 @@ def revert(ws: Workspace, pid: str) -> str:
             elif theirs is None or base is None:
                 raise ConflictError(f"{path} changed after proposal {p.id} was approved; revert it by hand.")
             else:
-                new = _merge3(ours or b"", base, theirs)
+                new = merge3(ours or b"", base, theirs)
                 if new is None:
                     raise ConflictError(f"{path} changed after proposal {p.id} where its change was; "
                                         f"revert it by hand or edit the file.")

@@ -468,15 +468,7 @@ def _operation(ws: Workspace, commit: str) -> Operation | None:
 
 def _union(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:
     """Three-way merge keeping both sides' lines where they clash (append-only logs)."""
-    import tempfile
+    from memgit.workspace import merge3
 
-    with tempfile.TemporaryDirectory(prefix="memgit-union-") as d:
-        paths = []
-        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-            path = os.path.join(d, name)
-            with open(path, "wb") as f:
-                f.write(data)
-            paths.append(path)
-        p = subprocess.run(["git", "merge-file", "-p", "--union", *paths], capture_output=True, check=False)
-        return p.stdout if p.returncode >= 0 else None
+    return merge3(ours, base, theirs, union=True)
 

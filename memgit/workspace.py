@@ -194,11 +194,11 @@ class Workspace:
                         return False
                     merged = new
                 else:
-                    merged = _merge3(cur or b"", old or b"", new or b"")
+                    merged = merge3(cur or b"", old or b"", new or b"")
                     if merged is None and cur is not None and new is not None:
                         # both wrote the same place (say, both appended): keep both sides' lines, so
                         # neither the agent's write nor the approved change is lost
-                        merged = _merge3(cur, old or b"", new, union=True)
+                        merged = merge3(cur, old or b"", new, union=True)
                         self.warnings.append(f"{path}: the agent wrote where an approved change went; both "
                                              f"were kept, check the file for a near-duplicate line.")
                     if merged is None:
@@ -307,7 +307,8 @@ def _changed_since(path: Path, fd: int, size: int) -> bool:
     return st.st_ino != own.st_ino or own.st_size != size
 
 
-def _merge3(ours: bytes, base: bytes, theirs: bytes, union: bool = False) -> bytes | None:
+def merge3(ours: bytes, base: bytes, theirs: bytes, union: bool = False) -> bytes | None:
+    """git merge-file of three versions; None on conflict (never, with union: both sides' lines kept)."""
     with tempfile.TemporaryDirectory(prefix="memgit-merge-") as d:
         paths = []
         for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
