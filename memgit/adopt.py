@@ -34,20 +34,15 @@ class InitResult:
 
 
 def _config_text(layout: str | None) -> str | None:
-    from memgit.config import DEFAULT_TOML
+    from memgit.config import default_toml
 
     if not layout:
         return None
     if layout not in LAYOUTS:
         raise MemgitError(f"unknown layout {layout!r}; use one of {', '.join(LAYOUTS)}.")
     spec = LAYOUTS[layout]
-    text = DEFAULT_TOML
-    cap = "\n".join(f'"{k}" = {v}' for k, v in spec["capacity"].items())
-    text = text.replace('"MEMORY.md" = 2200\n"USER.md" = 1375', cap)
-    if "files" in spec:
-        text = text.replace('files = ["MEMORY.md", "USER.md"]',
-                            "files = [" + ", ".join(f'"{f}"' for f in spec["files"]) + "]")
-    return text
+    files = tuple(spec["files"]) if "files" in spec else None
+    return default_toml(spec["capacity"], files)
 
 
 def init(root: Path, layout: str | None = None) -> InitResult:

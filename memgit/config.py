@@ -10,48 +10,6 @@ from memgit.errors import ConfigError
 
 CONFIG_NAME = "memgit.toml"
 
-DEFAULT_TOML = """\
-# memgit configuration: https://github.com/memgit/memgit#configuration
-[memory]
-files = ["MEMORY.md", "USER.md"]
-logs_dir = "memory"
-sessions_dir = "sessions"
-archive_dir = "memory"        # archives go to <archive_dir>/archive-YYYY-MM/
-reference_dir = "reference"
-protected_sections = []       # e.g. ["Agent Cases"]: never changed, like P0
-
-[capacity]
-"MEMORY.md" = 2200
-"USER.md" = 1375
-
-[dream]
-window_days = 7
-threshold = 0.7
-max_ops = 10
-forced_prune_pct = 90
-associate = false
-
-[lifecycle]
-log_days = 30
-p2_days = 30
-p1_days = 90
-events_days = 90
-
-[schedule]
-dream = "1d"
-janitor = "1d"
-reflect = "1d"
-expire = "30d"
-
-[llm]
-backend = "offline"
-model = "claude-sonnet-4-6"
-max_tokens = 4096
-token_budget = 200000
-timeout = 60.0
-max_retries = 2
-fallback_offline = false
-"""
 
 
 @dataclass(frozen=True)
@@ -118,6 +76,47 @@ class Config:
 
     def budget(self, name: str) -> int | None:
         return self.capacity.get(name)
+
+
+_COMMENTS = {
+    ("memory", "archive_dir"): "archives go to <archive_dir>/archive-YYYY-MM/",
+    ("memory", "protected_sections"): 'e.g. ["Agent Cases"]: never changed, like P0',
+    ("dream", "associate"): "true: every dream also writes the DREAMS.md diary",
+    ("schedule", "dream"): 'cadences for `memgit schedule install`; "off" drops a job',
+    ("llm", "backend"): '"offline" (embedded) or "anthropic"',
+}
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    if isinstance(v, tuple):
+        return "[" + ", ".join(f'"{x}"' for x in v) + "]"
+    return f'"{v}"'
+
+
+def default_toml(capacity: dict[str, int] | None = None, files: tuple[str, ...] | None = None) -> str:
+    """The memgit.toml `memgit init` writes: every setting at its default, rendered from the dataclasses."""
+    cfg = Config()
+    out = ["# memgit configuration (see README: Configuration)"]
+    for name in ("memory", "capacity", "dream", "lifecycle", "schedule", "llm"):
+        out.append(f"[{name}]")
+        if name == "capacity":
+            for f, n in (capacity or cfg.capacity).items():
+                out.append(f'"{f}" = {n}')
+        else:
+            section = getattr(cfg, name)
+            for fld in fields(section):
+                value = getattr(section, fld.name)
+                if name == "memory" and fld.name == "files" and files is not None:
+                    value = tuple(files)
+                line = f"{fld.name} = {_toml_value(value)}"
+                note = _COMMENTS.get((name, fld.name))
+                out.append(f"{line:<30}# {note}" if note else line)
+        out.append("")
+    return "\n".join(out)
 
 
 _SECTIONS = {
@@ -211,6 +210,9 @@ def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
                 f"{where}: unknown section [{key}]; use one of "
                 f"{', '.join(sorted([*_SECTIONS, 'capacity']))}.")
     return Config(**kwargs)
+
+
+DEFAULT_TOML = default_toml()
 
 
 def load_config(root: Path) -> Config:

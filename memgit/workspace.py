@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memgit import journal
-from memgit.config import CONFIG_NAME, DEFAULT_TOML, Config, load_config
+from memgit.config import CONFIG_NAME, Config, default_toml, load_config
 from memgit.errors import MemgitError
 from memgit.memory import Document, parse
 from memgit.repo import MAIN, Repo, atomic_write, crashpoint
@@ -325,9 +325,5 @@ def write_default_config(root: Path, capacity: dict[str, int] | None = None) -> 
     path = root / CONFIG_NAME
     if path.exists():
         return False
-    text = DEFAULT_TOML
-    if capacity:
-        lines = "\n".join(f'"{k}" = {v}' for k, v in capacity.items())
-        text = text.replace('[capacity]\n"MEMORY.md" = 2200\n"USER.md" = 1375', f"[capacity]\n{lines}")
-    atomic_write(path, text.encode())
+    atomic_write(path, default_toml(capacity).encode())
     return True
