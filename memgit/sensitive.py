@@ -423,7 +423,11 @@ _ASSIGNMENT = _LazyRegex(
 
 
 def _password_hits(line: str, hits: list[_Hit]) -> None:
-    for m in _PASSWORD.finditer(line):
+    pos = 0
+    while (m := _PASSWORD.search(line, pos)) is not None:
+        # a rejected candidate may have swallowed the real one ("密码 password: x"): look again
+        # just after its keyword, not after its value
+        pos = m.end("kw")
         group = next(i for i in range(m.re.groups, 0, -1) if m.group(i) is not None)
         start, end = m.span(group)
         if group == m.re.groups:  # bare, not quoted: drop sentence punctuation
@@ -436,6 +440,7 @@ def _password_hits(line: str, hits: list[_Hit]) -> None:
         if (m.group("weak") or m.group("space")) and not _password_like(value):
             continue
         hits.append(("password", start, end))
+        pos = max(pos, end)
 
 
 def _assignment_hits(line: str, hits: list[_Hit]) -> None:

@@ -229,3 +229,11 @@ def test_positive_found_in_surrounding_text(before: str, positive: tuple[str, st
     out = redact(whole)
     assert not any(v in out for v in values)
     assert out.startswith(before + "\n") and out.endswith("\n" + after)
+
+
+def test_a_rejected_keyword_does_not_hide_the_password_after_it():
+    from memgit import sensitive
+
+    line = "- 密码 password: hunter2-Horse!9"
+    assert sensitive.kinds(line) == ["password"]
+    assert "hunter2-Horse!9" not in sensitive.redact(line)
