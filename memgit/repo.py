@@ -28,6 +28,7 @@ PROPOSAL_PREFIX = "refs/heads/memgit/"
 CLOSED_PREFIX = "refs/memgit/closed/"
 JOURNAL = "refs/memgit/journal"
 ZERO = "0" * 40
+TEMP_PATTERN = ".*.memgit-*.tmp"  # atomic_write's temp files
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -429,8 +430,21 @@ class Repo:
         shutil.copyfile(private, tmp)
         os.replace(tmp, real)
 
+    def _exclude_temp_files(self) -> None:
+        """A temp file a crash left beside a memory file is never committed as an agent edit."""
+        path = self.git_dir / "info" / "exclude"
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            text = ""
+        if TEMP_PATTERN not in text.splitlines():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(("" if not text or text.endswith("\n") else "\n") + TEMP_PATTERN + "\n")
+
     def stage_all_tree(self) -> str:
         """Stage the whole working tree (as `git add -A`) and return its tree id."""
+        self._exclude_temp_files()
         env = self._private_index()
         self._git("add", "-A", env=env)
         tree = self._git("write-tree", env=env).strip()

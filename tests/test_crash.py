@@ -216,3 +216,15 @@ def test_lock_held_by_a_killed_process_is_released(tmp_path):
     holder.wait()
     r = memgit(ws.root, "approve", "--all", env={"MEMGIT_LOCK_TIMEOUT": "5"})
     assert r.returncode == 0, r.stderr
+
+
+def test_a_temp_file_left_by_a_crash_is_never_committed(tmp_path):
+    ws = setup(tmp_path)
+    (ws.root / ".MEMORY.md.memgit-4242.tmp").write_text("half-written\n")
+    with open(ws.root / "MEMORY.md", "a", encoding="utf-8") as f:
+        f.write("- [P2] a live agent edit (2026-05-31)\n")
+    with ws.repo.lock():
+        ws.prepare()
+    files = ws.repo.list_files(ws.main())
+    assert ".MEMORY.md.memgit-4242.tmp" not in files
+    assert "a live agent edit" in ws.repo.read(ws.main(), "MEMORY.md").decode()

@@ -208,17 +208,7 @@ def _line(turn: Turn) -> str:
 
 
 def _write_atomic(target: Path, lines: list[str]) -> None:
-    """Replace `target` with `lines` in one step: a temp file in the same directory, then os.replace."""
-    fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        if target.exists():  # a new file keeps mkstemp's private 0600; an old one keeps its mode
-            os.chmod(temp, stat.S_IMODE(target.stat().st_mode))
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.writelines(lines)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
+    """Replace `target` with `lines` in one step (memgit's one atomic writer: temp file, fsync, rename)."""
+    from memgit.repo import atomic_write
+
+    atomic_write(target, "".join(lines).encode("utf-8"))
