@@ -8,13 +8,10 @@ input adds nothing; bad input becomes warnings in the summary, never an exceptio
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
-import stat
-import tempfile
 from collections.abc import Generator
 from dataclasses import dataclass, replace
 from datetime import datetime
