@@ -231,7 +231,7 @@ def propose_consolidate(ctx, file, section, new, reason, as_json):
 def propose_merge(ctx, file, needles, new, reason, as_json):
     """Propose merging several entries into one.
 
-    Example: memgit propose merge MEMORY.md --entry "export the monthly" --entry "To export" --to "[P1] Export: Reports → Export → CSV"
+    Example: memgit propose merge MEMORY.md --entry "export the" --entry "To export" --to "[P1] Export: CSV"
     """
     from memgit.ops import Operation
 

@@ -35,12 +35,15 @@ def now_iso() -> str:
     return datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds")
 
 
-def prepare(repo: Repo, kind: str, data: dict, parent: str | None) -> tuple[str, Event]:
-    """Write the commit for one event on top of `parent`; the caller moves the ref."""
+def prepare(repo: Repo, kind: str, data: dict, parent: str | None,
+            merged: str | None = None) -> tuple[str, Event]:
+    """Write the commit for one event on top of `parent` (and of `merged`, another clone's journal
+    this event joins); the caller moves the ref."""
     data = {"at": now_iso(), **data}
     summary = data.get("summary") or kind
     msg = f"memgit {kind}: {summary}\n\n{json.dumps({'kind': kind, **data}, ensure_ascii=False, sort_keys=True)}\n"
-    sha = repo.commit(EMPTY_TREE, [parent] if parent else [], msg)
+    parents = [p for p in (parent, merged) if p]
+    sha = repo.commit(EMPTY_TREE, parents, msg)
     return sha, Event(kind, data, sha)
 
 

@@ -159,7 +159,7 @@ class Document:
         stack: list[tuple[int, str | None]] = []  # (level, effective tag)
         for k, (line, level, raw) in enumerate(headings):
             end = n
-            for line2, level2, _ in headings[k + 1:]:
+            for line2, _level2, _ in headings[k + 1:]:
                 end = line2
                 break
             m = TAG_RE.search(raw)

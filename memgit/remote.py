@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from memgit import journal, ops, proposals
 from memgit.errors import ConflictError, MemgitError
 from memgit.ops import Operation
-from memgit.repo import CLOSED_PREFIX, EMPTY_TREE, JOURNAL, MAIN, PROPOSAL_PREFIX, _git_env
+from memgit.repo import CLOSED_PREFIX, JOURNAL, MAIN, PROPOSAL_PREFIX, _git_env
 from memgit.workspace import Workspace
 
 STAGE_PREFIX = "refs/memgit/remotes/"
@@ -373,10 +373,10 @@ def _count(ws: Workspace, a: str, b: str) -> int:
 
 def _journal_merge(ws: Workspace, mine: str, theirs: str, remote: str, report: PullReport) -> str:
     """A journal commit with both histories as parents; it is also the event recording this pull."""
-    data = {"at": journal.now_iso(), "remote": remote, "main": report.main,
-            "summary": f"merged {remote}'s history" + (f"; main {report.main}" if report.main != "up to date" else "")}
-    msg = f"memgit pull: {data['summary']}\n\n{json.dumps({'kind': 'pull', **data}, ensure_ascii=False, sort_keys=True)}\n"
-    return ws.repo.commit(EMPTY_TREE, [mine, theirs], msg)
+    main = f"; main {report.main}" if report.main != "up to date" else ""
+    sha, _ = journal.prepare(ws.repo, "pull", {"remote": remote, "main": report.main,
+                                               "summary": f"merged {remote}'s history{main}"}, mine, theirs)
+    return sha
 
 
 def _merge_main(ws: Workspace, ours: str, theirs: str, remote: str, report: PullReport) -> str:

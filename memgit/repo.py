@@ -143,7 +143,8 @@ class Repo:
                     if name.endswith(".lock"):
                         continue
                     try:
-                        data = open(full).read().strip()
+                        with open(full) as fh:
+                            data = fh.read().strip()
                     except OSError:
                         continue
                     if HEX40.match(data):
@@ -310,7 +311,8 @@ class Repo:
         ordered = sorted(((sha, mode, name) for name, (sha, mode) in entries.items()),
                          key=lambda e: e[2] + "/" if e[1] == 0o040000 else e[2])
         if not ordered:
-            return EMPTY_TREE if self._store(b"tree", b"") else EMPTY_TREE
+            self._store(b"tree", b"")  # stored, so fsck finds every tree a commit names
+            return EMPTY_TREE
         # the tree format itself (as tree_to_stream writes it, without re-validating every
         # unchanged name: a folder of years of logs has thousands)
         data = b"".join(b"%o %s\0%s" % (mode, name.encode("utf-8", "surrogateescape"), sha)
@@ -479,7 +481,8 @@ class Repo:
                     if time.monotonic() >= deadline:
                         holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
                         raise LockError(f"another memgit process holds the lock on {self.root} "
-                                        f"({holder or 'unknown holder'}); wait for it to finish and retry.")
+                                        f"({holder or 'unknown holder'}); wait for it to finish and retry."
+                                        ) from None
                     time.sleep(0.05)
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"pid {os.getpid()} since {time.strftime('%H:%M:%S')}".encode(), 0)

@@ -205,7 +205,7 @@ def bench_case(tmp_path: Path) -> Callable:
             pytest.skip(f"bench case {name} is not available at {src}")
         dst = tmp_path / "bench" / name
         shutil.copytree(src, dst, copy_function=shutil.copyfile)
-        for d, dirs, files in os.walk(dst):  # the bench is read-only; the copy must not be
+        for d, _dirs, files in os.walk(dst):  # the bench is read-only; the copy must not be
             os.chmod(d, 0o755)
             for f in files:
                 os.chmod(os.path.join(d, f), 0o644)

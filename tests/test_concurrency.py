@@ -48,7 +48,7 @@ def test_two_dreams_at_once_never_duplicate(tmp_path):
     ws = workspace(tmp_path)
     procs = [start(ws.root, "dream", "--now", "2026-06-01") for _ in range(3)]
     results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
-    for out, err, code in results:
+    for _out, err, code in results:
         assert code == 0 or "holds the lock" in err, err
         assert "Traceback" not in err
     ids = [p.id for p in proposals.list_proposals(ws)]

@@ -18,7 +18,8 @@ PENDING = _re(
     r"\bpending(?:\s+(?:push|review|merge|deploy(?:ment)?|release|approval))?\b",
     r"\bplanned\b", r"\bin design\b", r"\bdesigning\b", r"设计中", r"规划中", r"计划中", r"筹备中",
     r"\bin progress\b", r"\bwip\b", r"进行中", r"开发中", r"\bdraft\b", r"草稿", r"未上线", r"未部署",
-    r"未发布", r"\bblocked(?:\s+on\s+[\w-]+)?\b", r"\bin review\b", r"\bnot (?:yet )?(?:deployed|released|live|shipped)\b",
+    r"未发布", r"\bblocked(?:\s+on\s+[\w-]+)?\b", r"\bin review\b",
+    r"\bnot (?:yet )?(?:deployed|released|live|shipped)\b",
     r"准备\s*(?:push|发布|上线|部署)", r"\bto be (?:deployed|released|pushed|merged)\b", r"\bqueued\b",
 )
 TODO = _re(r"\btodo\b", r"\bto-do\b", r"\bto be (?:filled(?: in)?|done|written|decided)\b", r"\bstill to\b",
@@ -62,7 +63,8 @@ RULE = _re(r"\bworkaround\b", r"\bwork around\b", r"\bfix(?:es)? it\b", r"\bfixe
            r"注意", r"每次", r"又", r"再次", r"第[二三四]次", r"坑", r"解决办法", r"办法是", r"绕过", r"规矩")
 TEMP = _re(r"\btemporary\b", r"\btemp\b", r"\btemporarily\b", r"临时", r"暂时", r"\bfor the demo\b",
            r"\buntil\b", r"到期", r"截止", r"\bexpires?\b", r"\bexpiring\b", r"有效期", r"\bone-off\b")
-EXPIRES_IN = re.compile(r"expires?\s+in\s+(\d+)\s*(day|week|month)s?|(\d+)\s*(天|周|个月)\s*(?:后|内)?\s*(?:过期|到期|失效)")
+EXPIRES_IN = re.compile(r"expires?\s+in\s+(\d+)\s*(day|week|month)s?"
+                        r"|(\d+)\s*(天|周|个月)\s*(?:后|内)?\s*(?:过期|到期|失效)")
 CHATTER = _re(r"\bgood (?:morning|night|evening|afternoon)\b",
               r"^(?:\[[^\]]{1,20}\]\s*)?(?:[\w .-]{1,24}[:：]\s*)?(?:hi|hello|hey|thanks|thank you|bye|yo)\b",
               r"\b(?:good|great|nice) to (?:talk|see|hear from|chat with) you\b", r"\bhow'?s it going\b",

@@ -47,6 +47,23 @@ class Candidate:
                 "score": round(self.score, 3), "features": self.features}
 
 
+class DisjointSets:
+    """Union-find over 0..n-1 (path halving)."""
+
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        p = self.parent
+        while p[i] != i:
+            p[i] = p[p[i]]
+            i = p[i]
+        return i
+
+    def union(self, a: int, b: int) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+
 def clamp(x: float) -> float:
     return max(0.0, min(1.0, round(x, 3)))
 
@@ -221,8 +238,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
     return out
 
 
-PLAN = re.compile(r"\b(?:once|after|when|before|until|will|then|next (?:week|time|step|month)|plan(?:ned)?|waiting)\b|就上|修完|之后|以后|"
-                  r"等|再|准备|明天|下周|计划")
+PLAN = re.compile(r"\b(?:once|after|when|before|until|will|then|next (?:week|time|step|month)|plan(?:ned)?"
+                  r"|waiting)\b|就上|修完|之后|以后|等|再|准备|明天|下周|计划")
 
 
 def _restate(body: str, st: tuple) -> str:
@@ -528,14 +545,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
         if not it.frozen:
             by_file.setdefault(it.entry.file, []).append(it)
     for file, items in by_file.items():
-        parent = list(range(len(items)))
-
-        def find(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
+        sets = DisjointSets(len(items))
         sims: dict[tuple[int, int], float] = {}
         for i in range(len(items)):
             for j in range(i + 1, len(items)):
@@ -589,15 +599,15 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
         # complete linkage: every pair in a group must be near-duplicates (no chaining)
         members_of = {i: {i} for i in range(len(items))}
         for (i, j), _ in sorted(sims.items(), key=lambda kv: -kv[1]):
-            gi, gj = find(i), find(j)
+            gi, gj = sets.find(i), sets.find(j)
             if gi == gj:
                 continue
             if all((min(x, y), max(x, y)) in sims for x in members_of[gi] for y in members_of[gj]):
-                parent[gi] = gj
+                sets.union(gi, gj)
                 members_of[gj] |= members_of.pop(gi)
         groups: dict[int, list[int]] = {}
         for i in range(len(items)):
-            groups.setdefault(find(i), []).append(i)
+            groups.setdefault(sets.find(i), []).append(i)
         for members in groups.values():
             if len(members) < 2:
                 continue
@@ -635,14 +645,7 @@ def recurring(ctx: Context) -> list[Candidate]:
         for t in o.terms:
             if ctx.anchor(t):
                 index.setdefault(t, []).append(i)
-    parent = list(range(len(obs)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    sets = DisjointSets(len(obs))
     weights = [ctx.weight(o.terms) for o in obs]
     for i, o in enumerate(obs):
         seen: set[int] = set()
@@ -659,10 +662,10 @@ def recurring(ctx: Context) -> list[Candidate]:
                 sim = ctx.weight(shared) / max(min(weights[i], weights[j]), 1e-9)
                 plain = len(shared) / min(len(o.terms), len(obs[j].terms))
                 if sim >= 0.45 or plain >= 0.5:
-                    parent[find(i)] = find(j)
+                    sets.union(i, j)
     groups: dict[int, list[Observation]] = {}
     for i, o in enumerate(obs):
-        groups.setdefault(find(i), []).append(o)
+        groups.setdefault(sets.find(i), []).append(o)
     out = []
     primary = ctx.col.docs.get(ctx.primary)
     for members in groups.values():

@@ -155,7 +155,7 @@ class Handler(BaseHTTPRequestHandler):
             # keep the token out of the address bar and history: a cookie carries it from now on
             rest = urlencode([(k, v) for k, vs in query.items() if k != "token" for v in vs])
             return self._redirect(url.path + ("?" + rest if rest else ""), set_cookie=True)
-        for m, pattern, name in ROUTES:
+        for m, pattern, name in ROUTES:  # noqa: B007 - name is used after the loop
             match = pattern.fullmatch(url.path)
             if match and m == method:
                 break
