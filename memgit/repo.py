@@ -174,6 +174,14 @@ class Repo:
         intent_tmp = intent.with_name(f"refs-intent.{os.getpid()}.tmp")
         intent_tmp.write_text(json.dumps(updates))
         os.replace(intent_tmp, intent)
+        try:
+            done = self._write_own_refs(updates)
+        except BaseException:
+            intent.unlink(missing_ok=True)  # refused as a whole: nothing for a later command to finish
+            raise
+        if done:
+            intent.unlink(missing_ok=True)
+            return
         for attempt in range(2):
             p = subprocess.run(["git", "update-ref", "--stdin"], cwd=self.root, capture_output=True,
                                input=("\n".join(lines) + "\n").encode(), env=_git_env())
@@ -184,6 +192,47 @@ class Repo:
             err = p.stderr.decode("utf-8", "replace").strip().splitlines()
             raise ConflictError(f"a memgit ref moved while this command ran ({err[-1] if err else ''}); "
                                 f"run the command again.")
+
+    def _write_own_refs(self, updates: list[tuple[str, str | None, str | None]]) -> bool:
+        """Create or move memgit's own loose refs in-process, with git's own lock-file protocol.
+
+        Used for what a dream does most (new proposal branches, the journal): no fork of
+        `git update-ref`. Every ref is locked (O_EXCL `<ref>.lock`, as git does) and its
+        current value checked before any is renamed into place. Returns False, doing nothing,
+        when git must do it: main, deletions, packed or symbolic refs, a linked worktree.
+        """
+        if (self.git_dir / "commondir").exists():
+            return False
+        packed = self._packed()
+        for ref, new, _old in updates:
+            if (new is None or not HEX40.match(new) or ref in packed
+                    or not ref.startswith((PROPOSAL_PREFIX, "refs/memgit/"))):
+                return False
+        held: list[tuple[Path, int]] = []
+        try:
+            for ref, new, old in updates:
+                path = self.git_dir / ref
+                path.parent.mkdir(parents=True, exist_ok=True)
+                lock = path.with_name(path.name + ".lock")
+                try:
+                    fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                except FileExistsError:
+                    raise ConflictError(f"{ref} is locked by another git process; run the command again.") from None
+                held.append((lock, fd))
+                if self.ref(ref) != old:
+                    raise ConflictError(f"{ref} moved while this command ran; run the command again.")
+                os.write(fd, (new + "\n").encode())
+            for lock, fd in held:
+                os.close(fd)
+            for (ref, _new, _old), (lock, _fd) in zip(updates, held):
+                os.replace(lock, self.git_dir / ref)
+            held = []
+            return True
+        finally:
+            for lock, fd in held:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                lock.unlink(missing_ok=True)
 
     def pending_intent(self) -> bool:
         return (self.git_dir / "memgit" / "refs-intent.json").exists()

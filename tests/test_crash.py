@@ -228,3 +228,27 @@ def test_a_temp_file_left_by_a_crash_is_never_committed(tmp_path):
     files = ws.repo.list_files(ws.main())
     assert ".MEMORY.md.memgit-4242.tmp" not in files
     assert "a live agent edit" in ws.repo.read(ws.main(), "MEMORY.md").decode()
+
+
+def test_own_ref_writes_respect_git_locks_and_compare_and_swap(tmp_path):
+    from memgit.errors import ConflictError
+
+    ws = setup(tmp_path)
+    (p, *_) = proposals.list_proposals(ws)
+    ref = PROPOSAL_PREFIX + "deadbeef"
+    lock = ws.repo.git_dir / (ref + ".lock")
+    lock.write_text("held by a git process\n")
+    with pytest.raises(ConflictError):
+        ws.repo.update_refs([(ref, p.commit, None)])
+    assert ws.repo.ref(ref) is None and lock.exists()  # someone else's lock is never taken or removed
+    assert not ws.repo.pending_intent()  # a refused transaction is not finished later
+    lock.unlink()
+    ws.repo.update_refs([(ref, p.commit, None)])
+    assert ws.repo.ref(ref) == p.commit
+    with pytest.raises(ConflictError):  # expected old value wrong: nothing moves
+        ws.repo.update_refs([(ref, ws.main(), None), (PROPOSAL_PREFIX + "cafe0000", p.commit, None)])
+    assert ws.repo.ref(ref) == p.commit and ws.repo.ref(PROPOSAL_PREFIX + "cafe0000") is None
+    fsck_clean(ws.root)
+    out = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/heads/memgit/"], cwd=ws.root,
+                         capture_output=True, text=True).stdout
+    assert ref in out
