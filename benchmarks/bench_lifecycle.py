@@ -3,7 +3,7 @@
 
     python3 benchmarks/bench_lifecycle.py [--days 3650] [--keep DIR]
 
-Generates the workspace with /work/shared/bench/gen_workspace.py, adds what the
+Generates the workspace with ../shared/bench/gen_workspace.py, adds what the
 janitor works on (an Events section with an entry every 5 days, a stale P1
 section, P2 notes with conclusions), adopts it, then prints seconds for each
 command (a run that proposes, and an idempotent second run).

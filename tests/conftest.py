@@ -14,7 +14,7 @@ after 2 seconds. Fixtures other test files may use (keep their behaviour stable)
   real CLI as a subprocess (``python -m memgit -C <root> …``); ``root`` may be a
   Path, a Workspace or None (no ``-C``; the subprocess runs in ``cwd`` if given).
 - ``bench_case(name, init=False)`` → a writable copy of
-  ``/work/shared/bench/dev/<name>`` in tmp_path (the test is skipped if absent);
+  ``../shared/bench/dev/<name>`` in tmp_path (the test is skipped if absent);
   with ``init=True`` it is adopted and a Workspace is returned instead of the Path.
 - ``git(root, *args, check=True)`` → stdout of ``git -C root …`` (str), raising
   on failure unless ``check=False`` (then a CompletedProcess is returned).
@@ -30,7 +30,9 @@ from pathlib import Path
 
 import pytest
 
-BENCH_DEV = Path("/work/shared/bench/dev")
+# ../shared beside the checkout, as in CI
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+BENCH_DEV = SHARED / "bench" / "dev"
 AUTHOR_NAME = "Test Reviewer"
 AUTHOR_EMAIL = "reviewer@example.com"
 
@@ -197,7 +199,7 @@ def run_cli() -> Callable[..., tuple[int, str, str]]:
 
 @pytest.fixture
 def bench_case(tmp_path: Path) -> Callable:
-    """`bench_case(name)` → a writable copy of /work/shared/bench/dev/<name> (skips if absent)."""
+    """`bench_case(name)` → a writable copy of ../shared/bench/dev/<name> (skips if absent)."""
 
     def copy(name: str, init: bool = False):
         src = BENCH_DEV / name

@@ -269,7 +269,7 @@ def test_atomic_write_keeps_the_file_mode(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["MEMORY.md"]
 
 
-BENCH_CASES = sorted(p.name for p in Path("/work/shared/bench/dev").glob("*") if p.is_dir()) or ["absent"]
+BENCH_CASES = sorted(p.name for p in (Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "dev").glob("*") if p.is_dir()) or ["absent"]
 
 
 @pytest.mark.parametrize("name", BENCH_CASES)
