@@ -23,6 +23,7 @@ The `anthropic` SDK is imported here only, and only when this backend runs.
 from __future__ import annotations
 
 import json
+import re
 import math
 from dataclasses import dataclass
 from datetime import date
@@ -450,3 +451,87 @@ def estimate_tokens(ws, now: date, window_days: int | None = None) -> dict:
             "verbatim": verbatim, "naive_request": naive,
             "evidence_pct": round(100 * evidence / verbatim, 1) if verbatim else 0.0,
             "request_pct": round(100 * prompt.tokens / naive, 1) if naive else 0.0}
+
+
+# -- the dream diary -------------------------------------------------------------------------------
+INSIGHT_TOOL_NAME = "propose_insights"
+INSIGHT_TOOL = {
+    "name": INSIGHT_TOOL_NAME,
+    "description": "Record at most 3 non-obvious links between the numbered snippets, for the dream diary.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"insights": {"type": "array", "maxItems": 3, "items": {
+            "type": "object",
+            "properties": {"text": {"type": "string", "description": "one or two sentences"},
+                           "sources": {"type": "array", "items": {"type": "string"},
+                                       "description": "ids of the snippets it links, e.g. S1, S4"}},
+            "required": ["text", "sources"]}}},
+        "required": ["insights"],
+    },
+}
+INSIGHT_SYSTEM = (
+    "You keep the dream diary of a personal AI agent. Below are snippets sampled from its recent daily logs "
+    "and its long-term memory, each with an id. Find at most 3 non-obvious links between snippets from "
+    "different days or topics: a shared cause, a pattern, a risk, a connection the owner may not have "
+    "noticed. Each insight is one or two sentences and cites the ids it links. If no link is strong enough, "
+    "return an empty list. Never repeat secrets, passwords or financial figures. Answer only by calling "
+    f"{INSIGHT_TOOL_NAME}."
+)
+_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
+
+
+def associate(snippets: list, config) -> tuple[list[dict], list[dict], dict]:
+    """Ask the model for diary insights over `snippets` (memgit.lifecycle.diary.Snippet).
+
+    Returns (insights that passed the checks, dropped items with their reasons, tokens).
+    An insight must cite two or more of the given ids from different topics, hold one or two
+    sentences and nothing sensitive; everything sent is redacted first.
+    """
+    ids = {f"S{i + 1}": s for i, s in enumerate(snippets)}
+    user = "\n".join(f"[{k}] ({s.topic}, {s.source}) {sensitive.redact(s.text)}" for k, s in ids.items())
+    body = {"model": config.llm.model, "max_tokens": min(config.llm.max_tokens, 1024),
+            "system": [{"type": "text", "text": INSIGHT_SYSTEM}],
+            "messages": [{"role": "user", "content": user}],
+            "tools": [INSIGHT_TOOL], "tool_choice": {"type": "tool", "name": INSIGHT_TOOL_NAME}}
+    try:
+        message: Any = send(client(config), body)
+    except MalformedAnswer as e:
+        return [], [{"reason": str(e)}], usage(None)
+    calls = [b for b in (getattr(message, "content", None) or [])
+             if getattr(b, "type", None) == "tool_use" and getattr(b, "name", None) == INSIGHT_TOOL_NAME]
+    items = calls[0].input.get("insights") if calls and isinstance(calls[0].input, dict) else None
+    if not isinstance(items, list):
+        return [], [{"reason": f"the model answered without a list of insights from {INSIGHT_TOOL_NAME}"}], \
+            usage(message)
+    passed, dropped = [], []
+    for item in items:
+        why = _insight_problem(item, ids)
+        if why:
+            dropped.append({"text": sensitive.redact(str(item.get("text", "")) if isinstance(item, dict) else ""),
+                            "reason": why})
+        elif len(passed) < 3:
+            passed.append({"text": " ".join(item["text"].split()),
+                           "sources": [ids[k].source for k in dict.fromkeys(item["sources"])]})
+        else:
+            dropped.append({"text": item["text"], "reason": "more than 3 insights"})
+    return passed, dropped, usage(message)
+
+
+def _insight_problem(item: Any, ids: dict) -> str | None:
+    if not isinstance(item, dict) or not isinstance(item.get("text"), str) or not isinstance(item.get("sources"), list):
+        return "malformed insight (needs text and a list of sources)"
+    text = item["text"].strip()
+    if not text:
+        return "empty insight"
+    unknown = [k for k in item["sources"] if k not in ids]
+    if unknown:
+        return f"cites snippets that were not sent: {', '.join(map(str, unknown))[:60]}"
+    topics = {ids[k].topic for k in item["sources"]}
+    if len(topics) < 2:
+        return "links snippets of one topic only"
+    sentences = [p for p in _SENTENCE_SPLIT.split(text) if p.strip()]
+    if len(sentences) > 2 or len(text) > 400:
+        return "longer than two sentences"
+    if sensitive.has_sensitive(text) or "[REDACTED]" in text:
+        return "holds sensitive data"
+    return None

@@ -91,6 +91,8 @@ def associate(ws: Workspace, now: date, seed: int | None = None, dry_run: bool =
     """Find up to 3 insights and propose appending them to DREAMS.md."""
     rng = random.Random(seed if seed is not None else now.toordinal())
     snippets = _sample(ws, now, rng)
+    if backend == "anthropic" and len(snippets) >= 2:
+        return _with_model(ws, now, snippets, dry_run)
     insights, used = [], set()
     for strength, a, b, rare in associations(snippets):
         if strength < min_strength or a.source in used or b.source in used:
@@ -105,11 +107,35 @@ def associate(ws: Workspace, now: date, seed: int | None = None, dry_run: bool =
         })
         if len(insights) >= MAX_INSIGHTS:
             break
-    result = {"snippets": len(snippets), "insights": insights, "proposal": None}
+    return _propose(ws, now, {"snippets": len(snippets), "insights": insights, "proposal": None}, dry_run,
+                    "offline")
+
+
+def _with_model(ws: Workspace, now: date, snippets: list[Snippet], dry_run: bool) -> dict:
+    """The anthropic backend finds the links; memgit checks them (cited ids, two topics, length, no secrets)."""
+    from memgit.dream.anthropic_backend import associate as model_associate
+    from memgit.errors import MemgitError
+
+    try:
+        insights, dropped, tokens = model_associate(snippets, ws.config)
+    except MemgitError as e:
+        if not ws.config.llm.fallback_offline:
+            raise
+        result = associate(ws, now, dry_run=dry_run, backend="offline")
+        ws.warnings.append(f"{e} The diary fell back to the offline engine.")
+        return result
+    for x in insights:
+        x["text"] = f"{x['text']} ({', '.join(x['sources'])})"
+    return _propose(ws, now, {"snippets": len(snippets), "insights": insights, "dropped": dropped,
+                              "tokens": tokens, "proposal": None}, dry_run, "anthropic")
+
+
+def _propose(ws: Workspace, now: date, result: dict, dry_run: bool, origin: str) -> dict:
+    insights = result["insights"]
     if insights and not dry_run:
         body = f"## {now.isoformat()}\n\n" + "\n".join(f"- {x['text']}" for x in insights) + "\n"
         op = Operation("append", DIARY, text=body, reason=f"dream diary: {len(insights)} association(s)",
-                       origin="offline" if backend == "offline" else backend)
+                       origin=origin)
         with ws.repo.lock():
             made = proposals.create(ws, [op], skip_known=True)
         result["proposal"] = made[0].id if made else None
