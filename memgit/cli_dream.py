@@ -54,6 +54,18 @@ def dream(ctx, now, dry_run, backend, associate, seed, as_json):
         click.echo("Skipped (top):")
         for s in report.skipped[:5]:
             click.echo(f"  {s['score']:.2f}  {s['op']:<11} {s['title']}  — {s['why']}")
+    if report.dropped:
+        click.echo(f"Dropped by the gate: {len(report.dropped)} operation(s) the model proposed "
+                   f"(reasons in `memgit dream --json` and `memgit log --json`).")
+    tokens = report.extra.get("tokens")
+    if tokens:
+        click.echo(f"Tokens: {tokens['input']} input, {tokens['cached']} cached, {tokens['output']} output.")
+    diary = report.extra.get("diary")
+    if diary is not None:
+        n = len(diary["insights"])
+        where = f" as {diary['proposal']}" if diary.get("proposal") else ""
+        click.echo(f"Diary: {n} association(s) for DREAMS.md{where}." if n else
+                   "Diary: no association strong enough; nothing for DREAMS.md.")
     if not report.proposals:
         click.echo("Nothing to propose: memory is up to date.")
     elif not dry_run:
