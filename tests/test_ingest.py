@@ -412,3 +412,28 @@ def test_a_missing_path_raises_naming_it(workspace: Path, tmp_path: Path) -> Non
 def test_an_unknown_format_raises(workspace: Path) -> None:
     with pytest.raises(MemgitError, match="use one of: claude-code, openclaw, hermes, events, jsonl"):
         ingest(workspace, "chatgpt", [FIXTURES / "jsonl"])
+
+
+def test_init_layout_hermes_adopts_a_section_sign_workspace(tmp_path):
+    import subprocess
+    import sys
+
+    from memgit.adopt import init
+    from memgit.config import load_config
+
+    root = tmp_path / "hermes"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("User runs Debian 12 on the VPS\n§\nDeploys go through `make deploy`\n",
+                                    encoding="utf-8")
+    (root / "USER.md").write_text("Name: Ada\n§\nPrefers short answers\n", encoding="utf-8")
+    init(root, layout="hermes")
+    cfg = load_config(root)
+    assert cfg.capacity == {"MEMORY.md": 2200, "USER.md": 1375}
+    p = subprocess.run([sys.executable, "-m", "memgit", "-C", str(root), "propose", "consolidate", "MEMORY.md",
+                        "--text", "Backups run nightly at 02:00"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    p = subprocess.run([sys.executable, "-m", "memgit", "-C", str(root), "approve", "--all"], capture_output=True,
+                       text=True)
+    assert p.returncode == 0, p.stderr
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == (
+        "User runs Debian 12 on the VPS\n§\nDeploys go through `make deploy`\n§\nBackups run nightly at 02:00\n")
