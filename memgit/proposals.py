@@ -340,7 +340,9 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) 
                    f"Memgit-Proposal: {p.id}\nApproved-by: {user}\nApproved-at: {when}\n")
             # the proposal's record, rebased onto this main when main moved since it was made: its
             # diff stays exactly the change, and its tree holds nothing main has shed meanwhile
-            record = p.commit if p.base == main else ws.repo.commit(tree, [main], ws.repo.info(p.commit).message)
+            # (the original stays its second parent: the record only ever fast-forwards, so clones agree)
+            record = p.commit if p.base == main else ws.repo.commit(tree, [main, p.commit],
+                                                                    ws.repo.info(p.commit).message)
             merge = ws.repo.commit(tree, [main, record], msg)
             jparent = ws.repo.ref(JOURNAL)
             jsha, _ = journal.prepare(ws.repo, "approve", {
@@ -360,8 +362,10 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) 
             approved.append(p)
         ws.sync_worktree()
         crashpoint("approve:after-worktree")
-        if any(t.startswith(HASHED) for p in approved for t in p.op.targets):
+        secret_prunes = [p.op for p in approved if any(t.startswith(HASHED) for t in p.op.targets)]
+        if secret_prunes:
             _rebase_open(ws)  # open proposals made while the secret was in memory must not keep it
+            _scrub_records(ws, secret_prunes)
         return ApproveResult(approved, refused, ws.repo.ref(MAIN) if approved else None)
 
 
@@ -374,7 +378,54 @@ def _record_on(ws: Workspace, p: Proposal, main: str) -> str:
     except MemgitError:
         changes = {}
     blobs = {path: (ws.repo.write_blob(d) if d is not None else None) for path, d in changes.items()}
-    return ws.repo.commit(ws.repo.tree_with(ws.repo.tree_of(main), blobs), [main], msg)
+    return ws.repo.commit(ws.repo.tree_with(ws.repo.tree_of(main), blobs), [main, p.commit], msg)
+
+
+def _scrub_records(ws: Workspace, prunes: list[Operation]) -> None:
+    """After a secret's prune: no proposal record (open or closed) keeps the pruned entry in its tree.
+
+    A record whose tree still holds it gets a successor with the entry removed from both its tree
+    and its base, so its diff is still exactly its own change; the old record stays its second
+    parent (refs only fast-forward; git history, like main's, is not rewritten).
+    """
+    from memgit.memory import parse
+
+    def scrub(tree: str) -> str:
+        blobs: dict[str, str | None] = {}
+        for op in prunes:
+            data = blobs_data.get((tree, op.file))
+            if data is None:
+                data = ws.repo.read_tree_file(tree, op.file)
+            if data is None:
+                continue
+            doc = parse(op.file, data, ws.config.memory.protected_sections)
+            gone = [e for e in doc.entries if ops.hash_target(e.text) in op.targets]
+            if gone:
+                new = doc.remove(gone)
+                blobs_data[(tree, op.file)] = new
+                blobs[op.file] = ws.repo.write_blob(new)
+        return ws.repo.tree_with(tree, blobs) if blobs else tree
+
+    blobs_data: dict[tuple[str, str], bytes] = {}
+    refs = {**ws.repo.refs(PROPOSAL_PREFIX.rstrip("/")), **ws.repo.refs(CLOSED_PREFIX.rstrip("/"))}
+    updates = []
+    for ref, sha in refs.items():
+        tree = ws.repo.tree_of(sha)
+        clean = scrub(tree)
+        if clean == tree:
+            continue
+        info = ws.repo.info(sha)
+        base = info.parents[0] if info.parents else None
+        new_base = base
+        if base:
+            base_tree = ws.repo.tree_of(base)
+            clean_base = scrub(base_tree)
+            if clean_base != base_tree:
+                new_base = ws.repo.commit(clean_base, [base], "memgit: base with pruned sensitive data removed\n")
+        record = ws.repo.commit(clean, [p for p in (new_base, sha) if p], info.message)
+        updates.append((ref, record, sha))
+    if updates:
+        ws.repo.update_refs(updates)
 
 
 def _rebase_open(ws: Workspace) -> None:
@@ -383,11 +434,8 @@ def _rebase_open(ws: Workspace) -> None:
     for p in list_proposals(ws, check=False):
         if p.base == main:
             continue
-        try:
-            if not _changes(ws, p.op, main):
-                continue
-        except MemgitError:
-            continue  # stale: left as it is, shown as not applying
+        # a proposal that no longer applies moves too (its record on main's tree, an empty diff):
+        # it still shows as stale, and no branch keeps the older tree
         updates.append((PROPOSAL_PREFIX + p.id, _record_on(ws, p, main), p.commit))
     if updates:
         ws.repo.update_refs(updates)

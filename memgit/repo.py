@@ -222,7 +222,7 @@ class Repo:
                 if self.ref(ref) != old:
                     raise ConflictError(f"{ref} moved while this command ran; run the command again.")
                 os.write(fd, (new + "\n").encode())
-            for lock, fd in held:
+            for _lock, fd in held:
                 os.close(fd)
             for (ref, _new, _old), (lock, _fd) in zip(updates, held):
                 os.replace(lock, self.git_dir / ref)
@@ -397,7 +397,10 @@ class Repo:
         """A file's bytes at `commit`, or None."""
         if not commit:
             return None
-        tree = self.tree_of(commit)
+        return self.read_tree_file(self.tree_of(commit), path)
+
+    def read_tree_file(self, tree: str, path: str) -> bytes | None:
+        """A file's bytes in `tree`, or None."""
         parts = path.split("/")
         for i, part in enumerate(parts):
             hit = self._tree_index(tree).get(part)

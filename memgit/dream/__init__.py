@@ -73,6 +73,14 @@ class DreamReport:
         return d
 
 
+def _without_sensitive(candidates: list) -> list:
+    """Defence in depth: a candidate whose new text would carry sensitive data never becomes a proposal."""
+    from memgit import sensitive
+
+    return [c for c in candidates if not any(t and sensitive.has_sensitive(t) for t in (c.op.text, c.op.reason,
+                                                                                          c.op.section))]
+
+
 def dream(ws: Workspace, now: date, dry_run: bool = False, backend: str | None = None) -> DreamReport:
     """Run one sleep cycle and make its proposals (unless dry_run)."""
     from memgit import proposals
@@ -103,6 +111,7 @@ def dream(ws: Workspace, now: date, dry_run: bool = False, backend: str | None =
                 backend = "offline"
             else:
                 raise
+        candidates = _without_sensitive(candidates)
         known = {p.op.fingerprint for p in proposals.list_proposals(ws, check=False)}
         known |= proposals.rejected_fingerprints(ws)
         sel = select(ctx, candidates, cfg.dream.threshold, cfg.dream.max_ops, cfg.dream.forced_prune_pct,

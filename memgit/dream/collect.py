@@ -47,9 +47,9 @@ class Observation:
 
     def quote(self) -> str:
         """A verbatim excerpt of the source line free of sensitive values (empty if none is)."""
-        if not self.sensitive:
-            return self.text
-        head = self.raw.split("[REDACTED]")[0]
+        if sensitive.REDACTED not in self.raw:
+            return strip_time(self.raw)  # the cited line itself (continuation lines are not quoted)
+        head = self.raw.split(sensitive.REDACTED)[0]
         return strip_time(head).rstrip(" :：=,，") if len(strip_time(head)) >= 8 else ""
 
 
@@ -113,17 +113,45 @@ def _read_text(root: Path, p: Path, warnings: list[str]) -> str | None:
         return None
 
 
+ITEM_START = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s")
+
+
 def _log_observations(rel: str, day: date, text: str) -> list[Observation]:
+    """One observation per log item: a list item with its continuation lines (a PEM block pasted
+    under "- deploy key:" is one redacted item, not lines of its own). The file is redacted as a
+    whole first, so multi-line secrets are caught."""
     out = []
     fence = False
-    for i, line in enumerate(text.splitlines(), 1):
+    raw_lines = text.splitlines()
+    red_lines = sensitive.redact(text).splitlines()
+    if len(red_lines) != len(raw_lines):  # never expected: redact keeps every line
+        red_lines = [sensitive.redact(ln) for ln in raw_lines]
+    item: list[int] = []
+
+    def flush() -> None:
+        if item:
+            first = red_lines[item[0]]
+            rest = " ".join(red_lines[j].strip() for j in item[1:])
+            changed = any(red_lines[j] != raw_lines[j] for j in item)
+            out.append(Observation(rel, item[0] + 1, day, (strip_time(first) + (" " + rest if rest else "")).strip(),
+                                   first, "log", "log", "", changed))
+            item.clear()
+
+    for i, line in enumerate(raw_lines):
         s = line.strip()
         if s.startswith(("```", "~~~")):
+            flush()
             fence = not fence
             continue
-        if fence or not s or s.startswith("#") or s in ("---", "§"):
+        if fence:
             continue
-        out.append(_observation(rel, i, day, line, "log"))
+        if not s or s.startswith("#") or s in ("---", "§"):
+            flush()
+            continue
+        if ITEM_START.match(line) or not item:
+            flush()
+        item.append(i)
+    flush()
     return out
 
 
@@ -153,12 +181,12 @@ def _session_observations(rel: str, text: str, start: date, now: date, warnings:
         day = ts.date()
         if not (start <= day <= now):
             continue
-        for j, part in enumerate(txt.splitlines() or [""]):
-            if part.strip():
-                # a multi-line turn: every line keeps the turn's source line
-                out.append(_observation(rel, i, day, part, "session", str(role), str(rec.get("session", ""))))
-                if j > 40:
-                    break
+        # one observation per turn, redacted as a whole (a key pasted over several lines is caught)
+        red = sensitive.redact(txt)
+        lines = [ln.strip() for ln in red.splitlines() if ln.strip()][:40]
+        if lines:
+            out.append(Observation(rel, i, day, strip_time(" ".join(lines)), lines[0], "session", str(role),
+                                   str(rec.get("session", "")), red != txt))
     if bad:
         warnings.append(f"{rel}: {bad} malformed JSON line(s) skipped.")
     return out

@@ -78,10 +78,11 @@ class Item:
     subject: frozenset[str]          # terms without status words and versions
     versions: list[str]
     head: frozenset[str] = frozenset()  # subject terms of the first clause: what the entry is about
+    secret: bool = False                # holds sensitive data: only ever pruned, never reworded or merged
 
     @property
     def frozen(self) -> bool:
-        return self.entry.frozen
+        return self.entry.frozen or self.secret
 
 
 def _subject(body: str) -> frozenset[str]:
@@ -105,7 +106,8 @@ class Context:
                 head = _subject(first[0]) if first else frozenset()
                 if _label(body):
                     head = _subject(LABEL_RE.match(body).group(1)) | head
-                self.items.append(Item(e, doc, fold(body), _subject(body), versions(body), head))
+                self.items.append(Item(e, doc, fold(body), _subject(body), versions(body), head,
+                                       sensitive.has_sensitive(e.text)))
         self.obs = col.observations
         df: dict[str, int] = {}
         for o in self.obs:
@@ -502,9 +504,9 @@ def _valid(y: str, m: str, d: str) -> bool:
 def secret_entries(ctx: Context) -> list[Candidate]:
     out = []
     for it in ctx.items:
-        found = sensitive.scan(it.entry.text)
-        if not found or it.frozen:
+        if not it.secret or it.entry.frozen:
             continue
+        found = sensitive.scan(it.entry.text)
         kinds = ", ".join(sorted({f.kind for f in found}))
         safe = sensitive.redact(it.entry.text.split("\n")[0]).split("[REDACTED]")[0].rstrip(" :：=")
         op = Operation("prune", it.entry.file, (it.entry.text,), confidence=0.99,
@@ -570,7 +572,8 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                                              *ctx.evidence(used, 2)), origin="offline")
                     out.append(Candidate(op, "contradiction", score, {"overlap": round(ov, 2)}))
                     continue
-                if la and la == lb and _value_jaccard(a.entry.body, b.entry.body) < 0.5:
+                dated = a.entry.date and b.entry.date and a.entry.date != b.entry.date
+                if la and la == lb and dated and _value_jaccard(a.entry.body, b.entry.body) < 0.5:
                     # one label, two values: a setting that changed — or a list of things under one
                     # name ("Repo: blog", "Repo: memgit"). Only the window's use of the newer value
                     # and not the older, or short setting-like values, make it a contradiction.
@@ -593,6 +596,8 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                     cjk_share(a.entry.body) >= 0.3) != (cjk_share(b.entry.body) >= 0.3)
                 # Chinese bigrams across word boundaries add noise terms: a lower bar for CJK text
                 cjk = cjk_share(a.entry.body) >= 0.3 and cjk_share(b.entry.body) >= 0.3
+                if len(shared) < 2:
+                    continue  # one word in common is not enough to call two entries the same
                 if (jac >= (0.45 if cjk else 0.6) or (ov >= (0.7 if cjk else 0.8) and n_anchor >= 3)
                         or (cross and ov >= 0.55 and n_anchor >= 4)):
                     sims[(i, j)] = max(jac, ov * 0.8)
