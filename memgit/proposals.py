@@ -253,10 +253,10 @@ def create(ws: Workspace, operations: list[Operation], skip_known: bool = False)
     left out silently (a dream); otherwise they are errors (a person asked).
     """
     main = ws.main()
-    open_ids = {r[len(PROPOSAL_PREFIX):] for r in ws.repo.refs(PROPOSAL_PREFIX.rstrip("/"))}
+    open_ids = {r[len(PROPOSAL_PREFIX):] for r in ws.repo.ref_names(PROPOSAL_PREFIX.rstrip("/"))}
     closed = closed_states(ws)
     refused = {pid for pid, s in closed.items() if s["status"] in ("rejected", "reverted")}
-    closed_refs = {r[len(CLOSED_PREFIX):] for r in ws.repo.refs(CLOSED_PREFIX.rstrip("/"))}
+    closed_refs = {r[len(CLOSED_PREFIX):] for r in ws.repo.ref_names(CLOSED_PREFIX.rstrip("/"))}
     made: list[Proposal] = []
     updates = []
     jparent = ws.repo.ref(JOURNAL)

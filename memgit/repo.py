@@ -127,6 +127,19 @@ class Repo:
             self._packed_refs, self._packed_key = refs, key
         return self._packed_refs
 
+    def ref_names(self, prefix: str) -> set[str]:
+        """The names of the refs under `prefix`, without reading what they point to."""
+        if (self.git_dir / "commondir").exists():
+            return set(self.refs(prefix))
+        prefix = prefix.rstrip("/")
+        names = {n for n in self._packed() if n.startswith(prefix + "/")}
+        base = self.git_dir / prefix
+        if base.is_dir():
+            for dirpath, _, files in os.walk(base):
+                rel = os.path.relpath(dirpath, self.git_dir).replace(os.sep, "/")
+                names.update(f"{rel}/{f}" for f in files if not f.endswith(".lock"))
+        return names
+
     def refs(self, prefix: str) -> dict[str, str]:
         """Every ref under `prefix` (a path prefix such as refs/heads/memgit) → its commit."""
         if (self.git_dir / "commondir").exists():
