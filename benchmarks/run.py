@@ -98,6 +98,8 @@ def bench_proposals(root: Path, n: int = 40) -> None:
 
     print("proposal creation (50 KB MEMORY.md)")
     ws = Workspace(make_ws(root, "props", big_memory()))
+    # warm-up: the first call pays one-off imports (the secret detector's plugins)
+    proposals.create(ws, [Operation("consolidate", "MEMORY.md", text="[P1] warm-up (2026-06-01)", section="Notes")])
     t = time.perf_counter()
     for i in range(n):
         proposals.create(ws, [Operation("consolidate", "MEMORY.md", text=f"[P1] bench fact {i} (2026-06-01)",
