@@ -80,3 +80,21 @@ def events(repo: Repo, kinds: tuple[str, ...] = (), limit: int | None = None,
             if limit and len(out) >= limit:
                 break
     return out
+
+
+def walk_back(repo: Repo, tip: str, stop: str, limit: int = 500) -> list[Event] | None:
+    """Events from `tip` back to (not including) `stop`, newest first, read in-process;
+    None when `stop` is not reached along single parents within `limit` commits."""
+    out: list[Event] = []
+    sha = tip
+    for _ in range(limit):
+        if sha == stop:
+            return out
+        parents, message = repo.commit_parents_message(sha)
+        if len(parents) != 1:  # a merge (two clones' journals) or the root: read it the long way
+            return None
+        ev = _parse(message, sha)
+        if ev:
+            out.append(ev)
+        sha = parents[0]
+    return None

@@ -144,10 +144,17 @@ def closed_states(ws: Workspace) -> dict[str, dict]:
         return cached["states"]
     states: dict[str, dict] = {}
     since = cached.get("tip")
-    if since and isinstance(cached.get("states"), dict) and ws.repo.ref(since) and ws.repo.is_ancestor(since, tip):
+    newer = journal.walk_back(ws.repo, tip, since) if since and isinstance(cached.get("states"), dict) else None
+    if newer is not None:  # the usual case: a few events appended since, read in-process
         states = cached["states"]
-    else:
-        since = None
+        review = [ev for ev in newer if ev.kind in _STATUS]
+        for ev in reversed(review):
+            if ev.data.get("id"):
+                states[ev.data["id"]] = {"status": _STATUS[ev.kind], **ev.data}
+        if review or len(newer) >= 4:  # keep later walks short; other events change no state
+            _write_cache(ws, tip, states)
+        return states
+    since = None
     for ev in reversed(journal.events(ws.repo, ("approve", "reject", "revert"), since=since)):
         pid = ev.data.get("id")
         if pid:
@@ -292,7 +299,6 @@ def create(ws: Workspace, operations: list[Operation], skip_known: bool = False)
         updates.append((JOURNAL, jsha, jparent))
         crashpoint("propose:before-refs")
         ws.repo.update_refs(updates)
-        _advance_cache(ws, jparent, jsha, {})
     return made
 
 

@@ -183,18 +183,15 @@ class Repo:
         # git's files backend renames each ref's lock into place one at a time: a kill in the
         # middle of "commit" leaves some refs moved and others not. The intent, written first and
         # removed after, lets the next memgit command finish the transaction (recover_refs).
+        # memgit's own refs (new proposals, the journal) are written in-process; a kill between
+        # their renames leaves a proposal without its journal line at worst (renamed last), so
+        # they need no intent
+        if self._write_own_refs(updates):
+            return
         intent = self.state_dir() / "refs-intent.json"
         intent_tmp = intent.with_name(f"refs-intent.{os.getpid()}.tmp")
         intent_tmp.write_text(json.dumps(updates))
         os.replace(intent_tmp, intent)
-        try:
-            done = self._write_own_refs(updates)
-        except BaseException:
-            intent.unlink(missing_ok=True)  # refused as a whole: nothing for a later command to finish
-            raise
-        if done:
-            intent.unlink(missing_ok=True)
-            return
         for attempt in range(2):
             p = subprocess.run(["git", "update-ref", "--stdin"], cwd=self.root, capture_output=True,
                                input=("\n".join(lines) + "\n").encode(), env=_git_env())
@@ -405,6 +402,13 @@ class Repo:
                  f"author {name} <{email}> {stamp}", f"committer {name} <{email}> {stamp}", "",
                  message if message.endswith("\n") else message + "\n"]
         return self._store(b"commit", "\n".join(lines).encode("utf-8"))
+
+    def commit_parents_message(self, sha: str) -> tuple[list[str], str]:
+        """A commit's parents and message, read in-process."""
+        raw = self.gp.odb.stream(bytes.fromhex(sha)).read().decode("utf-8", "replace")
+        head, _, message = raw.partition("\n\n")
+        parents = [ln[7:] for ln in head.splitlines() if ln.startswith("parent ")]
+        return parents, message
 
     def read(self, commit: str | None, path: str) -> bytes | None:
         """A file's bytes at `commit`, or None."""
