@@ -397,22 +397,22 @@ def _scrub_records(ws: Workspace, prunes: list[Operation]) -> None:
     from memgit.memory import parse
 
     def scrub(tree: str) -> str:
-        blobs: dict[str, str | None] = {}
+        if tree in cleaned:
+            return cleaned[tree]
+        current: dict[str, bytes] = {}
         for op in prunes:
-            data = blobs_data.get((tree, op.file))
-            if data is None:
-                data = ws.repo.read_tree_file(tree, op.file)
+            data = current.get(op.file) or ws.repo.read_tree_file(tree, op.file)
             if data is None:
                 continue
             doc = parse(op.file, data, ws.config.memory.protected_sections)
             gone = [e for e in doc.entries if ops.hash_target(e.text) in op.targets]
             if gone:
-                new = doc.remove(gone)
-                blobs_data[(tree, op.file)] = new
-                blobs[op.file] = ws.repo.write_blob(new)
-        return ws.repo.tree_with(tree, blobs) if blobs else tree
+                current[op.file] = doc.remove(gone)
+        blobs = {f: ws.repo.write_blob(d) for f, d in current.items()}
+        cleaned[tree] = ws.repo.tree_with(tree, blobs) if blobs else tree
+        return cleaned[tree]
 
-    blobs_data: dict[tuple[str, str], bytes] = {}
+    cleaned: dict[str, str] = {}
     refs = {**ws.repo.refs(PROPOSAL_PREFIX.rstrip("/")), **ws.repo.refs(CLOSED_PREFIX.rstrip("/"))}
     updates = []
     for ref, sha in refs.items():
