@@ -444,3 +444,15 @@ def test_a_setting_that_changed_keeps_the_newer_value(tmp_path):
     cycle(ws)
     text = read(ws)
     assert "Default shell: fish" in text and "Default shell: bash" not in text and "kitty" in text
+
+
+def test_status_refresh_is_not_undone_by_a_negated_error_and_drops_what_was_needed(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Invoice parser: in progress, needs OCR fallback (2026-04-11)\n",
+        **dict([log("2026-05-26", "Invoice parser OCR fallback done."),
+                log("2026-05-28", "Invoice parser went live for the accounting team."),
+                log("2026-05-30", "Invoice parser processed 120 invoices without errors.")]),
+    })
+    cycle(ws)
+    text = read(ws)
+    assert "- [P1] Invoice parser: live (2026-05-28)" in text

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-_NEG = r"(?:not|n't|never|no|未|没|没有|还没|尚未|不|别)"
+_NEG = r"(?:not|n't|never|no|without|zero|未|没|没有|还没|尚未|不|别|无)"
 
 
 def _re(*alts: str) -> re.Pattern[str]:

@@ -241,7 +241,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
 
 
 PLAN = re.compile(r"\b(?:once|after|when|before|until|will|then|next (?:week|time|step|month)|plan(?:ned)?"
-                  r"|waiting)\b|就上|修完|之后|以后|等|再|准备|明天|下周|计划")
+                  r"|waiting|needs?|need to|blocked)\b|就上|修完|之后|以后|等|再|准备|明天|下周|计划|需要|还要")
 
 
 def _restate(body: str, st: tuple) -> str:
