@@ -456,3 +456,26 @@ def test_status_refresh_is_not_undone_by_a_negated_error_and_drops_what_was_need
     cycle(ws)
     text = read(ws)
     assert "- [P1] Invoice parser: live (2026-05-28)" in text
+
+
+def test_preference_reported_in_a_log_line_refreshes_without_the_attribution(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD,
+        "USER.md": "# USER\n\n## 基本 [P0]\n- 称呼：Jw\n\n## 偏好 [P1]\n- [P1] 周报：每周五晚上发 (2026-03-01)\n"
+                   "- [P1] 回复用中文 (2026-03-02)\n",
+        **dict([log("2026-05-29", "Jw 说以后周报改成周日晚上发，周五太忙看不完。")]),
+    })
+    cycle(ws)
+    text = read(ws, "USER.md")
+    assert "- [P1] 周报改成周日晚上发，周五太忙看不完 (2026-05-29)" in text
+    assert "每周五晚上发" not in text and "回复用中文" in text
+
+
+def test_a_plan_announced_from_now_on_is_not_a_preference(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Garden sensor dashboard on Grafana (2026-04-01)\n",
+        "USER.md": "# USER\n\n## Profile [P0]\n- Name: Mei\n\n## Preferences [P1]\n- [P1] Short answers (2026-03-01)\n",
+        **dict([log("2026-05-30", "Mei said she will be on vacation from now on until Tuesday.")]),
+    })
+    report, opened = cycle(ws)
+    assert opened == []

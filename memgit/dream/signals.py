@@ -353,6 +353,11 @@ FILLER = re.compile(r"^(?:ok(?:ay)?|yes|yeah|right|对|好|嗯|是的|行)[,，:
 LABEL_RE = re.compile(r"^([^:：]{1,16})[:：]\s*")
 
 
+# "Mei said (that) …", "Jw 说 …": who said it is evidence, not part of the preference
+ATTRIBUTION = re.compile(r"^[^\s,，:：]{1,20}(?:\s+[^\s,，:：]{1,20})?\s+(?:said|says|told me|asked|wants)\s+(?:that\s+)?"
+                         r"|^[^\s,，:：]{1,12}\s*(?:说|說|表示|要求)\s*[:：,，]?\s*", re.I)
+SAID = re.compile(r"\b(?:said|says|asked|wants?|prefers?|told me)\b|说|要求|希望|想要|交代|叮嘱")
+CHANGE_VERB = re.compile(r"\b(?:switch(?:ed)? to|change(?:d)? to|instead of|rather than)\b|改成|改用|换成|换用|改为")
 TIME_MARKER = re.compile(r"\bfrom now on\b|\bgoing forward\b|\bhenceforth\b|\bin (?:the )?future\b|"
                          r"\bfrom today on\b|\bstarting (?:today|now)\b|\bplease always\b|以后|今后|往后|"
                          r"从现在起|从今天起", re.I)
@@ -377,6 +382,7 @@ def _pref_content(text: str, like: str) -> str:
                 for i in range(tm.start(), min(tm.end(), len(keep))):
                     keep[i] = False
             sub = "".join(c for c, k in zip(sub, keep) if k)
+            sub = ATTRIBUTION.sub("", sub.strip(), count=1)
             sub = PARTICLE_END.sub("", FILLER.sub("", sub.strip()).strip(" ,，.。;；:：")).strip()
             if sub and term_set(sub):
                 parts.append(sub)
@@ -427,8 +433,12 @@ def preference_changes(ctx: Context) -> list[Candidate]:
                 and x.role == "assistant" and (len(x.terms & stmt) >= 2 or lx.ACK.search(fold(x.text).strip()))]
         others = [x for x, _ in stated[1:]]
         again_days = {x.day for x in others} - {o.day}
+        f = fold(o.text)
+        # the person's own words: a user turn, or a log line that reports what they said
+        said = o.role == "user" or bool(SAID.search(f))
+        change = bool(CHANGE_VERB.search(f))
         score = clamp(0.6 + 0.1 * negates + 0.1 * bool(acks) + 0.05 * bool(others) + 0.05 * bool(again_days)
-                      + 0.05 * (o.role == "user") + ctx.recency([o]))
+                      + 0.05 * said + 0.05 * change + ctx.recency([o]))
         m = LABEL_RE.match(it.entry.body)
         label = m.group(1).strip() if m and _label(it.entry.body) else ""
         sep = "：" if CJK_IN.search(it.entry.body) else ": "
