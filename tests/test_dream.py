@@ -479,3 +479,15 @@ def test_a_plan_announced_from_now_on_is_not_a_preference(tmp_path):
     })
     report, opened = cycle(ws)
     assert opened == []
+
+
+def test_routine_nothing_new_lines_are_not_consolidated(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Quill v1 deployed (2026-05-12)\n",
+        **dict([log("2026-05-26", "Checked the inbox, nothing important."),
+                log("2026-05-28", "Checked the inbox again, nothing important."),
+                log("2026-05-30", "检查了邮箱，一切正常。"),
+                log("2026-05-31", "Checked the inbox, nothing important, as usual.")]),
+    })
+    report, opened = cycle(ws)
+    assert opened == []

@@ -652,7 +652,7 @@ SECTION_HINT = re.compile(r"workflow|tool|note|gotcha|lesson|rule|how-?to|tip|tr
 
 def recurring(ctx: Context) -> list[Candidate]:
     obs = [o for o in ctx.obs if len(o.terms) >= 2 and not lx.EXCEPTION.search(fold(o.text))
-           and not lx.CHATTER.search(fold(o.text))]
+           and not lx.CHATTER.search(fold(o.text)) and not lx.ROUTINE.search(fold(o.text))]
     if len(obs) > 4000:
         obs = obs[-4000:]
     index: dict[str, list[int]] = {}
