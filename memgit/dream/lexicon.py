@@ -74,7 +74,8 @@ CHATTER = _re(r"\bgood (?:morning|night|evening|afternoon)\b",
 # routine "nothing new" lines: recurring, but nothing to remember
 ROUTINE = _re(r"\bnothing (?:new|important|special|unusual|to report|much)\b", r"\ball (?:good|fine|green|quiet)\b",
               r"\bas usual\b", r"\bno (?:issues?|problems?|changes?|news|updates?)\b", r"\bnothing happened\b",
-              r"一切正常", r"没什么(?:事|特别|变化)?", r"没啥", r"无事", r"照常", r"如常", r"老样子", r"没有变化", r"没变化")
+              r"一切正常", r"没什么(?:事|特别|变化)?", r"没啥", r"无事", r"照常", r"如常", r"老样子",
+              r"没有变化", r"没变化")
 ACK = _re(r"^(?:ok|okay|got it|sure|understood|will do|noted)\b", r"^好的", r"^明白", r"^收到", r"^了解",
           r"^没问题")
 # leading words of a log line that say when, not what

@@ -354,7 +354,8 @@ LABEL_RE = re.compile(r"^([^:：]{1,16})[:：]\s*")
 
 
 # "Mei said (that) …", "Jw 说 …": who said it is evidence, not part of the preference
-ATTRIBUTION = re.compile(r"^[^\s,，:：]{1,20}(?:\s+[^\s,，:：]{1,20})?\s+(?:said|says|told me|asked|wants)\s+(?:that\s+)?"
+ATTRIBUTION = re.compile(r"^[^\s,，:：]{1,20}(?:\s+[^\s,，:：]{1,20})?\s+"
+                         r"(?:said|says|told me|asked|wants)\s+(?:that\s+)?"
                          r"|^[^\s,，:：]{1,12}\s*(?:说|說|表示|要求)\s*[:：,，]?\s*", re.I)
 SAID = re.compile(r"\b(?:said|says|asked|wants?|prefers?|told me)\b|说|要求|希望|想要|交代|叮嘱")
 CHANGE_VERB = re.compile(r"\b(?:switch(?:ed)? to|change(?:d)? to|instead of|rather than)\b|改成|改用|换成|换用|改为")

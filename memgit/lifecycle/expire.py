@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import PurePosixPath
 
-from memgit import journal, proposals, sensitive
+from memgit import journal, proposals
 from memgit.lifecycle import priority
 from memgit.lifecycle.priority import References
 from memgit.ops import Evidence, Operation
@@ -192,9 +192,7 @@ def plan_p2(ws: Workspace, main: str, now: date, claims: Claims, warnings: list[
                     refs = References.window(ws, main, now, days, logs)
                 if refs.mention(e.body):
                     continue
-                if sensitive.has_sensitive(e.text):
-                    warnings.append(f"{name}:{e.line} is not archived: it holds sensitive data; remove it "
-                                    f"(the next dream proposes that).")
+                if priority.holds_secret(name, e, warnings, "not archived"):
                     continue
                 picked.append(e)
             if not picked:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from memgit import sensitive
 from memgit.lifecycle import priority
 from memgit.lifecycle.expire import Claims, Planned, Report, run
 from memgit.lifecycle.priority import References
@@ -62,11 +61,7 @@ def _usable(doc: Document, entries: list[Entry], claims: Claims, warnings: list[
     """Entries an automated rule may take: not P0, not claimed, not holding sensitive data."""
     out = []
     for e in entries:
-        if e.frozen or claims.has(doc.name, e.text):
-            continue
-        if sensitive.has_sensitive(e.text):
-            warnings.append(f"{doc.name}:{e.line} is left as it is: it holds sensitive data; remove it "
-                            f"(the next dream proposes that).")
+        if e.frozen or claims.has(doc.name, e.text) or priority.holds_secret(doc.name, e, warnings):
             continue
         out.append(e)
     return out

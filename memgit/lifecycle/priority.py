@@ -35,6 +35,18 @@ EVENTS_RE = re.compile(r"\b(?:events?|timelines?|history)\b|大事[记記]|[時�
 RANK = {"P0": 0, "P1": 1, "P2": 2}
 
 
+def holds_secret(file: str, entry: Entry, warnings: list[str], verdict: str = "left as it is") -> bool:
+    """True (with a warning naming file and line) when an entry holds sensitive data: the lifecycle
+    never moves or rewrites it; the next dream proposes pruning it."""
+    from memgit import sensitive
+
+    if not sensitive.has_sensitive(entry.text):
+        return False
+    warnings.append(f"{file}:{entry.line} is {verdict}: it holds sensitive data; remove it "
+                    f"(the next dream proposes that).")
+    return True
+
+
 def is_events(section: Section | None) -> bool:
     """An "Events"/timeline section, whose old months the janitor folds."""
     return section is not None and bool(EVENTS_RE.search(section.title))
