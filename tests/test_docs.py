@@ -63,3 +63,23 @@ def test_the_readme_test_command_is_what_ci_runs():
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert "python3 -m pytest -q" in README.read_text(encoding="utf-8")
     assert ci.rstrip().splitlines()[-1].strip() == "python3 -m pytest -q"
+
+
+def test_the_readme_sample_dream_is_what_the_sample_gives(tmp_path):
+    """The README shows a real dream over sample_memory/: it must not drift from what memgit prints."""
+    import shutil
+    import subprocess
+    import sys
+
+    from memgit.adopt import init
+
+    ws = tmp_path / "sample"
+    shutil.copytree(README.parent / "sample_memory", ws)
+    init(ws)
+    p = subprocess.run([sys.executable, "-m", "memgit", "-C", str(ws), "dream", "--now", "2026-11-30"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    text = README.read_text(encoding="utf-8")
+    block = text.split("## A dream, for real", 1)[1].split("```", 2)[1]
+    shown = [ln for ln in block.splitlines() if ln.strip()]
+    assert shown and all(ln in p.stdout.splitlines() for ln in shown), p.stdout
