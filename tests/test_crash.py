@@ -252,3 +252,37 @@ def test_own_ref_writes_respect_git_locks_and_compare_and_swap(tmp_path):
     out = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/heads/memgit/"], cwd=ws.root,
                          capture_output=True, text=True).stdout
     assert ref in out
+
+
+@pytest.mark.parametrize("command", ["expire", "janitor"])
+@pytest.mark.parametrize("point", ["snapshot:before-commit", "propose:before-refs"])
+def test_kill_during_expire_and_janitor(tmp_path, command, point):
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    events = "".join(f"- [P1] 2026-0{m}: release {m}.{d} shipped (2026-0{m}-{d:02d})\n" for m in (1, 2) for d in (3, 9))
+    memory = MEMORY + "\n## Events [P1]\n" + events
+    (root / "MEMORY.md").write_text(memory, encoding="utf-8")
+    for day in ("2026-03-02", "2026-03-05", "2026-04-07"):
+        (root / "memory" / f"{day}.md").write_text(f"# {day}\n\n- 10:00 routine work on {day}.\n")
+    (root / "memgit.toml").write_text('[capacity]\n"MEMORY.md" = 100000\n')
+    init(root)
+    ws = Workspace(root)
+    logs_before = {p.name: p.read_bytes() for p in (root / "memory").glob("*.md")}
+    if point == "snapshot:before-commit":
+        with open(root / "MEMORY.md", "a", encoding="utf-8") as f:
+            f.write("- [P2] the agent wrote this just now (2026-06-01)\n")
+    r = memgit(root, command, "--now", "2026-06-01", env={"MEMGIT_CRASH_AT": point})
+    assert r.returncode == 137, r.stderr
+    fsck_clean(root)
+    assert proposals.list_proposals(ws) == []
+    r = memgit(root, command, "--now", "2026-06-01")
+    assert r.returncode == 0, r.stderr
+    fsck_clean(root)
+    made = proposals.list_proposals(ws)
+    assert made, f"{command} proposes once it can run to the end"
+    assert memgit(root, "approve", "--all").returncode == 0
+    after = {p.name: p.read_bytes() for p in root.rglob("memory/**/*.md") if p.parent.name.startswith("archive-")
+             or p.parent.name == "memory"}
+    assert sum(map(len, logs_before.values())) == sum(len(v) for k, v in after.items() if k in logs_before)
+    if point == "snapshot:before-commit":
+        assert "the agent wrote this just now" in (root / "MEMORY.md").read_text(encoding="utf-8")
