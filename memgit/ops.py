@@ -82,6 +82,8 @@ class Operation:
             t = " ".join(t.split())
             return t if len(t) <= 60 else t[:57] + "…"
         if self.op == "prune":
+            if len(self.targets) > 1:
+                return f"prune {len(self.targets)} entries: {short(_show(self.targets[0]))} …"
             return f"prune {short(_show(self.targets[0]))}" if self.targets else "prune"
         if self.op == "refresh":
             return f"refresh → {short(self.text or '')}"

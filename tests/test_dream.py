@@ -491,3 +491,16 @@ def test_routine_nothing_new_lines_are_not_consolidated(tmp_path):
     })
     report, opened = cycle(ws)
     assert opened == []
+
+
+def test_far_over_budget_gets_under_even_past_the_operation_limit(tmp_path):
+    notes = "".join(f"- [P2] n{i} tried x{i} (2026-03-{i % 28 + 1:02d})\n" for i in range(40))
+    mem = MEM_HEAD + "## Projects [P1]\n- [P1] Harbor dashboard deployed on the VPS (2026-05-20)\n\n" \
+                     "## Experiments [P2]\n" + notes
+    budget = int(len(mem) / 1.6)
+    ws = make(tmp_path, {"MEMORY.md": mem, **dict([log("2026-05-30", "Harbor dashboard got a new chart.")])},
+              budget=budget)
+    report, opened = cycle(ws)
+    assert len(opened) <= ws.config.dream.max_ops
+    assert len(read(ws)) <= 0.9 * budget
+    assert "Harbor dashboard" in read(ws) and "Host: a small VPS" in read(ws)

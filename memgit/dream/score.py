@@ -40,6 +40,28 @@ def value(ctx: Context, it: Item) -> float:
     return importance * math.log(2 + refs) / (1 + max(age, 0) / half_life)
 
 
+def _bundle_forced(chosen: list[Candidate]) -> list[Candidate]:
+    """More operations than a run may make, and a file must get back under its budget: each file's
+    capacity prunes become one proposal with several targets, so the cap never leaves it over."""
+    by_file: dict[str, list[Candidate]] = {}
+    for c in chosen:
+        if c.forced:
+            by_file.setdefault(c.op.file, []).append(c)
+    out = [c for c in chosen if not c.forced]
+    bundles = []
+    for name, group in by_file.items():
+        if len(group) == 1:
+            bundles.append(group[0])
+            continue
+        targets = tuple(t for c in group for t in c.op.targets)
+        op = Operation("prune", name, targets, confidence=min(c.score for c in group),
+                       reason=f"{name} is over its forced-prune limit; these {len(targets)} entries are its "
+                              f"lowest-value ones ({group[0].op.reason.split('; ', 1)[0]})",
+                       evidence=tuple(e for c in group for e in c.op.evidence), origin="offline")
+        bundles.append(Candidate(op, "capacity", op.confidence or 0.0, {"entries": len(targets)}, forced=True))
+    return sorted(bundles + out, key=lambda c: (PHASE[c.op.op], not c.forced, -c.score))
+
+
 def _apply_all(files: dict[str, bytes], op: Operation, protected: tuple[str, ...]) -> dict[str, bytes] | None:
     try:
         changes = ops.apply(op, lambda p: files.get(p), protected)
@@ -121,6 +143,8 @@ def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops:
             chosen.append(c)
             forced.append(it.entry.text)
     chosen.sort(key=lambda c: (PHASE[c.op.op], not c.forced, -c.score))
+    if len(chosen) > max_ops:
+        chosen = _bundle_forced(chosen)
     kept = chosen[:max_ops]
     for c in chosen[max_ops:]:
         skipped.append((c, f"over the limit of {max_ops} operations per run"))
