@@ -504,3 +504,17 @@ def test_far_over_budget_gets_under_even_past_the_operation_limit(tmp_path):
     assert len(opened) <= ws.config.dream.max_ops
     assert len(read(ws)) <= 0.9 * budget
     assert "Harbor dashboard" in read(ws) and "Host: a small VPS" in read(ws)
+
+
+def test_protected_sections_are_left_alone_like_p0(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Agent Cases\n- [P2] Case 12: Orchid v1 pending push (2026-04-01)\n"
+                                "- [P2] Temporary: demo tunnel on 2026-05-01 (2026-04-30)\n",
+        **dict([log("2026-05-29", "Orchid v1 pushed and deployed."), log("2026-05-30", "Orchid v1 stable.")]),
+    })
+    with open(ws.root / "memgit.toml", "a", encoding="utf-8") as f:
+        f.write('\n[memory]\nprotected_sections = ["Agent Cases"]\n')
+    ws = type(ws)(ws.root)
+    report, opened = cycle(ws)
+    assert opened == []
+    assert "Case 12: Orchid v1 pending push" in read(ws) and "demo tunnel" in read(ws)
