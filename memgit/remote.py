@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from memgit import journal, ops, proposals
 from memgit.errors import ConflictError, MemgitError
 from memgit.ops import Operation
-from memgit.repo import CLOSED_PREFIX, JOURNAL, MAIN, PROPOSAL_PREFIX, _git_env
+from memgit.repo import CLOSED_PREFIX, JOURNAL, MAIN, PROPOSAL_PREFIX
 from memgit.workspace import Workspace
 
 STAGE_PREFIX = "refs/memgit/remotes/"
@@ -157,9 +157,8 @@ class PullReport:
 
 # -- git plumbing that needs exit codes (network, merge-tree) ---------------------
 def _run(ws: Workspace, *args: str) -> subprocess.CompletedProcess:
-    # Repo.git() hides the exit code; push, fetch and merge-tree need it (and their stderr)
-    return subprocess.run(["git", *args], cwd=ws.root, capture_output=True, text=True, env=_git_env(),
-                          check=False)
+    # push, fetch and merge-tree need the exit code and stderr
+    return ws.repo.run(*args)
 
 
 def _last_line(p: subprocess.CompletedProcess) -> str:

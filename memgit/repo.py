@@ -74,6 +74,11 @@ class Repo:
             raise MemgitError(f"git {args[0]} failed in {self.root}: {msg[-1] if msg else p.returncode}.")
         return p.stdout.decode("utf-8", "replace")
 
+    def run(self, *args: str) -> subprocess.CompletedProcess:
+        """A git command whose exit code and stderr the caller reads itself (push, fetch, merge-tree)."""
+        return subprocess.run(["git", *args], cwd=self.root, capture_output=True, text=True, env=_git_env(),
+                              check=False)
+
     def git(self, *args: str, check: bool = True) -> str:
         return self._git(*args, check=check)
 
@@ -602,3 +607,19 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.chmod(tmp, path.stat().st_mode & 0o7777)
     os.replace(tmp, path)
+
+
+def merge_file(ours: bytes, base: bytes, theirs: bytes, union: bool = False) -> bytes | None:
+    """`git merge-file` of three versions; None on conflict (never with union: both sides' lines kept)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="memgit-merge-") as d:
+        paths = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = os.path.join(d, name)
+            with open(path, "wb") as f:
+                f.write(data)
+            paths.append(path)
+        p = subprocess.run(["git", "merge-file", "-p", *(["--union"] if union else []), *paths],
+                           capture_output=True, env=_git_env(), check=False)
+        return p.stdout if p.returncode == 0 else None

@@ -3,8 +3,6 @@ working tree and main in step without ever losing an agent's write."""
 from __future__ import annotations
 
 import os
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,7 +10,7 @@ from memgit import journal
 from memgit.config import CONFIG_NAME, Config, default_toml, load_config
 from memgit.errors import MemgitError
 from memgit.memory import Document, parse
-from memgit.repo import MAIN, Repo, atomic_write, crashpoint
+from memgit.repo import MAIN, Repo, atomic_write, crashpoint, merge_file
 
 
 @dataclass(frozen=True)
@@ -308,17 +306,8 @@ def _changed_since(path: Path, fd: int, size: int) -> bool:
 
 
 def merge3(ours: bytes, base: bytes, theirs: bytes, union: bool = False) -> bytes | None:
-    """git merge-file of three versions; None on conflict (never, with union: both sides' lines kept)."""
-    with tempfile.TemporaryDirectory(prefix="memgit-merge-") as d:
-        paths = []
-        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
-            p = os.path.join(d, name)
-            with open(p, "wb") as f:
-                f.write(data)
-            paths.append(p)
-        p = subprocess.run(["git", "merge-file", "-p", *(["--union"] if union else []), *paths],
-                           capture_output=True)
-        return p.stdout if p.returncode == 0 else None
+    """Three-way merge of a file's versions (repo.merge_file, git's own merge)."""
+    return merge_file(ours, base, theirs, union)
 
 
 def write_default_config(root: Path, capacity: dict[str, int] | None = None) -> bool:
