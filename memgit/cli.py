@@ -43,6 +43,19 @@ def _flush_warnings(ws) -> None:
     ws.warnings.clear()
 
 
+def echo_report(ws, report, as_json: bool) -> bool:
+    """The part every run report prints the same way (dream, expire, janitor): warnings, then the
+    JSON report, or the summary line. True when the JSON was printed and nothing more is due."""
+    _flush_warnings(ws)
+    if as_json:
+        echo_json(report.to_dict())
+        return True
+    for w in report.warnings:
+        warn(w)
+    click.echo(report.summary)
+    return False
+
+
 def _age(ts: int) -> str:
     secs = max(0, int(datetime.now(timezone.utc).timestamp()) - ts)
     for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
@@ -373,12 +386,9 @@ def approve(ctx, ids, all_, min_confidence, as_json):
 
 
 def _wake_check(ws, approved) -> list[str]:
-    try:
-        from memgit import recall
-    except ImportError:
-        return []
-    check = getattr(recall, "wake_check", None)
-    return check(ws, approved) if check else []
+    from memgit.recall import wake_check
+
+    return wake_check(ws, approved)
 
 
 @cli.command()

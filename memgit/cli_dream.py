@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from memgit.cli import _flush_warnings, _parse_now, _ws, echo_json, style, warn
+from memgit.cli import _parse_now, _ws, echo_report, style
 
 
 @click.command()
@@ -34,19 +34,11 @@ def dream(ctx, now, dry_run, backend, associate, seed, as_json):
     day = _parse_now(now)
     report = run(ws, day, dry_run=dry_run, backend=backend)
     if associate or ws.config.dream.associate:
-        try:
-            from memgit.lifecycle.diary import associate as diary
-        except ImportError:
-            diary = None
-        if diary is not None:
-            report.extra["diary"] = diary(ws, day, seed=seed, dry_run=dry_run, backend=report.backend)
-    _flush_warnings(ws)
-    if as_json:
-        echo_json(report.to_dict())
+        from memgit.lifecycle.diary import associate as diary
+
+        report.extra["diary"] = diary(ws, day, seed=seed, dry_run=dry_run, backend=report.backend)
+    if echo_report(ws, report, as_json):
         return
-    for w in report.warnings:
-        warn(w)
-    click.echo(report.summary)
     for p in report.proposals:
         pid = style(p["id"] or "(dry-run)", fg="yellow")
         click.echo(f"  {pid}  {p['op']:<11} {p['confidence']:.2f}  {p['title']}")

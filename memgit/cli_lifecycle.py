@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from memgit.cli import _flush_warnings, _parse_now, _ws, echo_json, style, warn
+from memgit.cli import _parse_now, _ws, echo_report, style
 
 _now = click.option("--now", "now", metavar="YYYY-MM-DD", help="Pin 'today' (default: the real date).")
 _dry = click.option("--dry-run", is_flag=True, help="Show what would be proposed; make no proposal.")
@@ -11,13 +11,8 @@ _json = click.option("--json", "as_json", is_flag=True, help="Print the report a
 
 
 def _print(ws, report, as_json: bool) -> None:
-    _flush_warnings(ws)
-    if as_json:
-        echo_json(report.to_dict())
+    if echo_report(ws, report, as_json):
         return
-    for w in report.warnings:
-        warn(w)
-    click.echo(report.summary)
     for p in report.proposals:
         pid = style(p["id"] or f"({p['status']})", fg="yellow")
         click.echo(f"  {pid}  {p['rule']:<12} {p['title']}")
