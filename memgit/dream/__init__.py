@@ -53,6 +53,9 @@ class DreamReport:
     dropped: list[dict] = field(default_factory=list)
     dry_run: bool = False
     extra: dict = field(default_factory=dict)
+    # what the run read and found, for callers in this process (reflect); never serialised
+    context: object = field(default=None, repr=False, compare=False)
+    candidates: list = field(default_factory=list, repr=False, compare=False)
 
     @property
     def summary(self) -> str:
@@ -142,7 +145,8 @@ def dream(ws: Workspace, now: date, dry_run: bool = False, backend: str | None =
         skipped = [{**c.to_dict(), "why": why} for c, why in sel.skipped[:20]]
         report = DreamReport(run_id, now.isoformat(), backend, (col.start.isoformat(), now.isoformat()),
                              len(col.logs_read), len(col.sessions_read), len(col.observations), counts, caps,
-                             props, skipped, col.warnings, extra.pop("dropped", []), dry_run, extra)
+                             props, skipped, col.warnings, extra.pop("dropped", []), dry_run, extra,
+                             ctx, candidates)
         if not dry_run:
             crashpoint("dream:before-journal")
             journal.append(ws.repo, "dream", {"summary": report.summary, "report": report.to_dict()})

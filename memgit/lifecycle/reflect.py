@@ -38,17 +38,13 @@ class Reflection:
 
 def reflect(ws: Workspace, now: date, dry_run: bool = False) -> Reflection:
     from memgit.dream import dream
-    from memgit.dream.collect import collect
-    from memgit.dream.signals import Context, find_candidates
+    from memgit.dream.signals import find_candidates
 
-    cfg = ws.config
-    # proposals first (a dream of the same window): confident candidates become reviewable changes
+    # proposals first (a dream of the same window): confident candidates become reviewable changes;
+    # the report is classified from the offline rules over what that dream read
     report = dream(ws, now, dry_run=dry_run)
-    col = collect(ws, now, cfg.dream.window_days)
-    primary = next((f for f in cfg.memory.files if f in col.docs), next(iter(col.docs), "MEMORY.md"))
-    user_file = next((f for f in col.docs if f.upper().startswith("USER")), None)
-    ctx = Context(col, primary, user_file)
-    cands = find_candidates(ctx)
+    ctx = report.context
+    cands = report.candidates if report.backend == "offline" else find_candidates(ctx)
     r = Reflection(now.isoformat(), proposals=[p["id"] for p in report.proposals if p["id"]])
     for c in cands:
         item = {"kind": c.kind, "op": c.op.op, "file": c.op.file, "title": c.op.title,
