@@ -12,6 +12,7 @@ from datetime import date
 from typing import Callable, Protocol
 
 from memgit import journal
+from memgit.dream import verify
 from memgit.errors import MemgitError
 from memgit.workspace import Workspace
 
@@ -76,12 +77,18 @@ class DreamReport:
         return d
 
 
-def _without_sensitive(candidates: list) -> list:
-    """Defence in depth: a candidate whose new text would carry sensitive data never becomes a proposal."""
-    from memgit import sensitive
+def _decisions(ws: Workspace) -> list:
+    """Texts a person approved into memory (as proposed or as they edited them), with the day."""
+    from datetime import datetime, timezone
 
-    return [c for c in candidates if not any(t and sensitive.has_sensitive(t) for t in (c.op.text, c.op.reason,
-                                                                                          c.op.section))]
+    from memgit import proposals
+
+    out = []
+    for p in proposals.list_proposals(ws, include_closed=True, check=False):
+        if p.status == "approved" and p.op.text and p.op.op in verify.WRITES:
+            day = datetime.fromtimestamp(p.created, timezone.utc).date()
+            out.append(verify.Decision(p.op.file, p.op.text, day))
+    return out
 
 
 def dream(ws: Workspace, now: date, dry_run: bool = False, backend: str | None = None) -> DreamReport:
@@ -114,8 +121,11 @@ def dream(ws: Workspace, now: date, dry_run: bool = False, backend: str | None =
                 backend = "offline"
             else:
                 raise
-        candidates = _without_sensitive(candidates)
-        known = {p.op.fingerprint for p in proposals.list_proposals(ws, check=False)}
+        open_props = proposals.list_proposals(ws, check=False)
+        ground = verify.build(col.docs, col.observations, [p.op for p in open_props], _decisions(ws))
+        candidates, gated = verify.gate(candidates, ground)
+        extra = {**extra, "dropped": [*extra.get("dropped", []), *gated]}
+        known = {p.op.fingerprint for p in open_props}
         known |= proposals.rejected_fingerprints(ws)
         sel = select(ctx, candidates, cfg.dream.threshold, cfg.dream.max_ops, cfg.dream.forced_prune_pct,
                      dict(cfg.capacity), known, cfg.memory.protected_sections)

@@ -17,6 +17,7 @@ from memgit.dream.signals import Candidate, Context, Item, entry_evidence
 from memgit.errors import MemgitError
 from memgit.ops import Operation
 
+MAX_REMOVED = 12  # lines one proposal may delete from a memory file: what a person can review
 PHASE = {"prune": 0, "refresh": 1, "merge": 2, "move": 3, "consolidate": 4, "append": 5}
 
 
@@ -40,16 +41,24 @@ def value(ctx: Context, it: Item) -> float:
     return importance * math.log(2 + refs) / (1 + max(age, 0) / half_life)
 
 
+def _lines(text: str) -> int:
+    return sum(1 for ln in text.split("\n") if ln.strip())
+
+
 def _bundle_forced(chosen: list[Candidate]) -> list[Candidate]:
     """More operations than a run may make, and a file must get back under its budget: each file's
-    capacity prunes become one proposal with several targets, so the cap never leaves it over."""
-    by_file: dict[str, list[Candidate]] = {}
+    capacity prunes become proposals with several targets, each small enough to review; what does
+    not fit waits for the next run."""
+    by_file: dict[str, list[list[Candidate]]] = {}
     for c in chosen:
         if c.forced:
-            by_file.setdefault(c.op.file, []).append(c)
+            groups = by_file.setdefault(c.op.file, [[]])
+            if sum(_lines(t) for g in groups[-1] for t in g.op.targets) + _lines(c.op.targets[0]) > MAX_REMOVED:
+                groups.append([])
+            groups[-1].append(c)
     out = [c for c in chosen if not c.forced]
     bundles = []
-    for name, group in by_file.items():
+    for name, group in ((n, g) for n, gs in by_file.items() for g in gs if g):
         if len(group) == 1:
             bundles.append(group[0])
             continue
@@ -119,8 +128,10 @@ def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops:
         limit = budget * pct / 100.0
         if _chars(files[name]) <= limit:
             continue
-        pool = [it for it in ctx.items if it.entry.file == name and not it.frozen
-                and (name, it.entry.text) not in claimed]
+        # only what the person marked expendable (P2) and small enough to review is pruned for room;
+        # over budget never means deleting identity, rules or untagged facts (janitor moves sections)
+        pool = [it for it in ctx.items if it.entry.file == name and not it.frozen and it.entry.priority == "P2"
+                and _lines(it.entry.text) <= MAX_REMOVED and (name, it.entry.text) not in claimed]
         pool.sort(key=lambda it: (value(ctx, it), it.entry.date or date.min))
         for it in pool:
             if _chars(files[name]) <= limit:

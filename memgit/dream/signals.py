@@ -16,6 +16,7 @@ from datetime import date, timedelta
 from memgit import sensitive
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Collected, Observation
+from memgit.lifecycle.priority import is_core
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE, TAG_RE, Document, Entry
 from memgit.ops import Evidence, Operation
 from memgit.text import (cjk_share, clauses, is_traditional, term_set, to_simplified, version_key, versions)
@@ -79,10 +80,11 @@ class Item:
     versions: list[str]
     head: frozenset[str] = frozenset()  # subject terms of the first clause: what the entry is about
     secret: bool = False                # holds sensitive data: only ever pruned, never reworded or merged
+    core: bool = False                  # identity or a marked rule: never changed automatically
 
     @property
     def frozen(self) -> bool:
-        return self.entry.frozen or self.secret
+        return self.entry.frozen or self.secret or self.core
 
 
 def _subject(body: str) -> frozenset[str]:
@@ -107,7 +109,7 @@ class Context:
                 if _label(body):
                     head = _subject(LABEL_RE.match(body).group(1)) | head
                 self.items.append(Item(e, doc, fold(body), _subject(body), versions(body), head,
-                                       sensitive.has_sensitive(e.text)))
+                                       sensitive.has_sensitive(e.text), is_core(e, doc.section_at(e.start))))
         self.obs = col.observations
         df: dict[str, int] = {}
         for o in self.obs:

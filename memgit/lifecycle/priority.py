@@ -52,6 +52,39 @@ def is_events(section: Section | None) -> bool:
     return section is not None and bool(EVENTS_RE.search(section.title))
 
 
+# What an agent is and who it serves: a section about it, or a field naming it, is core memory.
+IDENTITY_TITLE_RE = re.compile(
+    r"\bwho (?:i am|am i|you are)\b|\bidentity\b|\babout (?:me|you|the user|the human|my human)\b|\bpersona\b|"
+    r"\bprofile\b|\bsoul\b|\bcore\b|我是谁|我是誰|身份|关于我|關於我|人设|人設|个人资料|個人資料|基本信息|基本資料",
+    re.IGNORECASE)
+IDENTITY_LABEL_RE = re.compile(
+    r"^(?:\*\*|__)?\s*(?:name|full name|nickname|human|owner|user|email|e-mail|handle|username|pronouns|role|"
+    r"identity|persona|timezone|time zone|tz|language|languages|telegram(?: id| chat id| handle)?|chat id|"
+    r"discord(?: id)?|github|birthday|location|home|creature|vibe|emoji|"
+    r"名字|名稱|名称|姓名|称呼|稱呼|昵称|暱稱|身份|邮箱|郵箱|时区|時區|语言|語言|角色|生日|所在地)"
+    r"\s*(?:\*\*|__)?\s*[:：]", re.IGNORECASE)
+# A rule the person set: never removed or rewritten automatically, tagged or not.
+RULE_MARK_RE = re.compile(
+    r"\b(?:NEVER|ALWAYS|CRITICAL|IMPORTANT|MUST(?: NOT)?|DO NOT|DON'T|NOT|STOP|ONLY|MANDATORY|REQUIRED)\b|"
+    r"必须|必須|禁止|绝不|絕不|决不|決不|永远|永遠|务必|務必|切勿|千万|千萬|一定要|不准|不许|不許|严禁|嚴禁|不得")
+RULE_LEAD_RE = re.compile(r"^(?:\*\*|__)?\s*(?:never|always|must|do not|don't|only|avoid)\b", re.IGNORECASE)
+
+
+def is_core(entry: Entry, section: Section | None = None) -> bool:
+    """Identity (a section about who the agent is or whom it serves, or a name/handle/contact field)
+    and rules marked NEVER / ALWAYS / CRITICAL / 必须 / 禁止 …: never removed automatically."""
+    from memgit.memory import entry_body
+
+    body = entry_body(entry.text)
+    first = body.split("\n")[0]
+    if RULE_MARK_RE.search(body) or RULE_LEAD_RE.match(first):
+        return True
+    if IDENTITY_LABEL_RE.match(first):
+        return True
+    title = section.title if section is not None else (entry.section or "")
+    return bool(title and IDENTITY_TITLE_RE.search(title))
+
+
 def section_frozen(section: Section | None) -> bool:
     return section is not None and (section.priority == "P0" or section.protected)
 
