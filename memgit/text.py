@@ -1,6 +1,6 @@
 """Meaning-bearing units of text in English, Simplified and Traditional Chinese.
 
-Traditional characters are folded to Simplified (hanziconv's table) before any
+Traditional characters are folded to Simplified (OpenCC's t2s) before any
 comparison, English words are lower-cased and lightly stemmed, Chinese runs
 become character bigrams, and versions, paths and identifiers are kept whole.
 Everything that compares memory with logs goes through `terms()`.
@@ -35,33 +35,33 @@ behind between through during without within because while above below around ne
 using use used uses being into onto upon whether either neither each every much many lot lots
 """.split())
 # function characters: a bigram holding one of them crosses a word boundary or carries no meaning
-STOP_CJK = frozenset("的了是在和与及也都就还又再很太把被让给对从到为着过吗呢吧啊呀嗯哦这那个些我你他她它们")
-STOP_BIGRAMS = frozenset(["一下", "一个", "今天", "明天", "昨天", "已经", "现在", "然后", "因为", "所以",
-                          "但是", "如果", "可以", "没有", "不是", "就是", "还是", "一直", "有点", "我们",
-                          "你们", "他们", "这个", "那个", "这些", "什么", "怎么", "时候", "问了", "看了",
-                          "了一", "下今", "天的", "说上"])
+STOP_CJK = frozenset("的了是在和与及也都就还又再很太把被让给对从到为着过吗呢吧啊呀嗯哦这那个些我你他她它们说")
+# common words that carry no subject: a Chinese run is split at them before it becomes bigrams, so
+# no bigram straddles a word boundary next to one ("一下今天" gives no "下今")
+COMMON_ZH = ("一下", "一个", "今天", "明天", "昨天", "已经", "现在", "然后", "因为", "所以", "但是", "如果",
+             "可以", "没有", "不是", "就是", "还是", "一直", "有点", "我们", "你们", "他们", "这个", "那个",
+             "这些", "什么", "怎么", "时候")
+STOP_BIGRAMS = frozenset(COMMON_ZH)
+_COMMON_RE = re.compile("|".join(COMMON_ZH))
 
 
 @lru_cache(maxsize=1)
-def _t2s() -> dict[int, str]:
-    from hanziconv.hanziconv import HanziConv
+def _converter():
+    import opencc  # OpenCC is maintained and phrase-aware; only this module imports it
 
-    trad = HanziConv._HanziConv__traditional_charmap  # noqa: SLF001 - the library's own table
-    simp = HanziConv._HanziConv__simplified_charmap   # noqa: SLF001
-    table = {ord(t): s for t, s in zip(trad, simp) if t != s}
-    return table
+    return opencc.OpenCC("t2s")
 
 
+@lru_cache(maxsize=65536)
 def to_simplified(text: str) -> str:
     """Fold Traditional characters to Simplified (no-op for other text)."""
     if not CJK_RE.search(text):
         return text
-    return text.translate(_t2s())
+    return _converter().convert(text)
 
 
 def is_traditional(text: str) -> bool:
-    table = _t2s()
-    return any(ord(c) in table for c in text)
+    return bool(CJK_RE.search(text)) and to_simplified(text) != text
 
 
 def cjk_share(text: str) -> float:
@@ -108,10 +108,14 @@ def version_key(v: str) -> tuple[int, ...]:
 
 
 def cjk_bigrams(run: str) -> list[str]:
-    if len(run) == 1:
-        return [run] if run not in STOP_CJK else []
-    grams = [run[i:i + 2] for i in range(len(run) - 1)]
-    return [g for g in grams if g not in STOP_BIGRAMS and g[0] not in STOP_CJK and g[1] not in STOP_CJK]
+    out: list[str] = []
+    for piece in _COMMON_RE.split(run):
+        if len(piece) == 1:
+            out += [piece] if piece not in STOP_CJK else []
+            continue
+        grams = [piece[i:i + 2] for i in range(len(piece) - 1)]
+        out += [g for g in grams if g[0] not in STOP_CJK and g[1] not in STOP_CJK]
+    return out
 
 
 def terms(text: str, keep_versions: bool = True) -> list[str]:

@@ -35,7 +35,7 @@ def value(ctx: Context, it: Item) -> float:
     importance = {"P1": 2.0, "P2": 1.0}.get(e.priority, 2.0)
     if lx.TEMP.search(it.folded) or lx.ERROR.search(it.folded):
         importance *= 0.5
-    refs = sum(1 for o in ctx.obs if ctx.mentions(o, it) >= 0.15)
+    refs = sum(1 for o in ctx.obs_about(it) if ctx.mentions(o, it) >= 0.15)
     age = (ctx.now - e.date).days if e.date else 180
     half_life = 30 if e.priority == "P2" else 90
     return importance * math.log(2 + refs) / (1 + max(age, 0) / half_life)
@@ -91,13 +91,24 @@ def _chars(data: bytes | None) -> int:
 
 def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops: int, pct: float,
            budgets: dict[str, int], known: set[str], protected: tuple[str, ...]) -> Selection:
+    # Kept operations never share a target, so each is tried on memory as it is (parsed once) and
+    # the file sizes after them are the sum of their deltas: no re-parse per candidate.
     files = {name: doc.to_bytes() for name, doc in ctx.col.docs.items()}
     before = {n: _chars(d) for n, d in files.items()}
+    size = dict(before)
     skipped: list[tuple[Candidate, str]] = []
     order = sorted(candidates, key=lambda c: (PHASE[c.op.op], -c.score, c.op.file, c.op.title))
     chosen: list[Candidate] = []
     claimed: set[tuple[str, str]] = set()
     seen_fp: set[str] = set()
+
+    def delta(op: Operation) -> dict[str, int] | None:
+        new = _apply_all(files, op, protected)
+        if new is None or new == files:
+            return None
+        return {n: _chars(new.get(n)) - _chars(files.get(n)) for n in set(new) | set(files)
+                if new.get(n) != files.get(n)}
+
     for c in order:
         fp = c.op.fingerprint
         if fp in seen_fp:
@@ -113,11 +124,12 @@ def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops:
         if keys & claimed:
             skipped.append((c, "its entry is already changed by a stronger operation"))
             continue
-        new = _apply_all(files, c.op, protected)
-        if new is None or new == files:
+        d = delta(c.op)
+        if d is None:
             skipped.append((c, "does not apply to current memory"))
             continue
-        files = new
+        for n, x in d.items():
+            size[n] = size.get(n, 0) + x
         claimed |= keys
         chosen.append(c)
     # forced pruning: a file past forced_prune_pct of its budget loses its lowest-value entries
@@ -126,7 +138,7 @@ def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops:
         if name not in files:
             continue
         limit = budget * pct / 100.0
-        if _chars(files[name]) <= limit:
+        if size.get(name, 0) <= limit:
             continue
         # only what the person marked expendable (P2) and small enough to review is pruned for room;
         # over budget never means deleting identity, rules or untagged facts (janitor moves sections)
@@ -134,35 +146,37 @@ def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops:
                 and _lines(it.entry.text) <= MAX_REMOVED and (name, it.entry.text) not in claimed]
         pool.sort(key=lambda it: (value(ctx, it), it.entry.date or date.min))
         for it in pool:
-            if _chars(files[name]) <= limit:
+            if size.get(name, 0) <= limit:
                 break
             v = value(ctx, it)
             score = round(min(0.95, max(threshold, 0.9 - 0.05 * v)), 3)
             op = Operation("prune", name, (it.entry.text,), confidence=score,
                            reason=f"{name} is over {pct:g}% of its {budget}-character budget; "
-                                  f"this is among its lowest-value entries (value {v:.2f})",
+                                  f"this is among its lowest-value P2 entries (value {v:.2f})",
                            evidence=(entry_evidence(it),), origin="offline")
-            new = _apply_all(files, op, protected)
-            if new is None:
+            d = delta(op)
+            if d is None:
                 continue
-            files = new
             claimed.add((name, it.entry.text))
             c = Candidate(op, "capacity", score, {"value": round(v, 3)}, forced=True)
             if op.fingerprint in known:
                 skipped.append((c, "already open or rejected before"))
                 continue
+            for n, x in d.items():
+                size[n] = size.get(n, 0) + x
             chosen.append(c)
             forced.append(it.entry.text)
     chosen.sort(key=lambda c: (PHASE[c.op.op], not c.forced, -c.score))
     if len(chosen) > max_ops:
         chosen = _bundle_forced(chosen)
     kept = chosen[:max_ops]
+    kept_fp = {c.op.fingerprint for c in kept}
     for c in chosen[max_ops:]:
         skipped.append((c, f"over the limit of {max_ops} operations per run"))
-    # projected sizes after the kept operations
-    proj = {name: doc.to_bytes() for name, doc in ctx.col.docs.items()}
+    # projected sizes after the kept operations (a bundle's delta is its members' sum)
+    after = dict(before)
     for c in kept:
-        proj = _apply_all(proj, c.op, protected) or proj
-    after = {n: _chars(d) for n, d in proj.items()}
+        for n, x in (delta(c.op) or {}).items() if c.op.fingerprint in kept_fp else ():
+            after[n] = after.get(n, 0) + x
     skipped.sort(key=lambda x: -x[0].score)
     return Selection(kept, skipped, before, after, forced)

@@ -120,9 +120,39 @@ class Context:
                 df[t] = df.get(t, 0) + 1
         self.n = max(1, len(self.obs) + len(self.items))
         self.df = df
+        self._idf: dict[str, float] = {}
+        # inverted indexes over anchor terms: a rule asks only the observations (or entries) that share
+        # a specific term with what it looks at, so its cost grows with the window, not entries × lines
+        self._obs_by_term: dict[str, list[int]] = {}
+        for i, o in enumerate(self.obs):
+            for t in o.terms:
+                if self.anchor(t):
+                    self._obs_by_term.setdefault(t, []).append(i)
+        self._items_by_term: dict[str, list[int]] = {}
+        for i, it in enumerate(self.items):
+            for t in it.subject | it.head:
+                if self.anchor(t):
+                    self._items_by_term.setdefault(t, []).append(i)
+
+    def obs_about(self, it: Item) -> list[Observation]:
+        """Window observations sharing a specific term with the entry, in window order."""
+        idx: set[int] = set()
+        for t in it.subject | it.head:
+            idx.update(self._obs_by_term.get(t, ()))
+        return [self.obs[i] for i in sorted(idx)]
+
+    def items_about(self, o: Observation) -> list[Item]:
+        """Entries sharing a specific term with the observation, in file order."""
+        idx: set[int] = set()
+        for t in o.terms:
+            idx.update(self._items_by_term.get(t, ()))
+        return [self.items[i] for i in sorted(idx)]
 
     def idf(self, t: str) -> float:
-        return math.log((self.n + 1) / (self.df.get(t, 0) + 0.5)) + 0.1
+        v = self._idf.get(t)
+        if v is None:
+            v = self._idf[t] = math.log((self.n + 1) / (self.df.get(t, 0) + 0.5)) + 0.1
+        return v
 
     def weight(self, terms) -> float:
         return sum(self.idf(t) for t in terms)
@@ -201,7 +231,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         have = lx.done_state(lx.PENDING.sub(" ", it.folded))  # "待上线" is not "上线"
         support, best = [], None
-        for o in ctx.obs:
+        about = ctx.obs_about(it)
+        for o in about:
             if o.role == "assistant" or ctx.mentions(o, it) < 0.3:
                 continue
             if _version_clash(it, o):
@@ -217,7 +248,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 best = (st, o)
         if not best:
             continue
-        later = [o for o in ctx.obs if o.day > best[1].day and o not in support and ctx.mentions(o, it) >= 0.3
+        later = [o for o in about if o.day > best[1].day and o not in support and ctx.mentions(o, it) >= 0.3
                  and o.role != "assistant"]
         relapsed = [o for o in later if _affirmed(lx.PENDING, fold(o.text)) or _affirmed(lx.ERROR, fold(o.text))]
         days = len({o.day for o in support})
@@ -302,7 +333,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
     versioned = [it for it in ctx.items if it.versions]
 
     def owner(o: Observation) -> Item | None:
-        best = max(versioned, key=lambda it: ctx.mentions(o, it), default=None)
+        best = max((it for it in ctx.items_about(o) if it.versions), key=lambda it: ctx.mentions(o, it),
+                   default=None)
         return best if best is not None and ctx.mentions(o, best) >= 0.1 else None
 
     owners = {id(o): owner(o) for o in ctx.obs if versions(o.text)}
@@ -311,7 +343,7 @@ def version_changes(ctx: Context) -> list[Candidate]:
             continue
         old = it.versions[0]
         found: dict[str, list[tuple[Observation, bool]]] = {}
-        for o in ctx.obs:
+        for o in ctx.obs_about(it):
             if o.role == "assistant":
                 continue
             ov = versions(o.text)
@@ -401,6 +433,7 @@ def preference_changes(ctx: Context) -> list[Candidate]:
     """A preference the user restated ("from now on…", "以后…", "不要再…") refreshes the entry it replaces."""
     by_target: dict[int, list[tuple[Observation, float]]] = {}
     items = [it for it in ctx.items if not it.frozen]
+    index = {id(it): k for k, it in enumerate(items)}
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive:
             continue
@@ -410,7 +443,10 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         markers = term_set(" ".join(m.group(0) for m in lx.PREFERENCE.finditer(f)))
         stmt = frozenset(t for t in o.terms if t not in markers)
         best, best_s = None, 0.0
-        for k, it in enumerate(items):
+        for it in ctx.items_about(o):
+            k = index.get(id(it))
+            if k is None:
+                continue
             shared = stmt & it.subject
             if not shared or not any(ctx.anchor(t) for t in shared):
                 continue
@@ -487,11 +523,11 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 reason, feats = f"temporary item whose date {max(past).isoformat()} has passed", \
                     {"date_passed": max(past).isoformat()}
             if reason:
-                gone = [o for o in ctx.obs if ctx.mentions(o, it) >= 0.3 and DONE_WITH.search(fold(o.text))]
+                gone = [o for o in ctx.obs_about(it) if ctx.mentions(o, it) >= 0.3 and DONE_WITH.search(fold(o.text))]
                 score = clamp(0.8 + 0.1 * bool(gone))
                 ev = gone
         if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
-            fixed = [o for o in ctx.obs if o.role != "assistant" and ctx.mentions(o, it) >= 0.3
+            fixed = [o for o in ctx.obs_about(it) if o.role != "assistant" and ctx.mentions(o, it) >= 0.3
                      and lx.FIXED.search(fold(o.text)) and (not e.date or o.day >= e.date)]
             if fixed:
                 days = len({o.day for o in fixed})
@@ -562,8 +598,16 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
     for file, items in by_file.items():
         sets = DisjointSets(len(items))
         sims: dict[tuple[int, int], float] = {}
-        for i in range(len(items)):
-            for j in range(i + 1, len(items)):
+        # only entries sharing a specific term can be duplicates or contradict: pairs from postings
+        postings: dict[str, list[int]] = {}
+        for i, it in enumerate(items):
+            for t in it.subject:
+                if ctx.anchor(t):
+                    postings.setdefault(t, []).append(i)
+        pairs = sorted({(x[p], x[q]) for x in postings.values() for p in range(len(x))
+                        for q in range(p + 1, len(x))})
+        for i, j in pairs:
+            if True:
                 a, b = items[i], items[j]
                 shared = a.subject & b.subject
                 if not shared or not any(ctx.anchor(t) for t in shared):
@@ -653,34 +697,53 @@ SECTION_HINT = re.compile(r"workflow|tool|note|gotcha|lesson|rule|how-?to|tip|tr
                           r"流程|注意|教训", re.I)
 
 
+BUCKET_TERMS = 6   # an observation is filed under each pair of its 6 rarest recurring specific terms
+BUCKET_CAP = 40    # a bucket larger than this is linked along a chain, not pairwise
+
+
 def recurring(ctx: Context) -> list[Candidate]:
     obs = [o for o in ctx.obs if len(o.terms) >= 2 and not lx.EXCEPTION.search(fold(o.text))
            and not lx.CHATTER.search(fold(o.text)) and not lx.ROUTINE.search(fold(o.text))]
     if len(obs) > 4000:
         obs = obs[-4000:]
-    index: dict[str, list[int]] = {}
-    for i, o in enumerate(obs):
+    # Candidate pairs by buckets, not all pairs: two observations can only link when they share two
+    # specific terms, so each is filed under every pair of its rarest specific terms; only members of
+    # one bucket are compared, and a bucket as large as a template's is compared along a chain.
+    # A term seen once in the window cannot recur, so only terms on two or more lines are filed.
+    seen: dict[str, int] = {}
+    for o in obs:
         for t in o.terms:
-            if ctx.anchor(t):
-                index.setdefault(t, []).append(i)
+            seen[t] = seen.get(t, 0) + 1
+    buckets: dict[tuple[str, str], list[int]] = {}
+    for i, o in enumerate(obs):
+        rare = sorted((t for t in o.terms if seen[t] >= 2 and ctx.anchor(t)),
+                      key=lambda t: (seen[t], t))[:BUCKET_TERMS]
+        for a in range(len(rare)):
+            for b in range(a + 1, len(rare)):
+                buckets.setdefault((rare[a], rare[b]), []).append(i)
+    pairs: set[tuple[int, int]] = set()
+    for members in buckets.values():
+        if len(members) < 2:
+            continue
+        if len(members) > BUCKET_CAP:
+            pairs.update(zip(members, members[1:]))
+            continue
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                pairs.add((members[x], members[y]))
     sets = DisjointSets(len(obs))
     weights = [ctx.weight(o.terms) for o in obs]
-    for i, o in enumerate(obs):
-        seen: set[int] = set()
-        for t in o.terms:
-            for j in index.get(t, ()):
-                if j <= i or j in seen:
-                    continue
-                seen.add(j)
-                shared = o.terms & obs[j].terms
-                if len([t2 for t2 in shared if ctx.anchor(t2)]) < 2:
-                    continue
-                # recurring terms are frequent in the window by definition, so the idf-weighted
-                # overlap undervalues them: either measure may link two observations
-                sim = ctx.weight(shared) / max(min(weights[i], weights[j]), 1e-9)
-                plain = len(shared) / min(len(o.terms), len(obs[j].terms))
-                if sim >= 0.45 or plain >= 0.5:
-                    sets.union(i, j)
+    for i, j in sorted(pairs):
+        o = obs[i]
+        shared = o.terms & obs[j].terms
+        if len([t for t in shared if ctx.anchor(t)]) < 2:
+            continue
+        # recurring terms are frequent in the window by definition, so the idf-weighted
+        # overlap undervalues them: either measure may link two observations
+        sim = ctx.weight(shared) / max(min(weights[i], weights[j]), 1e-9)
+        plain = len(shared) / min(len(o.terms), len(obs[j].terms))
+        if sim >= 0.45 or plain >= 0.5:
+            sets.union(i, j)
     groups: dict[int, list[Observation]] = {}
     for i, o in enumerate(obs):
         groups.setdefault(sets.find(i), []).append(o)
