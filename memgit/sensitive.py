@@ -270,6 +270,17 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
             _L + r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}" + _R,
             ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
         ),
+        P("NVIDIA API key", _L + r"nvapi-[A-Za-z0-9_\-]{20,}", ("nvapi-",)),
+        P("npm token", _L + r"npm_[A-Za-z0-9]{30,}" + _R, ("npm_",)),
+        P("DigitalOcean token", _L + r"do[opr]_v1_[a-f0-9]{40,}" + _R, ("_v1_",)),
+        P("Shopify token", _L + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{20,}" + _R, ("shpat_", "shpss_", "shpca_", "shppa_")),
+        P("Vault token", _L + r"hvs\.[A-Za-z0-9_\-]{20,}" + _R, ("hvs.",)),
+        P("Databricks token", _L + r"dapi[a-f0-9]{32}" + _R, ("dapi",)),
+        P("Brave Search API key", _L + r"BSA[A-Za-z0-9_\-]{20,}" + _R, ("BSA",), _letters_and_digits),
+        P("Linear API key", _L + r"lin_api_[A-Za-z0-9]{30,}" + _R, ("lin_api_",)),
+        P("age secret key", _L + r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", ("AGE-SECRET-KEY-",)),
+        P("Discord webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
+          ("/api/webhooks/",)),
         P("bearer token", r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", ("earer", "EARER"), _credential_like),
         P(
             "basic auth credentials",
@@ -389,10 +400,16 @@ _BARE = r"((?:[A-Za-z0-9!#$%()*+\-./:<=>?@\[\]^_{|}~\\]|&(?![A-Za-z_]\w*=))+)"
 _STRONG_SEP = r"(?::=|=>|=(?!=)|:|：)"
 _WEAK_SEP = r"(?:\s+is\s+|\s*(?:是|为|為)\s*[:：]?)"
 
+# markdown emphasis around a label's colon ("**Gateway token:** `…`") and a short aside between the
+# label and its colon ("Current token (2026-03-15): …") do not end the label
+_EMPH = r"\*\*|__|\*|_"
+_ASIDE = r"(?:[ \t]*\([^()\n]{1,30}\))?"
+
 _PASSWORD_WORDS = ("pass", "pwd", "密码", "密碼", "口令")
 _PASSWORD = _LazyRegex(
     r"(?i)(?P<kw>password|passwd|passphrase|pwd|密码|密碼|口令)"
-    rf"[\"'\]]?(?:[ \t]*(?P<strong>{_STRONG_SEP})|(?P<weak>{_WEAK_SEP})|(?P<space>(?<=[码碼令])[ \t]+))"
+    rf"[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?P<strong>{_STRONG_SEP})(?:{_EMPH})?|(?P<weak>{_WEAK_SEP})"
+    r"|(?P<space>(?<=[码碼令])[ \t]+))"
     rf"[ \t]*(?:{_QUOTED}|{_BARE})"
 )
 _NOT_A_PASSWORD = frozenset({
@@ -417,7 +434,7 @@ _ASSIGNMENT_KEYWORDS = (
 _ASSIGNMENT = _LazyRegex(
     "(?i)(?:"
     + "|".join(f"(?P<k{i}>{kw})" for i, (_, kw) in enumerate(_ASSIGNMENT_KEYWORDS))
-    + rf")[\"'\]]?[ \t]*(?:{_STRONG_SEP}|{_WEAK_SEP})[ \t]*[\"'`“「]?"
+    + rf")[\"'\]]?{_ASIDE}[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|{_WEAK_SEP})(?:{_EMPH})?[ \t]*[\"'`“「]?"
     r"([A-Za-z0-9_\-.+/~]{8,}={0,3})(?![A-Za-z0-9_\-.+/~=])"
 )
 

@@ -586,7 +586,42 @@ def _values(body: str) -> set[str]:
     that say the same words with different numbers are not duplicates."""
     body = ISO_DATE_RE.sub(" ", body)
     return ({v.lower().lstrip("v") for v in versions(body)} | set(NUM_RE.findall(body))
-            | {n.lstrip("+") for n in BARE_NUM_RE.findall(body)})
+            | {n.lstrip("+") for n in BARE_NUM_RE.findall(body)} | zh_numbers(body))
+
+
+ZH_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+            "八": 8, "九": 9}
+ZH_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000, "萬": 10000}
+ZH_NUM_RE = re.compile("[零〇一二两兩三四五六七八九十百千万萬]+")
+
+
+def zh_number(run: str) -> int | None:
+    """A Chinese numeral as an int ("十二" → 12, "第三" → 3), None if it is not one."""
+    total, section, digit = 0, 0, None
+    for ch in run:
+        if ch in ZH_DIGIT:
+            digit = ZH_DIGIT[ch]
+        elif ch in ZH_UNIT:
+            unit = ZH_UNIT[ch]
+            if unit == 10000:
+                total += (section + (digit or 0)) * unit
+                section, digit = 0, None
+            else:
+                section += (1 if digit is None else digit) * unit
+                digit = None
+        else:
+            return None
+    return total + section + (digit or 0)
+
+
+def zh_numbers(text: str) -> set[str]:
+    """Numbers written in Chinese numerals, as digits: "第三篇" and "第五篇" state different numbers."""
+    out = set()
+    for m in ZH_NUM_RE.finditer(text):
+        n = zh_number(m.group(0))
+        if n is not None and (len(m.group(0)) > 1 or text[max(0, m.start() - 1):m.start()] == "第"):
+            out.add(str(n))
+    return out
 
 
 def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
@@ -606,58 +641,67 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                     postings.setdefault(t, []).append(i)
         pairs = sorted({(x[p], x[q]) for x in postings.values() for p in range(len(x))
                         for q in range(p + 1, len(x))})
+        vals = [_values(it.entry.body) for it in items]
+        has_cjk = [bool(CJK_IN.search(it.entry.body)) for it in items]
+        zh = [cjk_share(it.entry.body) >= 0.3 for it in items]
+        labels = [_label(it.entry.body) for it in items]
+        wsub = [ctx.weight(it.subject) for it in items]
         for i, j in pairs:
-            if True:
-                a, b = items[i], items[j]
-                shared = a.subject & b.subject
-                if not shared or not any(ctx.anchor(t) for t in shared):
-                    continue
-                newer, older = (b, a) if _newer(b, a) else (a, b)
-                sup = lx.SUPERSEDE.search(newer.folded)
-                va, vb = _values(a.entry.body), _values(b.entry.body)
-                jac = len(shared) / len(a.subject | b.subject)
-                ov = ctx.weight(shared) / max(min(ctx.weight(a.subject), ctx.weight(b.subject)), 1e-9)
-                la, lb = _label(a.entry.body), _label(b.entry.body)
-                if sup and not lx.SUPERSEDE.search(older.folded) and ov >= 0.2:
-                    named = bool((older.subject - newer.subject) & newer.subject) or ov >= 0.3
-                    used = [o for o in ctx.obs if (o.terms & (newer.subject - older.subject))
-                            and any(ctx.anchor(t) for t in o.terms & (newer.subject - older.subject))]
-                    score = clamp(0.72 + 0.08 * named + 0.08 * bool(used))
-                    op = Operation("prune", file, (older.entry.text,), confidence=score,
-                                   reason=f"superseded by the newer entry at line {newer.entry.line}",
-                                   evidence=(entry_evidence(newer), entry_evidence(older),
-                                             *ctx.evidence(used, 2)), origin="offline")
-                    out.append(Candidate(op, "contradiction", score, {"overlap": round(ov, 2)}))
-                    continue
-                dated = a.entry.date and b.entry.date and a.entry.date != b.entry.date
-                if la and la == lb and dated and _value_jaccard(a.entry.body, b.entry.body) < 0.5:
-                    # one label, two values: a setting that changed — or a list of things under one
-                    # name ("Repo: blog", "Repo: memgit"). Only the window's use of the newer value
-                    # and not the older, or short setting-like values, make it a contradiction.
-                    new_only, old_only = newer.subject - older.subject, older.subject - newer.subject
-                    used = [o for o in ctx.obs if o.terms & new_only]
-                    stale = [o for o in ctx.obs if o.terms & old_only]
-                    short = max(len(term_set(LABEL_RE.sub("", x.entry.body, count=1))) for x in (a, b)) <= 3
-                    score = clamp(0.62 + 0.1 * (bool(used) and not stale) + 0.05 * short)
-                    op = Operation("prune", file, (older.entry.text,), confidence=score,
-                                   reason=f"'{la}' now has a newer value (line {newer.entry.line})",
-                                   evidence=(entry_evidence(newer), entry_evidence(older), *ctx.evidence(used, 2)),
-                                   origin="offline")
-                    out.append(Candidate(op, "contradiction", score, {"label": la, "newer_used": bool(used),
-                                                                      "older_used": bool(stale)}))
-                    continue
-                if va != vb and va and vb:
-                    continue  # same words, different numbers: not a duplicate
-                n_anchor = len([t for t in shared if ctx.anchor(t)])
-                cross = bool(CJK_IN.search(a.entry.body)) != bool(CJK_IN.search(b.entry.body)) or (
-                    cjk_share(a.entry.body) >= 0.3) != (cjk_share(b.entry.body) >= 0.3)
-                # Chinese bigrams across word boundaries add noise terms: a lower bar for CJK text
-                cjk = cjk_share(a.entry.body) >= 0.3 and cjk_share(b.entry.body) >= 0.3
-                if len(shared) < 2:
-                    continue  # one word in common is not enough to call two entries the same
-                if (jac >= (0.45 if cjk else 0.6) or (ov >= (0.7 if cjk else 0.8) and n_anchor >= 3)
-                        or (cross and ov >= 0.55 and n_anchor >= 4)):
-                    sims[(i, j)] = max(jac, ov * 0.8)
+            a, b = items[i], items[j]
+            if a.entry.section != b.entry.section:
+                continue  # per-section fields ("Telegram:" under each agent) are different facts
+            shared = a.subject & b.subject
+            if not shared or not any(ctx.anchor(t) for t in shared):
+                continue
+            newer, older = (b, a) if _newer(b, a) else (a, b)
+            sup = lx.SUPERSEDE.search(newer.folded)
+            va, vb = vals[i], vals[j]
+            jac = len(shared) / len(a.subject | b.subject)
+            ov = ctx.weight(shared) / max(min(wsub[i], wsub[j]), 1e-9)
+            la, lb = labels[i], labels[j]
+            if sup and not lx.SUPERSEDE.search(older.folded) and ov >= 0.2:
+                named = bool((older.subject - newer.subject) & newer.subject) or ov >= 0.3
+                used = [o for o in ctx.obs_about(newer) if (o.terms & (newer.subject - older.subject))
+                        and any(ctx.anchor(t) for t in o.terms & (newer.subject - older.subject))]
+                score = clamp(0.72 + 0.08 * named + 0.08 * bool(used))
+                op = Operation("prune", file, (older.entry.text,), confidence=score,
+                               reason=f"superseded by the newer entry at line {newer.entry.line}",
+                               evidence=(entry_evidence(newer), entry_evidence(older),
+                                         *ctx.evidence(used, 2)), origin="offline")
+                out.append(Candidate(op, "contradiction", score, {"overlap": round(ov, 2)}))
+                continue
+            dated = a.entry.date and b.entry.date and a.entry.date != b.entry.date
+            if la and la == lb and dated and _value_jaccard(a.entry.body, b.entry.body) < 0.5:
+                # one label, two values: a setting that changed — or a list of things under one
+                # name ("Repo: blog", "Repo: memgit"). Only the window's use of the newer value
+                # and not the older, or short setting-like values, make it a contradiction.
+                new_only, old_only = newer.subject - older.subject, older.subject - newer.subject
+                used = [o for o in ctx.obs_about(newer) if o.terms & new_only]
+                stale = [o for o in ctx.obs_about(older) if o.terms & old_only]
+                short = max(len(term_set(LABEL_RE.sub("", x.entry.body, count=1))) for x in (a, b)) <= 3
+                score = clamp(0.62 + 0.1 * (bool(used) and not stale) + 0.05 * short)
+                op = Operation("prune", file, (older.entry.text,), confidence=score,
+                               reason=f"'{la}' now has a newer value (line {newer.entry.line})",
+                               evidence=(entry_evidence(newer), entry_evidence(older), *ctx.evidence(used, 2)),
+                               origin="offline")
+                out.append(Candidate(op, "contradiction", score, {"label": la, "newer_used": bool(used),
+                                                                  "older_used": bool(stale)}))
+                continue
+            if va != vb and (va or vb):
+                continue  # same words, different numbers: not a duplicate
+            if la != lb:
+                continue  # two labels are two fields
+            n_anchor = len([t for t in shared if ctx.anchor(t)])
+            cross = has_cjk[i] != has_cjk[j] or zh[i] != zh[j]
+            # Chinese bigrams across word boundaries add noise terms: a lower bar for CJK text
+            cjk = zh[i] and zh[j]
+            if len(shared) < 2:
+                continue  # one word in common is not enough to call two entries the same
+            if not _same_fact(newer, older, cross):
+                continue
+            if (jac >= (0.45 if cjk else 0.6) or (ov >= (0.7 if cjk else 0.8) and n_anchor >= 3)
+                    or (cross and ov >= 0.55 and n_anchor >= 4)):
+                sims[(i, j)] = max(jac, ov * 0.8)
         # complete linkage: every pair in a group must be near-duplicates (no chaining)
         members_of = {i: {i} for i in range(len(items))}
         for (i, j), _ in sorted(sims.items(), key=lambda kv: -kv[1]):
@@ -685,6 +729,17 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                            evidence=tuple(entry_evidence(x) for x in ordered), origin="offline")
             out.append(Candidate(op, "duplicate", score, {"entries": len(its), "similarity": round(sim, 2)}))
     return out
+
+
+def _same_fact(keep: Item, drop: Item, cross: bool) -> bool:
+    """A merge keeps `keep`'s wording, so `drop` may hold nothing `keep` lacks: its words are (almost)
+    all in `keep` — a template shared by two different facts is not the same fact."""
+    from rapidfuzz import fuzz
+
+    if cross:
+        return len(drop.subject - keep.subject) <= max(1, len(drop.subject) // 4)
+    a, b = fold(keep.entry.body), fold(drop.entry.body)
+    return fuzz.token_set_ratio(a, b) >= 85 and len(drop.subject - keep.subject) <= max(1, len(drop.subject) // 5)
 
 
 def _newer(a: Item, b: Item) -> bool:
