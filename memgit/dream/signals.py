@@ -86,6 +86,11 @@ class Item:
     def frozen(self) -> bool:
         return self.entry.frozen or self.secret or self.core
 
+    @property
+    def step(self) -> bool:
+        """A numbered step of a procedure: removing one alone breaks the procedure."""
+        return bool(re.match(r"\s*\d+[.)]", self.entry.marker or ""))
+
 
 def _subject(body: str) -> frozenset[str]:
     b = lx.STATE_WORDS.sub(" ", fold(body))
@@ -148,6 +153,14 @@ class Context:
             idx.update(self._items_by_term.get(t, ()))
         return [self.items[i] for i in sorted(idx)]
 
+    def near(self, text: str, pos: int, terms: frozenset[str] | set[str], span: int = 40,
+             specific: bool = True) -> bool:
+        """One of `terms` (a specific one, unless told) stands within `span` characters of `pos` in
+        `text` (folded): a status or version word belongs to the subject named next to it, not to
+        the whole line."""
+        window = term_set(text[max(0, pos - span):pos + span])
+        return any(t in window and (not specific or self.df.get(t, 0) <= max(4, 0.05 * self.n)) for t in terms)
+
     def idf(self, t: str) -> float:
         v = self._idf.get(t)
         if v is None:
@@ -178,16 +191,24 @@ class Context:
                 full = max(full, self.weight(hs) / max(self.weight(it.head), 1e-9))
         return full
 
-    def evidence(self, obs: list[Observation], limit: int = 4) -> tuple[Evidence, ...]:
+    def evidence(self, obs: list[Observation], limit: int = 4, first: Observation | None = None
+                 ) -> tuple[Evidence, ...]:
+        """Quotes of the newest observations; `first` (the line a new entry is written from) always."""
         out, seen = [], set()
+        if first is not None and first.quote():
+            seen.add(first.ref)
+            limit -= 1
         for o in sorted(obs, key=lambda o: (o.day, o.source, o.line), reverse=True):
+            if len(out) >= limit:
+                break
             q = o.quote()
             if not q or o.ref in seen:
                 continue
             seen.add(o.ref)
             out.append(Evidence(o.ref, q))
-            if len(out) >= limit:
-                break
+        if first is not None and first.quote():
+            out.append(Evidence(first.ref, first.quote()))
+            out.sort(key=lambda e: e.source, reverse=True)
         return tuple(reversed(out))
 
     def recency(self, obs: list[Observation]) -> float:
@@ -223,7 +244,7 @@ def _script(word_zh: str, word_en: str, like: str, context: str = "") -> str:
 def status_changes(ctx: Context) -> list[Candidate]:
     out = []
     for it in ctx.items:
-        if it.frozen:
+        if it.frozen or it.step:
             continue
         pend = lx.PENDING.search(it.folded)
         todo = lx.TODO.search(it.folded)
@@ -241,6 +262,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
             st = lx.done_state(f)
             if not st or (have and st[0] <= have[0]):
                 continue
+            if not ctx.near(f, st[3], it.head or it.subject):
+                continue  # the done word is about something else on a long line
             if lx.PENDING.search(f[st[3]:]):  # "deployed to staging, prod pending"
                 continue
             support.append(o)
@@ -328,6 +351,9 @@ HOLD = re.compile(r"stay(?:ing)? on|pinned|pin to|roll(?:ed)? back|revert(?:ed)?
                   r"回滚|退回|降级|保持|继续用")
 
 
+VERSION_WORDS = frozenset({"version", "ver", "release", "build", "版本", "发行", "release"})
+
+
 def version_changes(ctx: Context) -> list[Candidate]:
     out = []
     versioned = [it for it in ctx.items if it.versions]
@@ -339,8 +365,11 @@ def version_changes(ctx: Context) -> list[Candidate]:
 
     owners = {id(o): owner(o) for o in ctx.obs if versions(o.text)}
     for it in versioned:
-        if it.frozen:
+        if it.frozen or it.step:
             continue
+        # what the version belongs to: the entry's subject or its section's, not the word "version"
+        names = ((it.head | term_set(it.entry.section or "")) - {v.lower().lstrip("v") for v in it.versions}
+                 - VERSION_WORDS)
         old = it.versions[0]
         found: dict[str, list[tuple[Observation, bool]]] = {}
         for o in ctx.obs_about(it):
@@ -358,6 +387,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
                 pos = f.find(v.lower())
                 if HOLD.search(f[max(0, pos - 25):pos + len(v) + 15]):
                     continue
+                if not ctx.near(f, pos, names, 30, specific=False):
+                    continue  # a version of something else named on the same line
                 explicit = bool(UPGRADE.search(f)) or old.lower().lstrip("v") in f
                 found.setdefault(v.lower().lstrip("v"), []).append((o, explicit))
         if not found:
@@ -387,6 +418,8 @@ FILLER = re.compile(r"^(?:ok(?:ay)?|yes|yeah|right|对|好|嗯|是的|行)[,，:
 LABEL_RE = re.compile(r"^([^:：]{1,16})[:：]\s*")
 
 
+PREF_SECTION = re.compile(r"prefer|style|habit|taste|likes?\b|dislikes?|communicat|偏好|喜好|习惯|習慣|风格|風格|"
+                          r"沟通|溝通|口味", re.I)
 # "Mei said (that) …", "Jw 说 …": who said it is evidence, not part of the preference
 ATTRIBUTION = re.compile(r"^[^\s,，:：]{1,20}(?:\s+[^\s,，:：]{1,20})?\s+"
                          r"(?:said|says|told me|asked|wants)\s+(?:that\s+)?"
@@ -432,7 +465,9 @@ def _pref_content(text: str, like: str) -> str:
 def preference_changes(ctx: Context) -> list[Candidate]:
     """A preference the user restated ("from now on…", "以后…", "不要再…") refreshes the entry it replaces."""
     by_target: dict[int, list[tuple[Observation, float]]] = {}
-    items = [it for it in ctx.items if not it.frozen]
+    # only a standing preference is refreshed: an entry of the user file or of a preferences section
+    items = [it for it in ctx.items if not it.frozen and (it.entry.file == ctx.user_file
+                                                          or PREF_SECTION.search(it.entry.section or ""))]
     index = {id(it): k for k, it in enumerate(items)}
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive:
@@ -440,6 +475,11 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         f = fold(o.text)
         if not lx.PREFERENCE.search(f) or lx.EXCEPTION.search(f):
             continue
+        # the person's own words: what they typed, or a log line reporting what they said
+        if o.role != "user" and not SAID.search(f):
+            continue
+        if len(o.text) > 240:
+            continue  # a paragraph of a log is not a statement of preference
         markers = term_set(" ".join(m.group(0) for m in lx.PREFERENCE.finditer(f)))
         stmt = frozenset(t for t in o.terms if t not in markers)
         best, best_s = None, 0.0
@@ -455,7 +495,7 @@ def preference_changes(ctx: Context) -> list[Candidate]:
                 sc *= 1.2
             if sc > best_s:
                 best, best_s = k, sc
-        if best is not None and best_s >= 0.15:
+        if best is not None and best_s >= 0.3:
             by_target.setdefault(best, []).append((o, best_s))
     out = []
     for k, stated in by_target.items():
@@ -464,7 +504,7 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         stated.sort(key=lambda x: (x[0].role == "user", x[0].day, x[1]), reverse=True)
         o = stated[0][0]
         content = _pref_content(o.text, it.entry.body)
-        if not content or len(content) < 4:
+        if not content or len(content) < 4 or len(content) > max(120, 2 * len(it.entry.body)):
             continue
         stmt = o.terms
         negates = any(NEGATION.search(fold(cl)) and (term_set(cl) & it.subject) for cl in clauses(o.text))
@@ -500,7 +540,7 @@ DONE_WITH = re.compile(r"\b(?:removed|deleted|closed|torn down|shut down|cancel+
 def stale_entries(ctx: Context) -> list[Candidate]:
     out = []
     for it in ctx.items:
-        if it.frozen:
+        if it.frozen or it.step:
             continue
         e = it.entry
         f = it.folded
@@ -528,7 +568,8 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 ev = gone
         if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
             fixed = [o for o in ctx.obs_about(it) if o.role != "assistant" and ctx.mentions(o, it) >= 0.3
-                     and lx.FIXED.search(fold(o.text)) and (not e.date or o.day >= e.date)]
+                     and (m := lx.FIXED.search(fold(o.text))) and ctx.near(fold(o.text), m.start(), it.head or it.subject)
+                     and (not e.date or o.day >= e.date)]
             if fixed:
                 days = len({o.day for o in fixed})
                 reason = "the recorded error was later reported fixed"
@@ -628,7 +669,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
     out = []
     by_file: dict[str, list[Item]] = {}
     for it in ctx.items:
-        if not it.frozen:
+        if not it.frozen and not it.step:
             by_file.setdefault(it.entry.file, []).append(it)
     for file, items in by_file.items():
         sets = DisjointSets(len(items))
@@ -659,7 +700,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
             jac = len(shared) / len(a.subject | b.subject)
             ov = ctx.weight(shared) / max(min(wsub[i], wsub[j]), 1e-9)
             la, lb = labels[i], labels[j]
-            if sup and not lx.SUPERSEDE.search(older.folded) and ov >= 0.2:
+            if sup and not lx.SUPERSEDE.search(older.folded) and ov >= 0.3 and _names_retired(newer, older, sup):
                 named = bool((older.subject - newer.subject) & newer.subject) or ov >= 0.3
                 used = [o for o in ctx.obs_about(newer) if (o.terms & (newer.subject - older.subject))
                         and any(ctx.anchor(t) for t in o.terms & (newer.subject - older.subject))]
@@ -689,7 +730,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                 continue
             if va != vb and (va or vb):
                 continue  # same words, different numbers: not a duplicate
-            if la != lb:
+            if la != lb and (la is None or lb is None or _overlap(term_set(la), term_set(lb)) < 0.6):
                 continue  # two labels are two fields
             n_anchor = len([t for t in shared if ctx.anchor(t)])
             cross = has_cjk[i] != has_cjk[j] or zh[i] != zh[j]
@@ -718,17 +759,39 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
             if len(members) < 2:
                 continue
             its = [items[i] for i in members]
-            newest = max(its, key=lambda x: (x.entry.date or date.min, x.entry.start))
+            # the kept wording must hold every fact of the others: the newest entry that says all they say
+            # (a Chinese bigram only one member has may straddle a word boundary: not a fact)
+            seen_in: dict[str, int] = {}
+            for x in its:
+                for t in x.subject:
+                    seen_in[t] = seen_in.get(t, 0) + 1
+            union = frozenset(t for t, c in seen_in.items() if c >= 2 or not CJK_IN.search(t))
+            complete = [x for x in its if x.subject >= union]
+            if not complete:
+                continue
+            newest = max(complete, key=lambda x: (x.entry.date or date.min, x.entry.start))
             sim = min(sims.get((min(i, j), max(i, j)), 1.0) for i in members for j in members if i < j
                       and (min(i, j), max(i, j)) in sims) if sims else 0.6
             score = clamp(0.6 + 0.35 * sim + 0.03 * (len(its) - 2))
             text = compose(newest, newest.entry.body, newest.entry.date)
             ordered = sorted(its, key=lambda x: x.entry.start)
             op = Operation("merge", file, tuple(x.entry.text for x in ordered), text=text, confidence=score,
-                           reason=f"{len(its)} entries say the same thing; keep the newest wording",
+                           reason=f"{len(its)} entries say the same thing; keep the newest wording that says all of it",
                            evidence=tuple(entry_evidence(x) for x in ordered), origin="offline")
             out.append(Candidate(op, "duplicate", score, {"entries": len(its), "similarity": round(sim, 2)}))
     return out
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
+def _names_retired(newer: Item, older: Item, m: re.Match[str]) -> bool:
+    """The newer entry's change clause ("X retired", "switched from X", "instead of X") names what the
+    older entry is about: a specific term of the older entry's head within the clause."""
+    window = newer.folded[max(0, m.start() - 40):m.end() + 40]
+    named = term_set(window) & (older.head or older.subject)
+    return bool(named - newer.head) or bool(named & older.head and len(named) >= 2)
 
 
 def _same_fact(keep: Item, drop: Item, cross: bool) -> bool:
@@ -736,10 +799,10 @@ def _same_fact(keep: Item, drop: Item, cross: bool) -> bool:
     all in `keep` — a template shared by two different facts is not the same fact."""
     from rapidfuzz import fuzz
 
-    if cross:
-        return len(drop.subject - keep.subject) <= max(1, len(drop.subject) // 4)
+    if cross or CJK_IN.search(keep.entry.body + drop.entry.body):
+        return len(drop.subject - keep.subject) <= max(1, len(drop.subject) // 3)
     a, b = fold(keep.entry.body), fold(drop.entry.body)
-    return fuzz.token_set_ratio(a, b) >= 85 and len(drop.subject - keep.subject) <= max(1, len(drop.subject) // 5)
+    return fuzz.token_set_ratio(a, b) >= 85
 
 
 def _newer(a: Item, b: Item) -> bool:
@@ -754,6 +817,9 @@ SECTION_HINT = re.compile(r"workflow|tool|note|gotcha|lesson|rule|how-?to|tip|tr
 
 BUCKET_TERMS = 6   # an observation is filed under each pair of its 6 rarest recurring specific terms
 BUCKET_CAP = 40    # a bucket larger than this is linked along a chain, not pairwise
+
+
+LISTED = re.compile(r"^\s*(?:\d+[.)]|#+)\s")  # "1. replied to …", "## heading": an activity list, not a lesson
 
 
 def recurring(ctx: Context) -> list[Candidate]:
@@ -819,8 +885,10 @@ def recurring(ctx: Context) -> list[Candidate]:
         anchors = [t for t in core if ctx.anchor(t)]
         if len(anchors) < 2:
             continue
-        ruled = [o for o in members if lx.RULE.search(fold(o.text))]
-        if len(days) < 3 and len({o.day for o in ruled}) < 2:
+        ruled = [o for o in members if lx.RULE.search(fold(o.text)) and not LISTED.match(o.text)]
+        # what recurs is worth remembering as a lesson only in a rule's form (a workaround, "always",
+        # "每次"): activity that recurs is the log's business, not memory's
+        if not ruled or (len(days) < 3 and len({o.day for o in ruled}) < 2):
             continue
         coverage = max((ctx.weight(core & it.subject) / max(ctx.weight(core), 1e-9) for it in ctx.items),
                        default=0.0)
@@ -832,8 +900,19 @@ def recurring(ctx: Context) -> list[Candidate]:
         clean = [o for o in members if not o.sensitive]
         if not clean:
             continue
+        clean = [o for o in clean if o in ruled] or clean
         rep = max(clean, key=lambda o: (ctx.weight(core & o.terms) + 0.5 * bool(lx.RULE.search(fold(o.text)))
                                           - 0.002 * len(o.text), o.day))
+        # what the new entry says must itself recur: the lines that share most of its specific terms,
+        # on enough days (a cluster chained through different topics has no one lesson)
+        rep_anchor = frozenset(t for t in rep.terms & core if ctx.anchor(t))
+        support = [o for o in members if o is rep or (rep_anchor and ctx.weight(o.terms & rep_anchor)
+                                                        >= 0.6 * ctx.weight(rep_anchor))]
+        s_days = sorted({o.day for o in support})
+        if len(rep_anchor) < 2 or len(s_days) < 2 or (len(s_days) < 3 and len({o.day for o in support
+                                                                            if o in ruled}) < 2):
+            continue
+        members, days = support, s_days
         text = _clean(rep.text)
         if not text or sensitive.has_sensitive(text):
             continue
@@ -842,7 +921,7 @@ def recurring(ctx: Context) -> list[Candidate]:
         new = f"[{tag}] {text} ({days[-1].isoformat()})"
         op = Operation("consolidate", ctx.primary, (), text=new, section=section, confidence=score,
                        reason=f"recurs on {len(days)} distinct days and memory lacks it",
-                       evidence=ctx.evidence(members, 5), origin="offline")
+                       evidence=ctx.evidence(members, 5, first=rep), origin="offline")
         out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
     return out

@@ -68,6 +68,7 @@ RULE_MARK_RE = re.compile(
     r"\b(?:NEVER|ALWAYS|CRITICAL|IMPORTANT|MUST(?: NOT)?|DO NOT|DON'T|NOT|STOP|ONLY|MANDATORY|REQUIRED)\b|"
     r"必须|必須|禁止|绝不|絕不|决不|決不|永远|永遠|务必|務必|切勿|千万|千萬|一定要|不准|不许|不許|严禁|嚴禁|不得")
 RULE_LEAD_RE = re.compile(r"^(?:\*\*|__)?\s*(?:never|always|must|do not|don't|only|avoid)\b", re.IGNORECASE)
+RULE_WORD_RE = re.compile(r"\b(?:must(?: not)?|never|do not|don't|mustn't|shall not)\b", re.IGNORECASE)
 
 
 def is_core(entry: Entry, section: Section | None = None) -> bool:
@@ -77,7 +78,7 @@ def is_core(entry: Entry, section: Section | None = None) -> bool:
 
     body = entry_body(entry.text)
     first = body.split("\n")[0]
-    if RULE_MARK_RE.search(body) or RULE_LEAD_RE.match(first):
+    if RULE_MARK_RE.search(body) or RULE_LEAD_RE.match(first) or RULE_WORD_RE.search(body):
         return True
     if IDENTITY_LABEL_RE.match(first):
         return True
