@@ -36,7 +36,7 @@ from memgit import sensitive
 from memgit.errors import MemgitError
 from memgit.memory import Document
 from memgit.text import terms
-from memgit.workspace import Workspace
+from memgit.workspace import LOG_NAME_RE, Workspace
 
 CACHE_NAME = "recall-cache"
 CACHE_VERSION = 1          # with the code of redaction, parsing and tokenising: the cache's key
@@ -45,7 +45,6 @@ MAX_BYTES = 32 * 1024 * 1024
 DEFAULT_K = 10
 WAKE_TERMS = 5
 IDF_FLOOR = 1e-3
-LOG_NAME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
 CHECKED_OPS = ("consolidate", "refresh")
 

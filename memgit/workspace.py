@@ -3,7 +3,9 @@ working tree and main in step without ever losing an agent's write."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from memgit import journal
@@ -11,6 +13,21 @@ from memgit.config import CONFIG_NAME, Config, default_toml, load_config
 from memgit.errors import MemgitError
 from memgit.memory import Document, parse
 from memgit.repo import MAIN, Repo, atomic_write, crashpoint, merge_file
+
+# A daily log: `YYYY-MM-DD.md`, or OpenClaw's session-memory files `YYYY-MM-DD-slug.md` and
+# `YYYY-MM-DD-HHMM.md` (one day may hold several).
+LOG_NAME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_.][^/]*)?\.md$")
+
+
+def log_day(name: str) -> date | None:
+    """The day a daily log's file name gives, or None if it is not a daily log."""
+    m = LOG_NAME_RE.match(name)
+    if not m:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)

@@ -518,3 +518,59 @@ def test_protected_sections_are_left_alone_like_p0(tmp_path):
     report, opened = cycle(ws)
     assert opened == []
     assert "Case 12: Orchid v1 pending push" in read(ws) and "demo tunnel" in read(ws)
+
+
+# -- precision on memories shaped like real ones ----------------------------------------------
+def test_over_budget_never_means_deleting_identity_rules_or_untagged_facts(tmp_path):
+    facts = "".join(f"- Fact {i}: the {i}th host runs service number {i} on port {8000 + i}\n" for i in range(60))
+    ws = make(tmp_path, {
+        "MEMORY.md": "# MEMORY\n\n## Who I Am\n- **Name:** Kit\n- **Human:** Ilya\n\n## Rules\n"
+                     "- **NEVER restart the gateway while an agent works**\n- 改东西前必须先备份\n\n"
+                     "## Facts\n" + facts + "\n## Scratch [P2]\n"
+                     "- [P2] Tried a Raycast extension, uninstalled after a day (2026-03-14)\n",
+    }, budget=800)
+    before = read(ws)
+    report = dream(ws, NOW)
+    prunes = [p for p in proposals.list_proposals(ws) if p.op.op == "prune"]
+    assert all(len(t.splitlines()) <= 12 for p in prunes for t in p.op.targets)
+    assert {t for p in prunes for t in p.op.targets} <= {"- [P2] Tried a Raycast extension, uninstalled after a "
+                                                         "day (2026-03-14)"}
+    proposals.approve(ws, [])
+    after = read(ws)
+    for line in ("- **Name:** Kit", "- **NEVER restart the gateway while an agent works**", "- 改东西前必须先备份",
+                 "- Fact 0: the 0th host runs service number 0 on port 8000"):
+        assert line in after
+    assert after.count("- Fact ") == before.count("- Fact ")
+    assert report.capacity[0]["after_pct"] > 100  # honest: still over, nothing destroyed to hide it
+
+
+def test_openclaw_session_memory_logs_are_read(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Moonbeam landing page 设计中 (2026-05-10)\n",
+        "memory/2026-05-29-moonbeam-launch.md": "# Session\n\n- Moonbeam landing page 已上线\n",
+        "memory/2026-05-30-1412.md": "# Session\n\n- Moonbeam landing page 上线后运行正常\n",
+    })
+    report = dream(ws, NOW)
+    assert report.logs == 2
+    assert any(p["op"] == "refresh" for p in report.proposals)
+
+
+def test_the_agents_own_decision_is_not_the_persons_preference(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD,
+        "USER.md": "# USER\n\n## Preferences\n- Trusts the agent to make decisions autonomously\n",
+        **dict([log("2026-05-30", "Decision: stop replying to every post, decisions on engagement instead "
+                                  "of volume.")]),
+    })
+    report = dream(ws, NOW)
+    assert not [p for p in report.proposals if p["file"] == "USER.md"]
+
+
+def test_fields_that_share_a_template_are_not_merged(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Agents\n### Main\n- **Telegram**: @main_bot\n- **Model**: Kimi K2.5\n"
+                                "### Helper\n- **Telegram**: @helper_bot\n- **Model**: MiniMax M2.1\n\n"
+                                "## Blog\n- 第三篇博客发布成功 (2026-05-01)\n- 第五篇博客发布成功 (2026-05-03)\n",
+    })
+    report = dream(ws, NOW)
+    assert not [p for p in report.proposals if p["op"] in ("merge", "prune")]

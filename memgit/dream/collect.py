@@ -16,9 +16,8 @@ from pathlib import Path
 from memgit import sensitive
 from memgit.memory import Document
 from memgit.text import strip_time, term_set
-from memgit.workspace import Capacity, Workspace
+from memgit.workspace import Capacity, Workspace, log_day
 
-LOG_NAME_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 DATED_NAME_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 MAX_BYTES = 5 * 1024 * 1024
 
@@ -203,12 +202,8 @@ def collect(ws: Workspace, now: date, window_days: int) -> Collected:
     logs_dir = root / cfg.logs_dir
     if logs_dir.is_dir():
         for name in sorted(os.listdir(logs_dir)):
-            m = LOG_NAME_RE.match(name)
-            if not m:
-                continue
-            try:
-                day = date.fromisoformat(m.group(1))
-            except ValueError:
+            day = log_day(name)
+            if day is None:
                 continue
             if not (start <= day <= now):
                 continue

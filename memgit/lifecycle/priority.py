@@ -27,9 +27,8 @@ from datetime import date, timedelta
 
 from memgit.memory import Document, Entry, Section
 from memgit.text import term_set
-from memgit.workspace import Workspace
+from memgit.workspace import Workspace, log_day
 
-LOG_NAME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 ARCHIVE_DIR_RE = re.compile(r"^archive-\d{4}-\d{2}$")
 EVENTS_RE = re.compile(r"\b(?:events?|timelines?|history)\b|大事[记記]|[時时][間间][線线]|[历歷]史", re.IGNORECASE)
 RANK = {"P0": 0, "P1": 1, "P2": 2}
@@ -132,13 +131,7 @@ class LogFile:
 
 
 def _day(name: str) -> date | None:
-    m = LOG_NAME_RE.match(name)
-    if not m:
-        return None
-    try:
-        return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-    except ValueError:
-        return None
+    return log_day(name)
 
 
 def log_files(ws: Workspace, commit: str) -> list[LogFile]:

@@ -1,0 +1,156 @@
+"""The one gate every dream candidate passes (memgit.dream.verify): pure checks over plain values."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+import pytest
+
+from memgit.dream import verify
+from memgit.memory import parse
+from memgit.ops import Evidence, Operation, hash_target
+
+MEM = """# MEMORY
+
+## Who I Am
+- **Name:** Kit
+
+## Rules
+- **NEVER restart the gateway while an agent works**
+- Email checks must use gog only
+
+## Projects [P1]
+- [P1] Cockpit v1 待 push (2026-05-02)
+- [P1] PostgreSQL 15 on h1 (2026-04-01)
+- [P1] **Model**: Kimi K2.5 (2026-04-01)
+- [P1] Big entry
+  - one
+  - two
+  - three
+  - four
+  - five
+  - six
+  - seven
+  - eight
+  - nine
+  - ten
+  - eleven
+  - twelve
+- [P1] Secret: token = abcdEFGH1234567890abcdefXYZ (2026-04-01)
+"""
+
+
+@dataclass(frozen=True)
+class Obs:
+    source: str
+    line: int
+    day: date
+    text: str
+    raw: str
+
+    @property
+    def ref(self) -> str:
+        return f"{self.source}:{self.line}"
+
+
+LOG = [Obs("memory/2026-05-29.md", 3, date(2026, 5, 29), "Cockpit v1 已 push，并部署上线",
+           "- 10:40 Cockpit v1 已 push，并部署上线"),
+       Obs("memory/2026-05-30.md", 3, date(2026, 5, 30), "PostgreSQL upgraded to 16 on h1",
+           "- 09:00 PostgreSQL upgraded to 16 on h1")]
+
+
+def ground(**kw):
+    docs = {"MEMORY.md": parse("MEMORY.md", MEM.encode())}
+    return verify.build(docs, LOG, **kw)
+
+
+def entry(prefix: str) -> str:
+    doc = parse("MEMORY.md", MEM.encode())
+    return next(e.text for e in doc.entries if e.body.startswith(prefix) or e.text.startswith(prefix))
+
+
+def refresh(target: str, text: str, *ev: Evidence) -> Operation:
+    return Operation("refresh", "MEMORY.md", (target,), text=text, confidence=0.9, reason="r", evidence=ev,
+                     origin="offline")
+
+
+def reason(op: Operation, g=None) -> str | None:
+    try:
+        verify.check(op, g or ground())
+    except verify.Fail as e:
+        return str(e)
+    return None
+
+
+PG = Evidence("memory/2026-05-30.md:3", "PostgreSQL upgraded to 16 on h1")
+
+
+def test_a_grounded_refresh_passes():
+    op = refresh(entry("PostgreSQL"), "[P1] PostgreSQL 16 on h1 (2026-05-30)", PG)
+    assert reason(op) is None
+
+
+def test_a_value_found_nowhere_is_refused():
+    op = refresh(entry("PostgreSQL"), "[P1] PostgreSQL 17 on h1 (2026-05-30)", PG)
+    assert "17" in reason(op)
+
+
+def test_a_quote_not_at_its_line_is_refused():
+    op = refresh(entry("PostgreSQL"), "[P1] PostgreSQL 16 on h1", Evidence("memory/2026-05-30.md:3", "MySQL 16"))
+    assert "does not occur" in reason(op)
+    op = refresh(entry("PostgreSQL"), "[P1] PostgreSQL 16 on h1", Evidence("memory/2026-05-31.md:1", "PostgreSQL"))
+    assert "does not occur" in reason(op)
+
+
+def test_unbalanced_markdown_and_a_lost_label_are_refused():
+    ev = Evidence("memory/2026-05-30.md:3", "PostgreSQL upgraded to 16 on h1")
+    assert "unbalanced" in reason(refresh(entry("PostgreSQL"), "[P1] **PostgreSQL 16 on h1", ev))
+    assert "label" in reason(refresh(entry("**Model**"), "[P1] Model Kimi K2.5 now", ev))
+
+
+@pytest.mark.parametrize("prefix", ["**Name:**", "**NEVER", "Email checks must"])
+def test_identity_and_marked_rules_are_never_targets(prefix):
+    op = Operation("prune", "MEMORY.md", (entry(prefix),), confidence=0.9, reason="r", origin="offline")
+    assert "identity or a marked rule" in reason(op)
+
+
+def test_more_than_a_reviewable_deletion_is_refused():
+    op = Operation("prune", "MEMORY.md", (entry("Big entry"),), confidence=0.9, reason="r", origin="offline")
+    assert "more than the 12" in reason(op)
+
+
+def test_a_secret_prune_passes_and_new_secret_text_does_not():
+    secret = entry("Secret")
+    op = Operation("prune", "MEMORY.md", (secret,), confidence=0.99, reason="r", origin="offline")
+    assert op.targets[0] == hash_target(secret)
+    assert reason(op) is None
+    bad = refresh(entry("PostgreSQL"), "[P1] PostgreSQL 16, password: hunter2hunter2", PG)
+    assert "sensitive" in reason(bad)
+
+
+def test_an_open_proposal_target_is_not_targeted_again():
+    target = entry("PostgreSQL")
+    other = Operation("prune", "MEMORY.md", (target,), confidence=0.9, reason="r", origin="offline")
+    op = refresh(target, "[P1] PostgreSQL 16 on h1 (2026-05-30)", PG)
+    assert "open proposal" in reason(op, ground(open_ops=[other]))
+
+
+def test_a_person_approval_outranks_older_evidence():
+    target = entry("PostgreSQL")
+    op = refresh(target, "[P1] PostgreSQL 16 on h1 (2026-05-30)", PG)
+    later = [verify.Decision("MEMORY.md", target, date(2026, 5, 31))]
+    assert "approved" in reason(op, ground(decisions=later))
+    earlier = [verify.Decision("MEMORY.md", target, date(2026, 5, 1))]
+    assert reason(op, ground(decisions=earlier)) is None
+
+
+def test_gate_reports_what_it_drops():
+    @dataclass
+    class C:
+        op: Operation
+
+    good = C(refresh(entry("PostgreSQL"), "[P1] PostgreSQL 16 on h1", PG))
+    bad = C(refresh(entry("PostgreSQL"), "[P1] PostgreSQL 99 on h1", PG))
+    kept, dropped = verify.gate([good, bad], ground())
+    assert kept == [good]
+    assert len(dropped) == 1 and dropped[0]["stage"] == "gate" and "99" in dropped[0]["reason"]
