@@ -16,11 +16,38 @@ HOOK_MARK = "memgit pre-commit hook"
 CHAINED = ".memgit-chained"
 
 LAYOUTS: dict[str, dict] = {
-    # product name → memory files and their character budgets
-    "openclaw": {"capacity": {"MEMORY.md": 20000, "USER.md": 20000}, "sessions_dir": "sessions"},
-    "hermes": {"capacity": {"MEMORY.md": 2200, "USER.md": 1375}, "sessions_dir": "sessions"},
-    "claude-code": {"capacity": {"CLAUDE.md": 40000}, "files": ["CLAUDE.md"], "sessions_dir": "sessions"},
+    # product name → memory files and their character budgets: each product's own limit for the file
+    # - OpenClaw injects each bootstrap file up to agents.defaults.bootstrapMaxChars (20,000) and
+    #   truncates the rest;
+    # - Hermes Agent caps MEMORY.md at 2,200 and USER.md at 1,375 characters;
+    # - Claude Code loads CLAUDE.md in full and warns past 40,000 characters (its auto-memory index
+    #   MEMORY.md is read up to 200 lines or 25 KB).
+    "openclaw": {"capacity": {"MEMORY.md": 20000, "USER.md": 20000}, "sessions_dir": "sessions",
+                 "limit": "OpenClaw's bootstrap limit for an injected file"},
+    "hermes": {"capacity": {"MEMORY.md": 2200, "USER.md": 1375}, "sessions_dir": "sessions",
+               "limit": "Hermes Agent's memory limit"},
+    "claude-code": {"capacity": {"CLAUDE.md": 40000}, "files": ["CLAUDE.md"], "sessions_dir": "sessions",
+                    "limit": "Claude Code's large-CLAUDE.md warning"},
 }
+
+
+def detect_layout(root: Path) -> str | None:
+    """The product a workspace came from, by the files it holds (None: nothing tells)."""
+    def text(name: str) -> str:
+        try:
+            return (root / name).read_text(encoding="utf-8", errors="replace")[:200_000]
+        except OSError:
+            return ""
+
+    if (root / "CLAUDE.md").is_file() and not (root / "MEMORY.md").is_file():
+        return "claude-code"
+    mem = text("MEMORY.md") + text("USER.md")
+    if "\n§\n" in mem or mem.startswith("§"):
+        return "hermes"
+    if any((root / f).is_file() for f in ("AGENTS.md", "SOUL.md", "IDENTITY.md", "HEARTBEAT.md")) \
+            or (root / "memory").is_dir():
+        return "openclaw"
+    return None
 
 
 @dataclass
@@ -31,6 +58,9 @@ class InitResult:
     hooks: list[str]
     commit: str | None
     warnings: list[str] = field(default_factory=list)
+    layout: str | None = None
+    detected: bool = False
+    sizes: list[dict] = field(default_factory=list)  # file, characters, budget: what init measured
 
 
 def _config_text(layout: str | None) -> str | None:
@@ -65,6 +95,10 @@ def init(root: Path, layout: str | None = None) -> InitResult:
         if has_commits:
             repo.git("branch", "main", "HEAD")
         repo.git("symbolic-ref", "HEAD", MAIN)
+    detected = False
+    if layout is None and not (root / CONFIG_NAME).exists():
+        layout = detect_layout(root)
+        detected = layout is not None
     text = _config_text(layout)
     wrote = False
     if text is not None and not (root / CONFIG_NAME).exists():
@@ -90,7 +124,27 @@ def init(root: Path, layout: str | None = None) -> InitResult:
             # the snapshot warns only about files it changed; adopting warns about every memory file
             del ws.warnings[before:]
             ws.warn_secrets([f for f in ws.memory_files if (root / f).is_file()], ws.main())
-    return InitResult(root, created, wrote, hooks, commit, ws.warnings)
+    sizes = _measure(ws, layout)
+    return InitResult(root, created, wrote, hooks, commit, ws.warnings, layout, detected, sizes)
+
+
+def _measure(ws, layout: str | None) -> list[dict]:
+    """Each memory file's size against its budget; a file over it is reported, never cut to fit."""
+    out = []
+    limit = LAYOUTS.get(layout or "", {}).get("limit", "the budget in memgit.toml")
+    for name in ws.memory_files:
+        p = ws.root / name
+        budget = ws.config.budget(name)
+        if not p.is_file() or not budget:
+            continue
+        chars = len(p.read_text(encoding="utf-8", errors="replace").lstrip("\ufeff"))
+        out.append({"file": name, "chars": chars, "budget": budget})
+        if chars > budget:
+            ws.warnings.append(
+                f"{name} is {chars:,} characters, over its {budget:,}-character budget ({limit}); the agent "
+                f"may not see all of it. The dream never deletes to fit: run `memgit janitor` to move stable "
+                f"sections to reference/, and prune P2 entries over several reviews.")
+    return out
 
 
 def install_hooks(repo: Repo) -> list[str]:

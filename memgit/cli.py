@@ -124,11 +124,16 @@ def init(ctx: click.Context, layout: str | None, as_json: bool) -> None:
         warn(w)
     if as_json:
         echo_json({"root": str(r.root), "created_repo": r.created_repo, "wrote_config": r.wrote_config,
-                   "hooks": r.hooks, "commit": r.commit})
+                   "hooks": r.hooks, "commit": r.commit, "layout": r.layout, "detected": r.detected,
+                   "sizes": r.sizes})
         return
     click.echo(f"{'Initialised' if r.created_repo else 'Adopted'} memgit workspace in {r.root}")
     if r.wrote_config:
-        click.echo("  wrote memgit.toml (defaults)")
+        how = f"{r.layout} layout{', detected' if r.detected else ''}" if r.layout else "defaults"
+        click.echo(f"  wrote memgit.toml ({how})")
+    for x in r.sizes:
+        click.echo(f"  {x['file']}: {x['chars']:,} of {x['budget']:,} characters "
+                   f"({100 * x['chars'] / x['budget']:.0f}%)")
     click.echo(f"  hooks: {', '.join(r.hooks)}")
     if r.commit:
         click.echo(f"  committed current files on main ({r.commit[:8]})")

@@ -47,8 +47,10 @@ def dream(ctx, now, dry_run, backend, associate, seed, as_json):
         for s in report.skipped[:5]:
             click.echo(f"  {s['score']:.2f}  {s['op']:<11} {s['title']}  — {s['why']}")
     if report.dropped:
-        click.echo(f"Dropped by the gate: {len(report.dropped)} operation(s) the model proposed "
+        click.echo(f"Dropped by the gate: {len(report.dropped)} candidate(s) that failed its checks "
                    f"(reasons in `memgit dream --json` and `memgit log --json`).")
+    if not report.proposals and not report.dry_run:
+        click.echo("Nothing proposed: no change was sure enough; a quiet run is a correct run.")
     tokens = report.extra.get("tokens")
     if tokens:
         click.echo(f"Tokens: {tokens['input']} input, {tokens['cached']} cached, {tokens['output']} output.")

@@ -159,7 +159,11 @@ class Context:
         `text` (folded): a status or version word belongs to the subject named next to it, not to
         the whole line."""
         window = term_set(text[max(0, pos - span):pos + span])
-        return any(t in window and (not specific or self.df.get(t, 0) <= max(4, 0.05 * self.n)) for t in terms)
+        return any(t in window and (not specific or self.anchor(t)) for t in terms)
+
+    def distinctive(self, it: Item, k: int = 3) -> frozenset[str]:
+        """The entry's k rarest terms: what names it among similar entries ("SEO report", not "cron")."""
+        return frozenset(sorted(it.subject, key=lambda t: (-self.idf(t), t))[:k])
 
     def idf(self, t: str) -> float:
         v = self._idf.get(t)
@@ -569,7 +573,7 @@ def stale_entries(ctx: Context) -> list[Candidate]:
         if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
             fixed = [o for o in ctx.obs_about(it) if o.role != "assistant" and ctx.mentions(o, it) >= 0.3
                      and (m := lx.FIXED.search(fold(o.text))) and ctx.near(fold(o.text), m.start(), it.head or it.subject)
-                     and (not e.date or o.day >= e.date)]
+                     and o.terms & ctx.distinctive(it) and (not e.date or o.day >= e.date)]
             if fixed:
                 days = len({o.day for o in fixed})
                 reason = "the recorded error was later reported fixed"
@@ -730,10 +734,10 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                 continue
             if va != vb and (va or vb):
                 continue  # same words, different numbers: not a duplicate
-            if la != lb and (la is None or lb is None or _overlap(term_set(la), term_set(lb)) < 0.6):
-                continue  # two labels are two fields
             n_anchor = len([t for t in shared if ctx.anchor(t)])
             cross = has_cjk[i] != has_cjk[j] or zh[i] != zh[j]
+            if la != lb and not cross and (la is None or lb is None or _overlap(term_set(la), term_set(lb)) < 0.6):
+                continue  # two labels are two fields (across languages a label is translated)
             # Chinese bigrams across word boundaries add noise terms: a lower bar for CJK text
             cjk = zh[i] and zh[j]
             if len(shared) < 2:
@@ -765,7 +769,10 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
             for x in its:
                 for t in x.subject:
                     seen_in[t] = seen_in.get(t, 0) + 1
-            union = frozenset(t for t, c in seen_in.items() if c >= 2 or not CJK_IN.search(t))
+            # across languages only what no translation changes must survive: names, paths, numbers
+            mixed = len({bool(CJK_IN.search(x.entry.body)) for x in its}) > 1
+            union = frozenset(t for t, c in seen_in.items()
+                              if c >= 2 or (not CJK_IN.search(t) and (not mixed or not t.isalpha())))
             complete = [x for x in its if x.subject >= union]
             if not complete:
                 continue
