@@ -115,26 +115,35 @@ def _line_hits(line: str, hits: list[_Hit]) -> None:
     costs a few `in` tests instead of dozens of regex scans.
     """
     lower = line.lower()
-    for rule in _provider_rules():
-        if _has_any(line, rule.hints):
-            rule.find(line, hits)
+    if _provider_gate().search(line):  # one scan for every provider's hints; most lines have none
+        for rule in _provider_rules():
+            if _has_any(line, rule.hints):
+                rule.find(line, hits)
     if _DS_HINT.search(line):
         _detect_secrets_hits(line, lower, hits)
     if "://" in line:
         _connection_url_hits(line, hits)
+    if _LONG_NUMBER.search(line):
+        _id_number_hits(line, hits)
+        _bank_card_hits(line, hits)
+    if not _word_gate().search(lower):  # one scan for every family's words; most lines have none
+        return
     if _has_any(lower, _PASSWORD_WORDS):
         _password_hits(line, hits)
     if _has_any(lower, _ASSIGNMENT_WORDS):
         _assignment_hits(line, hits)
-    if _LONG_NUMBER.search(line):
-        _id_number_hits(line, hits)
-        _bank_card_hits(line, hits)
     if _has_any(lower, _COST_WORDS):
         _cost_basis_hits(line, hits)
     if _has_any(lower, _SHARE_WORDS):
         _holdings_hits(line, hits)
     if _has_any(lower, _PNL_WORDS):
         _pnl_hits(line, hits)
+
+
+@lru_cache(maxsize=1)
+def _word_gate() -> re.Pattern[str]:
+    words = {*_PASSWORD_WORDS, *_ASSIGNMENT_WORDS, *_COST_WORDS, *_SHARE_WORDS, *_PNL_WORDS}
+    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
 
 
 def _has_any(text: str, words: tuple[str, ...]) -> bool:
@@ -241,6 +250,12 @@ class _ProviderRule:
 
 
 @lru_cache(maxsize=1)
+def _provider_gate() -> re.Pattern[str]:
+    hints = sorted({h for rule in _provider_rules() for h in rule.hints}, key=len, reverse=True)
+    return re.compile("|".join(re.escape(h) for h in hints))
+
+
+@lru_cache(maxsize=1)
 def _provider_rules() -> tuple[_ProviderRule, ...]:
     P = _ProviderRule
     return (
@@ -323,7 +338,8 @@ _DS_PLUGINS: tuple[tuple[str, str, str, bool, tuple[str, ...]], ...] = (
 )
 
 # Every pattern of the plugins above needs one of these; lines without them skip them all.
-_DS_HINT = _LazyRegex(r"[A-Za-z0-9_\-+/=]{11}|://|PRIVATE KEY|PuTTY|_authToken")
+# (Artifactory's AP… keys are the only pattern shorter than 16 token characters: they get their own hint.)
+_DS_HINT = _LazyRegex(r"[A-Za-z0-9_\-+/=]{16}|://|PRIVATE KEY|PuTTY|_authToken|AKC|AP[0-9A-F][A-Za-z0-9]{8}")
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _TOKEN_RIGHT = _LazyRegex(r"[A-Za-z0-9_\-]*=*")  # not "/": a token inside a URL path ends there
 _EDGE_JUNK = " \t\"'=:"

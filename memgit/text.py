@@ -81,6 +81,7 @@ def strip_time(line: str) -> str:
     return TIME_PREFIX_RE.sub("", line, count=1).strip()
 
 
+@lru_cache(maxsize=131072)
 def stem(word: str) -> str:
     w = word.lower()
     if len(w) > 4 and w.endswith("ies"):
@@ -99,7 +100,12 @@ def stem(word: str) -> str:
 
 
 def versions(text: str) -> list[str]:
-    return [m.group(0) for m in VERSION_RE.finditer(text)]
+    return list(_versions(text))
+
+
+@lru_cache(maxsize=65536)
+def _versions(text: str) -> tuple[str, ...]:
+    return tuple(m.group(0) for m in VERSION_RE.finditer(text))
 
 
 def version_key(v: str) -> tuple[int, ...]:

@@ -574,3 +574,26 @@ def test_fields_that_share_a_template_are_not_merged(tmp_path):
     })
     report = dream(ws, NOW)
     assert not [p for p in report.proposals if p["op"] in ("merge", "prune")]
+
+
+def test_a_state_the_newest_logs_report_ended_is_refreshed(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Channels [P1]\n- Signal bridge 已连接（备用号）\n- Telegram bot 已连接\n",
+        **dict([log("2026-05-28", "Signal bridge 断开，需要重新扫码"),
+                log("2026-05-30", "Signal bridge 仍断连，等待处理", "Telegram bot 正常")]),
+    })
+    report, _ = cycle(ws)
+    text = read(ws)
+    assert "Signal bridge 断连（备用号）" in text
+    assert "- Telegram bot 已连接" in text
+
+
+def test_a_state_that_came_back_or_was_never_lost_stays(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Channels [P1]\n- NAS share online\n- Signal bridge 已连接\n",
+        **dict([log("2026-05-27", "NAS share offline during the power cut"),
+                log("2026-05-29", "NAS share offline again this morning"),
+                log("2026-05-30", "NAS share online again after the reboot", "Signal bridge 零断连，稳定")]),
+    })
+    report = dream(ws, NOW)
+    assert not [p for p in report.proposals if p["op"] == "refresh"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-_NEG = r"(?:not|n't|never|no|without|zero|未|没|没有|还没|尚未|不|别|无)"
+_NEG = r"(?:not|n't|never|no|without|zero|未|没|没有|还没|尚未|不|别|无|零)"
 
 
 def _re(*alts: str) -> re.Pattern[str]:
@@ -96,3 +96,17 @@ def done_state(text: str) -> tuple[int, str, str, int] | None:
                 best = (rank, en, zh, m.start())
             break
     return best
+
+
+# A state that holds, and the states that end it: (name, holds, ended). An entry saying the first
+# whose subject the newest logs report in the second is out of date.
+STATE_PAIRS: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
+    ("connection", _re(r"已连接", r"连接正常", r"已连上", r"(?<!dis)\bconnected\b", r"\bonline\b", r"在线"),
+     _re(r"断连", r"断开", r"掉线", r"连不上", r"\bdisconnected\b", r"\boffline\b", r"离线")),
+    ("running", _re(r"运行中", r"正常运行", r"\brunning\b", r"\bup and running\b", r"\bworking\b"),
+     _re(r"停止运行", r"已停止", r"已停用", r"挂了", r"\bstopped\b", r"\bis down\b", r"\bnot working\b",
+         r"\bbroken\b")),
+    ("enabled", _re(r"已启用", r"已开启", r"\benabled\b"), _re(r"已禁用", r"已关闭", r"停用", r"\bdisabled\b")),
+]
+# "still", "again": the ended state persists (one day's report is enough)
+PERSISTS = _re(r"仍", r"依然", r"还是", r"一直", r"\bstill\b", r"持续")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
@@ -25,6 +26,7 @@ CJK_IN = re.compile("[\u4e00-\u9fff]")
 NUM_RE = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?%")
 
 
+@lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Lower case and Simplified, keeping every character's position."""
     f = to_simplified(text).lower()
@@ -126,6 +128,7 @@ class Context:
         self.n = max(1, len(self.obs) + len(self.items))
         self.df = df
         self._idf: dict[str, float] = {}
+        self._anchor: dict[str, bool] = {}
         # inverted indexes over anchor terms: a rule asks only the observations (or entries) that share
         # a specific term with what it looks at, so its cost grows with the window, not entries × lines
         self._obs_by_term: dict[str, list[int]] = {}
@@ -176,9 +179,11 @@ class Context:
 
     def anchor(self, t: str) -> bool:
         """A term specific enough to identify a subject."""
-        if len(t) < 2 or (t.isascii() and t.isalpha() and len(t) < 3):
-            return False
-        return self.df.get(t, 0) <= max(4, 0.25 * self.n)
+        v = self._anchor.get(t)
+        if v is None:
+            v = self._anchor[t] = not (len(t) < 2 or (t.isascii() and t.isalpha() and len(t) < 3)) \
+                and self.df.get(t, 0) <= max(4, 0.25 * self.n)
+        return v
 
     def mentions(self, o: Observation, it: Item) -> float:
         """How much of the entry's subject (or of its head clause) the observation names.
@@ -474,16 +479,14 @@ def preference_changes(ctx: Context) -> list[Candidate]:
                                                           or PREF_SECTION.search(it.entry.section or ""))]
     index = {id(it): k for k, it in enumerate(items)}
     for o in ctx.obs:
-        if o.role == "assistant" or o.sensitive:
-            continue
+        if o.role == "assistant" or o.sensitive or len(o.text) > 240:
+            continue  # (a paragraph of a log is not a statement of preference)
         f = fold(o.text)
-        if not lx.PREFERENCE.search(f) or lx.EXCEPTION.search(f):
-            continue
         # the person's own words: what they typed, or a log line reporting what they said
         if o.role != "user" and not SAID.search(f):
             continue
-        if len(o.text) > 240:
-            continue  # a paragraph of a log is not a statement of preference
+        if not lx.PREFERENCE.search(f) or lx.EXCEPTION.search(f):
+            continue
         markers = term_set(" ".join(m.group(0) for m in lx.PREFERENCE.finditer(f)))
         stmt = frozenset(t for t in o.terms if t not in markers)
         best, best_s = None, 0.0
@@ -822,16 +825,20 @@ SECTION_HINT = re.compile(r"workflow|tool|note|gotcha|lesson|rule|how-?to|tip|tr
                           r"流程|注意|教训", re.I)
 
 
-BUCKET_TERMS = 6   # an observation is filed under each pair of its 6 rarest recurring specific terms
-BUCKET_CAP = 40    # a bucket larger than this is linked along a chain, not pairwise
+BUCKET_TERMS = 4   # an observation is filed under each pair of its 4 rarest recurring specific terms
+BUCKET_CAP = 16    # a bucket larger than this is linked along a chain, not pairwise
 
 
 LISTED = re.compile(r"^\s*(?:\d+[.)]|#+)\s")  # "1. replied to …", "## heading": an activity list, not a lesson
 
 
+LESSON_CHARS = 320
+NOT_LESSON = re.compile("|".join(f"(?:{p.pattern})" for p in (lx.EXCEPTION, lx.CHATTER, lx.ROUTINE)))
+
+
 def recurring(ctx: Context) -> list[Candidate]:
-    obs = [o for o in ctx.obs if len(o.terms) >= 2 and not lx.EXCEPTION.search(fold(o.text))
-           and not lx.CHATTER.search(fold(o.text)) and not lx.ROUTINE.search(fold(o.text))]
+    # a lesson is a line, not a paragraph: long log lines are reports, never written into memory whole
+    obs = [o for o in ctx.obs if len(o.text) <= LESSON_CHARS and len(o.terms) >= 2]
     if len(obs) > 4000:
         obs = obs[-4000:]
     # Candidate pairs by buckets, not all pairs: two observations can only link when they share two
@@ -860,15 +867,24 @@ def recurring(ctx: Context) -> list[Candidate]:
             for y in range(x + 1, len(members)):
                 pairs.add((members[x], members[y]))
     sets = DisjointSets(len(obs))
-    weights = [ctx.weight(o.terms) for o in obs]
+    weights: dict[int, float] = {}
+
+    def weight(i: int) -> float:
+        w = weights.get(i)
+        if w is None:
+            w = weights[i] = ctx.weight(obs[i].terms)
+        return w
+
     for i, j in sorted(pairs):
+        if sets.find(i) == sets.find(j):
+            continue  # already linked through another pair
         o = obs[i]
         shared = o.terms & obs[j].terms
         if len([t for t in shared if ctx.anchor(t)]) < 2:
             continue
         # recurring terms are frequent in the window by definition, so the idf-weighted
         # overlap undervalues them: either measure may link two observations
-        sim = ctx.weight(shared) / max(min(weights[i], weights[j]), 1e-9)
+        sim = ctx.weight(shared) / max(min(weight(i), weight(j)), 1e-9)
         plain = len(shared) / min(len(o.terms), len(obs[j].terms))
         if sim >= 0.45 or plain >= 0.5:
             sets.union(i, j)
@@ -878,6 +894,11 @@ def recurring(ctx: Context) -> list[Candidate]:
     out = []
     primary = ctx.col.docs.get(ctx.primary)
     for members in groups.values():
+        if len({o.day for o in members}) < 2:
+            continue
+        # chatter, one-off exceptions and "nothing new" lines recur but are not lessons (checked only
+        # here, on lines that recur at all: the patterns are costly to run over every line)
+        members = [o for o in members if not NOT_LESSON.search(fold(o.text))]
         days = sorted({o.day for o in members})
         if len(days) < 2:
             continue
@@ -967,7 +988,57 @@ def _pick_section(ctx: Context, doc: Document | None, core: frozenset[str]) -> t
 TIMELINE = re.compile(r"event|timeline|history|changelog|journal|大事|时间线|時間線|历史|歷史|日志", re.I)
 
 
-RULES = (secret_entries, stale_entries, status_changes, version_changes, preference_changes,
+def state_regressions(ctx: Context) -> list[Candidate]:
+    """An entry says a state holds ("WhatsApp 已连接", "the NAS is online"); the newest lines about
+    its subject report it ended ("仍断连", "offline"), on two days or as persisting, and no later line
+    says it holds again: the state word is refreshed from those lines, the rest kept as written."""
+    out = []
+    for it in ctx.items:
+        if it.frozen or it.step:
+            continue
+        for name, holds, ended in lx.STATE_PAIRS:
+            m = holds.search(it.folded)
+            if not m or ended.search(it.folded) or _negated(it.folded, m.start()):
+                continue
+            about = [o for o in ctx.obs_about(it) if o.role != "assistant"]
+            events = []  # (day, line, ended?, observation, match)
+            for o in about:
+                f = fold(o.text)
+                for pat, is_end in ((ended, True), (holds, False)):
+                    hit = pat.search(f)
+                    if hit and not _negated(f, hit.start()) and ctx.near(f, hit.start(), it.head or it.subject, 24):
+                        events.append((o.day, o.line, is_end, o, hit))
+                        break
+            if not events:
+                continue
+            events.sort(key=lambda e: (e[0], e[1]))
+            if not events[-1][2]:
+                continue  # the newest word about it says the state holds
+            last_hold = max((e[0] for e in events if not e[2]), default=None)
+            ends = [e for e in events if e[2] and (last_hold is None or e[0] > last_hold)]
+            days = {e[0] for e in ends}
+            persists = any(lx.PERSISTS.search(fold(e[3].text)) for e in ends)
+            if len(days) < 2 and not persists:
+                continue
+            day, _, _, o, hit = ends[-1]
+            word = o.text[hit.start():hit.end()]
+            body = it.entry.body
+            new_body = body[:m.start()] + word + body[m.end():]
+            score = clamp(0.7 + 0.05 * min(len(days) - 1, 2) + 0.05 * persists + ctx.recency([o]))
+            op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, new_body, day),
+                           confidence=score, reason=f"{name} ended: the newest logs report it {word}",
+                           evidence=(entry_evidence(it), *ctx.evidence([e[3] for e in ends], 3, first=o)),
+                           origin="offline")
+            out.append(Candidate(op, "state", score, {"days": len(days), "persists": persists}))
+            break
+    return out
+
+
+def _negated(text: str, pos: int) -> bool:
+    return bool(lx.NEGATED_BEFORE.search(text[max(0, pos - 8):pos]))
+
+
+RULES = (secret_entries, stale_entries, status_changes, state_regressions, version_changes, preference_changes,
          duplicates_and_contradictions, recurring)
 
 
