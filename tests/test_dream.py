@@ -597,3 +597,18 @@ def test_a_state_that_came_back_or_was_never_lost_stays(tmp_path):
     })
     report = dream(ws, NOW)
     assert not [p for p in report.proposals if p["op"] == "refresh"]
+
+
+def test_a_labelled_setting_takes_the_identifier_assigned_to_it(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Agents [P1]\n### Scout (Main)\n- **Model**: Qwen 2.5 (ollama/qwen2.5)\n"
+                                "### Helper\n- **Model**: Llama 3 (ollama/llama3)\n"
+                                "### Notes\n- **Models**: qwen2.5 for chat, llama3 for code\n",
+        **dict([log("2026-05-30", "切換 main agent model：\n  - primary: `openrouter/qwen3-32b`\n"
+                                  "  - fallbacks: `ollama/llama3`")]),
+    })
+    cycle(ws)
+    text = read(ws)
+    assert "- **Model**: `openrouter/qwen3-32b` (2026-05-30)" in text
+    assert "- **Model**: Llama 3 (ollama/llama3)" in text          # the helper's own setting
+    assert "- **Models**: qwen2.5 for chat, llama3 for code" in text  # a list of values is left alone

@@ -1034,11 +1034,81 @@ def state_regressions(ctx: Context) -> list[Candidate]:
     return out
 
 
+IDENT = r"`?([A-Za-z][\w.-]*/[\w./-]*\w|[A-Za-z][\w-]*-\d[\w.-]*\w)`?"
+SLOT_WORDS = r"primary|default|main|current|now|主模型|默认|默認|当前|當前|主"
+MULTI_VALUE = re.compile(r"[,，、;；]|\band\b|\+")
+
+
+def slot_changes(ctx: Context) -> list[Candidate]:
+    """A labelled setting whose value is one identifier ("**Model**: Kimi K2.5 (kimi-coding/k2p5)"),
+    and a line that assigns a new identifier to that label, or to its primary/default slot, next to the
+    label and to what the entry's section is about ("main agent model … primary: `openai/gpt-5.3`"):
+    the value is refreshed to that identifier. A value listing several things is left alone."""
+    out = []
+    by_label: dict[tuple[str, str], int] = {}
+    for it in ctx.items:
+        lab = _label(it.entry.body)
+        if lab:
+            by_label[(it.entry.file, lab)] = by_label.get((it.entry.file, lab), 0) + 1
+    for it in ctx.items:
+        if it.frozen or it.step:
+            continue
+        m = LABEL_RE.match(it.entry.body)
+        lab = _label(it.entry.body)
+        if not m or not lab:
+            continue
+        value = it.entry.body[m.end():].strip()
+        old_ids = re.findall(IDENT, value)
+        if not old_ids or MULTI_VALUE.search(value) or len(value) > 80:
+            continue
+        lab_terms = term_set(lab.replace("*", " "))
+        if not lab_terms:
+            continue
+        scope = term_set(it.entry.section or "") - lab_terms
+        if by_label[(it.entry.file, lab)] > 1 and not scope:
+            continue  # one label under several headings, and nothing to tell which heading is meant
+        names = "|".join(re.escape(t) for t in sorted(lab_terms, key=len, reverse=True))
+        assign = re.compile(rf"(?:(?:{names})\w*|{SLOT_WORDS})\s*[:：=]\s*" + IDENT, re.I)
+        found = []
+        for o in ctx.obs:
+            if o.role == "assistant" or o.sensitive:
+                continue
+            f = fold(o.text)
+            for a in assign.finditer(o.text):
+                new = a.group(1) or a.group(2)
+                before = f[max(0, a.start() - 60):a.start() + 1]
+                if not any(t in term_set(before + f[a.start():a.end()]) for t in lab_terms):
+                    continue  # a primary of something else
+                if scope and not (term_set(before) & scope):
+                    continue
+                if new.lower() in fold(it.entry.body) or new in old_ids:
+                    continue
+                found.append((o, new, o.text[a.start():a.end()]))
+                break
+        if not found:
+            continue
+        o, new, said = max(found, key=lambda x: (x[0].day, x[0].line))
+        if any(n != new for x, n, _ in found if x.day == o.day):
+            continue  # two new values the same day: unsure
+        label_text = it.entry.body[:m.end()].rstrip()
+        body = f"{label_text} `{new}`"
+        days = len({x.day for x, n, _ in found if n == new})
+        score = clamp(0.72 + 0.08 * (days - 1) + ctx.recency([o]))
+        # the quote is the assignment itself, which may sit on a continuation line of the cited item
+        ev = [Evidence(x.ref, q) for x, n, q in sorted(found, key=lambda x: (x[0].day, x[0].line))[-3:] if n == new]
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, body, o.day), confidence=score,
+                       reason=f"'{lab.strip('* ')}' is now {new}", evidence=(entry_evidence(it), *ev),
+                       origin="offline")
+        out.append(Candidate(op, "slot", score, {"days": days}))
+    return out
+
+
 def _negated(text: str, pos: int) -> bool:
     return bool(lx.NEGATED_BEFORE.search(text[max(0, pos - 8):pos]))
 
 
-RULES = (secret_entries, stale_entries, status_changes, state_regressions, version_changes, preference_changes,
+RULES = (secret_entries, stale_entries, status_changes, state_regressions, slot_changes, version_changes,
+         preference_changes,
          duplicates_and_contradictions, recurring)
 
 
