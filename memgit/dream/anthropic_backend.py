@@ -87,7 +87,7 @@ TOOL: dict = {
     },
 }
 
-_SIGNALS = (lx.STATE_WORDS, lx.PREFERENCE, lx.SUPERSEDE, lx.RULE, lx.TEMP, lx.EXCEPTION, lx.EXPIRES_IN)
+_SIGNALS = (lx.STATE_WORDS, lx.PREFERENCE, lx.SUPERSEDE, lx.RULE, lx.AGAIN, lx.TEMP, lx.EXCEPTION, lx.EXPIRES_IN)
 
 
 def estimate(text: str) -> int:

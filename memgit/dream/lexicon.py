@@ -57,10 +57,17 @@ SUPERSEDE = _re(r"\bswitched to\b", r"\bswitch(?:ed)? (?:over )?to\b", r"\brepla
                 r"\bretired\b", r"\bdeprecated\b", r"\bno longer\b", r"\binstead of\b", r"\bmoved to\b",
                 r"\bmigrated to\b", r"\bnow uses?\b", r"换成", r"换用", r"改用", r"改为", r"替换", r"弃用",
                 r"退役", r"不再用", r"停用", r"迁移到", r"切换到")
-RULE = _re(r"\bworkaround\b", r"\bwork around\b", r"\bfix(?:es)? it\b", r"\bfixed it\b", r"\bgotcha\b",
-           r"\brule\b", r"\balways\b", r"\bnever\b", r"\bmust\b", r"\bremember\b", r"\bevery time\b",
-           r"\bagain\b", r"\b(?:second|third|fourth) time\b", r"\beach time\b", r"规则", r"原则", r"记住",
-           r"注意", r"每次", r"又", r"再次", r"第[二三四]次", r"坑", r"解决办法", r"办法是", r"绕过", r"规矩")
+# A lesson in its rule form: what to do (a workaround, "always", "记住"), not the complaint that it
+# happened again ("又", "again", "第三次" mark recurrence: AGAIN).
+RULE = _re(r"\bworkaround\b", r"\bwork around\b", r"\bfix(?:es)? it\b", r"\bfixed it\b", r"\bthe fix is\b",
+           r"\bgotcha\b", r"\brule\b", r"\balways\b", r"\bnever\b", r"\bmust\b(?! have\b| be\b)", r"\bremember\b",
+           r"\bmake sure\b", r"\bdon'?t forget\b", r"\bsolution\b", r"\bsolved by\b", r"规则", r"原则", r"记住",
+           r"注意", r"解决办法", r"办法是", r"绕过", r"规矩", r"一定要", r"必须", r"别忘", r"不要忘", r"要先", r"得先")
+# what was done to fix it, which, recurring, is a workaround in all but name
+REMEDY = _re(r"\bre-?(?:creat|install|link|add|start|set|run|generat|authenticat)\w*", r"\brestart\w*",
+             r"\bsymlink(?:ed)?\b", r"重新", r"重建", r"重装", r"重裝", r"重启", r"重啟", r"重连", r"重連")
+AGAIN = _re(r"\bagain\b", r"\b(?:second|third|fourth) time\b", r"\bevery time\b", r"\beach time\b", r"每次",
+            r"又", r"再次", r"第[二三四]次", r"坑")
 TEMP = _re(r"\btemporary\b", r"\btemp\b", r"\btemporarily\b", r"临时", r"暂时", r"\bfor the demo\b",
            r"\buntil\b", r"到期", r"截止", r"\bexpires?\b", r"\bexpiring\b", r"有效期", r"\bone-off\b")
 EXPIRES_IN = re.compile(r"expires?\s+in\s+(\d+)\s*(day|week|month)s?"

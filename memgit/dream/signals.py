@@ -166,7 +166,10 @@ class Context:
 
     def distinctive(self, it: Item, k: int = 3) -> frozenset[str]:
         """The entry's k rarest terms: what names it among similar entries ("SEO report", not "cron")."""
-        return frozenset(sorted(it.subject, key=lambda t: (-self.idf(t), t))[:k])
+        # names in any script (product, host, command) identify better than Chinese bigrams, which a
+        # word boundary can make rare by accident
+        named = [t for t in it.subject if not CJK_IN.search(t)] or list(it.subject)
+        return frozenset(sorted(named, key=lambda t: (-self.idf(t), t))[:k])
 
     def idf(self, t: str) -> float:
         v = self._idf.get(t)
@@ -913,7 +916,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         anchors = [t for t in core if ctx.anchor(t)]
         if len(anchors) < 2:
             continue
-        ruled = [o for o in members if lx.RULE.search(fold(o.text)) and not LISTED.match(o.text)]
+        ruled = [o for o in members if not LISTED.match(o.text)
+                 and (lx.RULE.search(fold(o.text)) or (len(days) >= 3 and lx.REMEDY.search(fold(o.text))))]
         # what recurs is worth remembering as a lesson only in a rule's form (a workaround, "always",
         # "每次"): activity that recurs is the log's business, not memory's
         if not ruled or (len(days) < 3 and len({o.day for o in ruled}) < 2):

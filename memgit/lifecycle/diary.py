@@ -146,7 +146,7 @@ def _specific(term: str) -> bool:
     """A term that names something (not a status, rule or time word)."""
     from memgit.dream import lexicon as lx
 
-    generic = (lx.STATE_WORDS, lx.RULE, lx.PREFERENCE, lx.EXCEPTION, lx.TEMP, lx.CHATTER)
+    generic = (lx.STATE_WORDS, lx.RULE, lx.AGAIN, lx.PREFERENCE, lx.EXCEPTION, lx.TEMP, lx.CHATTER)
     return not any(p.search(term) for p in generic) and not term.isdigit()
 
 
