@@ -49,8 +49,6 @@ def dream(ctx, now, dry_run, backend, associate, seed, as_json):
     if report.dropped:
         click.echo(f"Dropped by the gate: {len(report.dropped)} candidate(s) that failed its checks "
                    f"(reasons in `memgit dream --json` and `memgit log --json`).")
-    if not report.proposals and not report.dry_run:
-        click.echo("Nothing proposed: no change was sure enough; a quiet run is a correct run.")
     tokens = report.extra.get("tokens")
     if tokens:
         click.echo(f"Tokens: {tokens['input']} input, {tokens['cached']} cached, {tokens['output']} output.")
@@ -60,7 +58,9 @@ def dream(ctx, now, dry_run, backend, associate, seed, as_json):
         where = f" as {diary['proposal']}" if diary.get("proposal") else ""
         click.echo(f"Diary: {n} association(s) for DREAMS.md{where}." if n else
                    "Diary: no association strong enough; nothing for DREAMS.md.")
-    if not report.proposals:
+    if not report.proposals and (report.skipped or report.dropped):
+        click.echo("Nothing to propose: no change was sure enough; a quiet run is a correct decision.")
+    elif not report.proposals:
         click.echo("Nothing to propose: memory is up to date.")
     elif not dry_run:
         click.echo("Review with `memgit proposals` and `memgit show ID`.")

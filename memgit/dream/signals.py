@@ -828,7 +828,7 @@ SECTION_HINT = re.compile(r"workflow|tool|note|gotcha|lesson|rule|how-?to|tip|tr
                           r"流程|注意|教训", re.I)
 
 
-BUCKET_TERMS = 4   # an observation is filed under each pair of its 4 rarest recurring specific terms
+BUCKET_TERMS = 5   # an observation is filed under each pair of 5 of its recurring specific terms
 BUCKET_CAP = 16    # a bucket larger than this is linked along a chain, not pairwise
 
 
@@ -854,8 +854,10 @@ def recurring(ctx: Context) -> list[Candidate]:
             seen[t] = seen.get(t, 0) + 1
     buckets: dict[tuple[str, str], list[int]] = {}
     for i, o in enumerate(obs):
-        rare = sorted((t for t in o.terms if seen[t] >= 2 and ctx.anchor(t)),
-                      key=lambda t: (seen[t], t))[:BUCKET_TERMS]
+        rec = sorted((t for t in o.terms if seen[t] >= 2 and ctx.anchor(t)), key=lambda t: (seen[t], t))
+        # its rarest recurring terms (what only a few lines share) and its most recurring ones (what a
+        # lesson's lines share however each is worded)
+        rare = sorted(set(rec[:BUCKET_TERMS // 2] + rec[::-1][:BUCKET_TERMS - BUCKET_TERMS // 2]))
         for a in range(len(rare)):
             for b in range(a + 1, len(rare)):
                 buckets.setdefault((rare[a], rare[b]), []).append(i)
@@ -916,8 +918,11 @@ def recurring(ctx: Context) -> list[Candidate]:
         anchors = [t for t in core if ctx.anchor(t)]
         if len(anchors) < 2:
             continue
+        # a remedy done again counts as the rule's recurrence once one line states the rule (or the
+        # remedy recurs on three days)
+        stated = any(lx.RULE.search(fold(o.text)) for o in members if not LISTED.match(o.text))
         ruled = [o for o in members if not LISTED.match(o.text)
-                 and (lx.RULE.search(fold(o.text)) or (len(days) >= 3 and lx.REMEDY.search(fold(o.text))))]
+                 and (lx.RULE.search(fold(o.text)) or ((stated or len(days) >= 3) and lx.REMEDY.search(fold(o.text))))]
         # what recurs is worth remembering as a lesson only in a rule's form (a workaround, "always",
         # "每次"): activity that recurs is the log's business, not memory's
         if not ruled or (len(days) < 3 and len({o.day for o in ruled}) < 2):
