@@ -612,3 +612,29 @@ def test_a_labelled_setting_takes_the_identifier_assigned_to_it(tmp_path):
     assert "- **Model**: `openrouter/qwen3-32b` (2026-05-30)" in text
     assert "- **Model**: Llama 3 (ollama/llama3)" in text          # the helper's own setting
     assert "- **Models**: qwen2.5 for chat, llama3 for code" in text  # a list of values is left alone
+
+
+def test_entries_built_around_a_retired_tool_are_pruned_and_nothing_else(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Tooling [P1]\n- All browser calls go through `webproxy` on port 9000\n"
+                                "- webproxy config: `config/webproxy.json`\n"
+                                "- Grafana: dashboards on h1, reached via webproxy\n"
+                                "- [Tool notes](memory/tools.md) — webproxy quirks\n"
+                                "- Never call the browser API without webproxy\n",
+        **dict([log("2026-05-30", "Jw clarified that `webproxy` is not required anymore; use the native "
+                                  "browser tool.")]),
+    })
+    cycle(ws)
+    text = read(ws)
+    assert "All browser calls go through" not in text and "webproxy config" not in text
+    for kept in ("Grafana: dashboards on h1", "[Tool notes](memory/tools.md)", "Never call the browser API"):
+        assert kept in text
+
+
+def test_a_tool_the_agent_alone_calls_deprecated_retires_nothing(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Tooling [P1]\n- All browser calls go through `webproxy` on port 9000\n",
+        **dict([log("2026-05-30", "Read that `webproxy` upstream is deprecated; still works fine here.")]),
+    })
+    report = dream(ws, NOW)
+    assert not report.proposals

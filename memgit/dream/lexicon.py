@@ -117,3 +117,11 @@ STATE_PAIRS: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
 ]
 # "still", "again": the ended state persists (one day's report is enough)
 PERSISTS = _re(r"仍", r"依然", r"还是", r"一直", r"\bstill\b", r"持续")
+
+# A tool or way of working the person has retired: the entries built around it are out of date.
+RETIRED = _re(r"\bnot (?:required|needed|used) any ?more\b", r"\bno longer (?:required|needed|used|in use)\b",
+              r"\bretired\b", r"\bdeprecated\b", r"\bshould not be (?:restored|used)\b", r"\bstop(?:ped)? using\b",
+              r"不再(?:需要|使用|用)", r"不用了", r"弃用", r"停用", r"退役", r"废弃")
+# how a log reports what the person said or decided
+PERSON_SAID = _re(r"\bsaid\b", r"\btold me\b", r"\basked\b", r"\bclarified\b", r"\bdecided\b", r"\bconfirmed\b",
+                  r"\binstructed\b", r"说", r"要求", r"表示", r"决定", r"确认", r"交代")

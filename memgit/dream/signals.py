@@ -921,8 +921,11 @@ def recurring(ctx: Context) -> list[Candidate]:
         # a remedy done again counts as the rule's recurrence once one line states the rule (or the
         # remedy recurs on three days)
         stated = any(lx.RULE.search(fold(o.text)) for o in members if not LISTED.match(o.text))
-        ruled = [o for o in members if not LISTED.match(o.text)
-                 and (lx.RULE.search(fold(o.text)) or ((stated or len(days) >= 3) and lx.REMEDY.search(fold(o.text))))]
+        def remedy(o: Observation) -> bool:  # a remedy that is itself what recurs
+            m = lx.REMEDY.search(fold(o.text))
+            return bool(m) and (stated or (len(days) >= 3 and bool(term_set(m.group(0)) & core)))
+
+        ruled = [o for o in members if not LISTED.match(o.text) and (lx.RULE.search(fold(o.text)) or remedy(o))]
         # what recurs is worth remembering as a lesson only in a rule's form (a workaround, "always",
         # "每次"): activity that recurs is the log's business, not memory's
         if not ruled or (len(days) < 3 and len({o.day for o in ruled}) < 2):
@@ -1112,12 +1115,66 @@ def slot_changes(ctx: Context) -> list[Candidate]:
     return out
 
 
+TICKED = re.compile(r"`([A-Za-z][\w.@/+-]{2,60})`")
+DATED_TITLE = re.compile(r"^\s*\d{4}-\d{2}(?:-\d{2})?\b")
+RETIRED_PER_RUN = 3
+LINK_RE = re.compile(r"\]\([^)]+\)")
+
+
+def retired_subjects(ctx: Context) -> list[Candidate]:
+    """The person retired a tool ("`mcporter` is not required anymore", "不再使用 `foo`"): entries
+    built around it — it is their label or among their first words — are out of date. Past records
+    (dated or timeline sections) and entries already saying it is retired are left alone."""
+    retired: dict[str, Observation] = {}
+    for o in ctx.obs:
+        if o.role == "assistant" or o.sensitive:
+            continue
+        f = fold(o.text)
+        if o.role != "user" and not lx.PERSON_SAID.search(f):
+            continue
+        for m in lx.RETIRED.finditer(f):
+            if _negated(f, m.start()):
+                continue
+            near = [t for t in TICKED.finditer(o.text) if abs(t.end() - m.start()) <= 40 or abs(t.start() - m.end()) <= 40]
+            if near:
+                tool = min(near, key=lambda t: min(abs(t.end() - m.start()), abs(t.start() - m.end()))).group(1)
+                retired[tool.lower()] = o
+    out = []
+    for tool, o in retired.items():
+        hits = []
+        for it in ctx.items:
+            if it.frozen or it.step or it.entry.file != ctx.primary and it.entry.file != ctx.user_file:
+                continue
+            title = it.entry.section or ""
+            if DATED_TITLE.match(title) or TIMELINE.search(title) or lx.RETIRED.search(it.folded):
+                continue
+            if it.entry.date and it.entry.date > o.day:
+                continue  # written after the person retired it
+            if LINK_RE.search(it.entry.text):
+                continue  # an index line pointing to a topic file is structure, not a claim
+            body = it.folded
+            m = LABEL_RE.match(body)
+            label_hit = bool(m and tool in m.group(1))
+            words = re.sub(r"[*_`]", " ", body).split()[:6]
+            # a labelled entry is about its label: "Omada MCP: … via mcporter" is about Omada
+            lead_hit = not m and any(tool == w.strip(".,:;()→").lower() for w in words)
+            if label_hit or lead_hit:
+                hits.append((not label_hit, it.entry.start, it))
+        for _, _, it in sorted(hits, key=lambda h: (h[0], h[1]))[:RETIRED_PER_RUN]:
+            score = clamp(0.76 + 0.04 * (o.role == "user") + ctx.recency([o]))
+            op = Operation("prune", it.entry.file, (it.entry.text,), confidence=score,
+                           reason=f"`{tool}` was retired ({o.day.isoformat()}); this entry is built around it",
+                           evidence=(entry_evidence(it), *ctx.evidence([o], 1)), origin="offline")
+            out.append(Candidate(op, "retired", score, {"tool": tool}))
+    return out
+
+
 def _negated(text: str, pos: int) -> bool:
     return bool(lx.NEGATED_BEFORE.search(text[max(0, pos - 8):pos]))
 
 
-RULES = (secret_entries, stale_entries, status_changes, state_regressions, slot_changes, version_changes,
-         preference_changes,
+RULES = (secret_entries, stale_entries, status_changes, state_regressions, slot_changes, retired_subjects,
+         version_changes, preference_changes,
          duplicates_and_contradictions, recurring)
 
 

@@ -82,7 +82,8 @@ def is_core(entry: Entry, section: Section | None = None) -> bool:
     if IDENTITY_LABEL_RE.match(first):
         return True
     title = section.title if section is not None else (entry.section or "")
-    return bool(title and IDENTITY_TITLE_RE.search(title))
+    # a section marked IMPORTANT / CRITICAL / 必须 holds rules, whatever each line says
+    return bool(title and (IDENTITY_TITLE_RE.search(title) or RULE_MARK_RE.search(title)))
 
 
 def section_frozen(section: Section | None) -> bool:
