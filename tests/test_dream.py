@@ -638,3 +638,12 @@ def test_a_tool_the_agent_alone_calls_deprecated_retires_nothing(tmp_path):
     })
     report = dream(ws, NOW)
     assert not report.proposals
+
+
+def test_the_primary_in_a_list_of_models_takes_the_new_primary(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Status [P1]\n- **Models:** Qwen 2.5 primary, Llama 3 fallback, Phi-3 local\n",
+        **dict([log("2026-05-30", "Switched the agent: models primary: `openrouter/qwen3-32b`, fallbacks unchanged.")]),
+    })
+    cycle(ws)
+    assert "- **Models:** `openrouter/qwen3-32b` primary, Llama 3 fallback, Phi-3 local (2026-05-30)" in read(ws)

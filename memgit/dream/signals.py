@@ -1048,6 +1048,7 @@ def state_regressions(ctx: Context) -> list[Candidate]:
 
 IDENT = r"`?([A-Za-z][\w.-]*/[\w./-]*\w|[A-Za-z][\w-]*-\d[\w.-]*\w)`?"
 SLOT_WORDS = r"primary|default|main|current|now|主模型|默认|默認|当前|當前|主"
+SLOT_TAIL = re.compile(r"^(.*?\S)\s+(?:primary|default)\b", re.I)
 MULTI_VALUE = re.compile(r"[,，、;；]|\band\b|\+")
 
 
@@ -1069,9 +1070,16 @@ def slot_changes(ctx: Context) -> list[Candidate]:
         lab = _label(it.entry.body)
         if not m or not lab:
             continue
-        value = it.entry.body[m.end():].strip()
+        value = re.sub(r"^(?:\*\*|__)\s*", "", it.entry.body[m.end():]).strip()  # "**Label:** value"
         old_ids = re.findall(IDENT, value)
-        if not old_ids or MULTI_VALUE.search(value) or len(value) > 80:
+        slot_clause = None  # in a list of values, the one clause that names the primary slot
+        if MULTI_VALUE.search(re.sub(r"\([^)]*\)", "", value)):
+            clauses_ = [c for c in re.split(r"[,，;；]", value) if SLOT_TAIL.search(c.strip())]
+            if len(clauses_) != 1:
+                continue
+            slot_clause = clauses_[0].strip()
+            old_ids = [SLOT_TAIL.search(slot_clause).group(1)]
+        if not old_ids or len(value) > 120:
             continue
         lab_terms = term_set(lab.replace("*", " "))
         if not lab_terms:
@@ -1087,12 +1095,12 @@ def slot_changes(ctx: Context) -> list[Candidate]:
                 continue
             f = fold(o.text)
             for a in assign.finditer(o.text):
-                new = a.group(1) or a.group(2)
+                new = a.group(1)
                 before = f[max(0, a.start() - 60):a.start() + 1]
                 if not any(t in term_set(before + f[a.start():a.end()]) for t in lab_terms):
                     continue  # a primary of something else
-                if scope and not (term_set(before) & scope):
-                    continue
+                if by_label[(it.entry.file, lab)] > 1 and not (term_set(before) & scope):
+                    continue  # the label stands under several headings: the line must say which
                 if new.lower() in fold(it.entry.body) or new in old_ids:
                     continue
                 found.append((o, new, o.text[a.start():a.end()]))
@@ -1103,7 +1111,11 @@ def slot_changes(ctx: Context) -> list[Candidate]:
         if any(n != new for x, n, _ in found if x.day == o.day):
             continue  # two new values the same day: unsure
         label_text = it.entry.body[:m.end()].rstrip()
-        body = f"{label_text} `{new}`"
+        if slot_clause:
+            tail = SLOT_TAIL.search(slot_clause)
+            body = it.entry.body.replace(slot_clause, f"`{new}` {slot_clause[tail.end(1):].strip()}", 1)
+        else:
+            body = f"{label_text} `{new}`"
         days = len({x.day for x, n, _ in found if n == new})
         score = clamp(0.72 + 0.08 * (days - 1) + ctx.recency([o]))
         # the quote is the assignment itself, which may sit on a continuation line of the cited item
