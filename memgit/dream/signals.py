@@ -178,7 +178,7 @@ class Context:
         return v
 
     def weight(self, terms) -> float:
-        return sum(self.idf(t) for t in terms)
+        return sum(map(self.idf, terms))
 
     def anchor(self, t: str) -> bool:
         """A term specific enough to identify a subject."""
@@ -930,8 +930,9 @@ def recurring(ctx: Context) -> list[Candidate]:
         # "每次"): activity that recurs is the log's business, not memory's
         if not ruled or (len(days) < 3 and len({o.day for o in ruled}) < 2):
             continue
-        coverage = max((ctx.weight(core & it.subject) / max(ctx.weight(core), 1e-9) for it in ctx.items),
-                       default=0.0)
+        near_items = {i for t in core for i in ctx._items_by_term.get(t, ())}
+        wcore = max(ctx.weight(core), 1e-9)
+        coverage = max((ctx.weight(core & ctx.items[i].subject) / wcore for i in near_items), default=0.0)
         if coverage >= 0.6:
             continue  # memory already holds it
         sessions = len({o.session for o in members if o.session})
@@ -1139,10 +1140,10 @@ def retired_subjects(ctx: Context) -> list[Candidate]:
     (dated or timeline sections) and entries already saying it is retired are left alone."""
     retired: dict[str, Observation] = {}
     for o in ctx.obs:
-        if o.role == "assistant" or o.sensitive:
-            continue
+        if o.role == "assistant" or o.sensitive or "`" not in o.text:
+            continue  # (the tool is named as code)
         f = fold(o.text)
-        if o.role != "user" and not lx.PERSON_SAID.search(f):
+        if not lx.RETIRED.search(f) or (o.role != "user" and not lx.PERSON_SAID.search(f)):
             continue
         for m in lx.RETIRED.finditer(f):
             if _negated(f, m.start()):
