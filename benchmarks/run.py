@@ -177,6 +177,51 @@ def bench_scale(root: Path, quick: bool) -> None:
     tokens(y1)
 
 
+def _set_window(ws: Path, days: int) -> None:
+    cfg = ws / "memgit.toml"
+    text = cfg.read_text(encoding="utf-8")
+    import re as _re
+
+    text = _re.sub(r"(?m)^window_days\s*=.*$", f"window_days = {days}", text)
+    if f"window_days = {days}" not in text:
+        text = text.replace("[dream]", f"[dream]\nwindow_days = {days}", 1)
+    cfg.write_text(text, encoding="utf-8")
+
+
+def bench_window(root: Path) -> None:
+    """Dream cost grows with the window it reads, not with the history behind it."""
+    if not GEN.exists():
+        return
+    print("dream cost against its window (1-year workspace, dry runs)")
+    ws = gen(root, 365)
+    for days in (3, 7, 14, 28):
+        _set_window(ws, days)
+        t = median([*MEMGIT, "-C", str(ws), "dream", "--now", "2026-06-01", "--dry-run"])
+        row(f"dream, window {days} days (median of 3)", f"{t:.2f} s")
+
+
+def bench_real(root: Path) -> None:
+    """The largest shared real workspace, if the evaluation data is beside the checkout."""
+    import json
+    import shutil
+
+    real = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "real-workspaces"
+    if not real.is_dir():
+        row("dream on the largest real workspace", "skipped", "../shared/eval absent")
+        return
+    cases = sorted((d for d in real.iterdir() if (d / "gold.json").exists()),
+                   key=lambda d: sum(f.stat().st_size for f in d.rglob("*") if f.is_file()))
+    big = cases[-1]
+    gold = json.loads((big / "gold.json").read_text(encoding="utf-8"))
+    ws = root / "real"
+    shutil.copytree(big, ws, ignore=shutil.ignore_patterns("gold.json"))
+    subprocess.run([*MEMGIT, "-C", str(ws), "init", *gold.get("init", [])], env=ENV, check=True,
+                   capture_output=True)
+    t = median([*MEMGIT, "-C", str(ws), "dream", "--now", gold["now"], "--dry-run"], n=5)
+    size = sum(f.stat().st_size for f in big.rglob("*.md")) // 1024
+    row(f"dream on the largest real workspace ({size} KB of markdown, median of 5)", f"{t:.2f} s", "target < 2 s")
+
+
 def _has(cmd: str) -> bool:
     p = subprocess.run([*MEMGIT, cmd, "--help"], env=ENV, capture_output=True)
     return p.returncode == 0
@@ -225,6 +270,8 @@ def main() -> None:
         bench_approve(root)
         bench_status(root)
         bench_scale(root, args.quick)
+        bench_window(root)
+        bench_real(root)
     mb = PEAK["kb"] / 1024
     row("peak memory of the largest run", f"{mb:.0f} MB", f"target ≤ 300 MB ({PEAK['what']})")
     _ = resource  # the children's peak RSS is read in each measured subprocess

@@ -112,8 +112,10 @@ def init(ctx: click.Context, layout: str | None, as_json: bool) -> None:
     """Make this folder a memgit workspace.
 
     Runs `git init -b main` if needed (an existing repo or clone is adopted as
-    it is), writes a default memgit.toml, installs the pre-commit hook
-    (chaining any hook already there) and commits the current files on main.
+    it is), writes a memgit.toml (with --layout's budgets, or those of the
+    product it detects: OpenClaw, Hermes Agent, Claude Code), installs the
+    pre-commit hook (chaining any hook already there), commits the current
+    files on main and reports each memory file's size against its budget.
 
     Example: cd ~/agent-workspace && memgit init
     """

@@ -3,7 +3,8 @@
 Nothing is deleted: every change is a proposal (a branch with one commit) that
 a person approves, and what leaves goes to an archive in the same repo.
 
-(a) Daily logs `<logs_dir>/YYYY-MM-DD.md` (or `YYYY-MM-DD-slug.md`, `YYYY-MM-DD-HHMM.md`) older than `lifecycle.log_days`
+(a) Daily logs `<logs_dir>/YYYY-MM-DD.md` (also `YYYY-MM-DD-slug.md`, `YYYY-MM-DD-HHMM.md`) older
+    than `lifecycle.log_days`
     move to `<archive_dir>/archive-YYYY-MM/` (the log's month) as git renames
     with byte-identical content. **One proposal per month of logs**: a month is
     the unit a person reviews and reverts, and its commit (one tree holding all

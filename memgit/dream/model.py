@@ -1,0 +1,347 @@
+"""The dream's shared model: what every rule reads and returns.
+
+An `Item` is a memory entry with the units rules compare (subject terms, head clause, versions);
+the `Context` holds the window's observations and the entries, with inverted indexes over specific
+terms so a rule asks only what shares a term with what it looks at; a `Candidate` is an operation
+with its confidence and the features it was computed from.
+"""
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from dataclasses import dataclass, field
+from datetime import date
+
+from memgit import sensitive
+from memgit.dream import lexicon as lx
+from memgit.dream.collect import Collected, Observation
+from memgit.lifecycle.priority import is_core
+from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE, Document, Entry
+from memgit.ops import Evidence, Operation
+from memgit.text import cjk_share, clauses, is_traditional, term_set, to_simplified, version_key, versions
+
+
+CJK_IN = re.compile("[\u4e00-\u9fff]")
+
+
+NUM_RE = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?%")
+
+
+@lru_cache(maxsize=65536)
+def fold(text: str) -> str:
+    """Lower case and Simplified, keeping every character's position."""
+    f = to_simplified(text).lower()
+    return f if len(f) == len(text) else to_simplified(text)
+
+
+@dataclass
+class Candidate:
+    op: Operation
+    kind: str
+    score: float
+    features: dict = field(default_factory=dict)
+    forced: bool = False
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self.op.targets
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "op": self.op.op, "file": self.op.file, "title": self.op.title,
+                "score": round(self.score, 3), "features": self.features}
+
+
+class DisjointSets:
+    """Union-find over 0..n-1 (path halving)."""
+
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def find(self, i: int) -> int:
+        p = self.parent
+        while p[i] != i:
+            p[i] = p[p[i]]
+            i = p[i]
+        return i
+
+    def union(self, a: int, b: int) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+
+def clamp(x: float) -> float:
+    return max(0.0, min(1.0, round(x, 3)))
+
+
+@dataclass
+class Item:
+    """An entry with the units the rules compare."""
+
+    entry: Entry
+    doc: Document
+    folded: str
+    subject: frozenset[str]          # terms without status words and versions
+    versions: list[str]
+    head: frozenset[str] = frozenset()  # subject terms of the first clause: what the entry is about
+    secret: bool = False                # holds sensitive data: only ever pruned, never reworded or merged
+    core: bool = False                  # identity or a marked rule: never changed automatically
+
+    @property
+    def frozen(self) -> bool:
+        return self.entry.frozen or self.secret or self.core
+
+    @property
+    def step(self) -> bool:
+        """A numbered step of a procedure: removing one alone breaks the procedure."""
+        return bool(re.match(r"\s*\d+[.)]", self.entry.marker or ""))
+
+
+def _subject(body: str) -> frozenset[str]:
+    b = lx.STATE_WORDS.sub(" ", fold(body))
+    b = NUM_RE.sub(" ", b)
+    vs = {v.lower().lstrip("v") for v in versions(body)}
+    return frozenset(t for t in term_set(b) if t not in vs)
+
+
+class Context:
+    def __init__(self, col: Collected, primary: str, user_file: str | None):
+        self.col = col
+        self.now = col.now
+        self.primary = primary
+        self.user_file = user_file
+        self.items: list[Item] = []
+        for doc in col.docs.values():
+            for e in doc.entries:
+                body = e.body
+                first = clauses(LABEL_RE.sub("", body, count=1) if _label(body) else body)
+                head = _subject(first[0]) if first else frozenset()
+                if _label(body):
+                    head = _subject(LABEL_RE.match(body).group(1)) | head
+                self.items.append(Item(e, doc, fold(body), _subject(body), versions(body), head,
+                                       sensitive.has_sensitive(e.text), is_core(e, doc.section_at(e.start))))
+        self.obs = col.observations
+        df: dict[str, int] = {}
+        for o in self.obs:
+            for t in o.terms:
+                df[t] = df.get(t, 0) + 1
+        for it in self.items:
+            for t in it.subject:
+                df[t] = df.get(t, 0) + 1
+        self.n = max(1, len(self.obs) + len(self.items))
+        self.df = df
+        self._idf: dict[str, float] = {}
+        self._anchor: dict[str, bool] = {}
+        # inverted indexes over anchor terms: a rule asks only the observations (or entries) that share
+        # a specific term with what it looks at, so its cost grows with the window, not entries × lines
+        self._obs_by_term: dict[str, list[int]] = {}
+        for i, o in enumerate(self.obs):
+            for t in o.terms:
+                if self.anchor(t):
+                    self._obs_by_term.setdefault(t, []).append(i)
+        self._items_by_term: dict[str, list[int]] = {}
+        for i, it in enumerate(self.items):
+            for t in it.subject | it.head:
+                if self.anchor(t):
+                    self._items_by_term.setdefault(t, []).append(i)
+
+    def obs_about(self, it: Item) -> list[Observation]:
+        """Window observations sharing a specific term with the entry, in window order."""
+        idx: set[int] = set()
+        for t in it.subject | it.head:
+            idx.update(self._obs_by_term.get(t, ()))
+        return [self.obs[i] for i in sorted(idx)]
+
+    def items_about(self, o: Observation) -> list[Item]:
+        """Entries sharing a specific term with the observation, in file order."""
+        idx: set[int] = set()
+        for t in o.terms:
+            idx.update(self._items_by_term.get(t, ()))
+        return [self.items[i] for i in sorted(idx)]
+
+    def near(self, text: str, pos: int, terms: frozenset[str] | set[str], span: int = 40,
+             specific: bool = True) -> bool:
+        """One of `terms` (a specific one, unless told) stands within `span` characters of `pos` in
+        `text` (folded): a status or version word belongs to the subject named next to it, not to
+        the whole line."""
+        window = term_set(text[max(0, pos - span):pos + span])
+        return any(t in window and (not specific or self.anchor(t)) for t in terms)
+
+    def distinctive(self, it: Item, k: int = 3) -> frozenset[str]:
+        """The entry's k rarest terms: what names it among similar entries ("SEO report", not "cron")."""
+        # names in any script (product, host, command) identify better than Chinese bigrams, which a
+        # word boundary can make rare by accident
+        named = [t for t in it.subject if not CJK_IN.search(t)] or list(it.subject)
+        return frozenset(sorted(named, key=lambda t: (-self.idf(t), t))[:k])
+
+    def idf(self, t: str) -> float:
+        v = self._idf.get(t)
+        if v is None:
+            v = self._idf[t] = math.log((self.n + 1) / (self.df.get(t, 0) + 0.5)) + 0.1
+        return v
+
+    def weight(self, terms) -> float:
+        return sum(map(self.idf, terms))
+
+    def anchor(self, t: str) -> bool:
+        """A term specific enough to identify a subject."""
+        v = self._anchor.get(t)
+        if v is None:
+            v = self._anchor[t] = not (len(t) < 2 or (t.isascii() and t.isalpha() and len(t) < 3)) \
+                and self.df.get(t, 0) <= max(4, 0.25 * self.n)
+        return v
+
+    def mentions(self, o: Observation, it: Item) -> float:
+        """How much of the entry's subject (or of its head clause) the observation names.
+
+        0 when no specific term is shared.
+        """
+        shared = o.terms & it.subject
+        if not shared or not any(self.anchor(t) for t in shared):
+            return 0.0
+        full = self.weight(shared) / max(self.weight(it.subject), 1e-9)
+        if it.head and it.head != it.subject:
+            hs = o.terms & it.head
+            if hs and any(self.anchor(t) for t in hs):
+                full = max(full, self.weight(hs) / max(self.weight(it.head), 1e-9))
+        return full
+
+    def evidence(self, obs: list[Observation], limit: int = 4, first: Observation | None = None
+                 ) -> tuple[Evidence, ...]:
+        """Quotes of the newest observations; `first` (the line a new entry is written from) always."""
+        out, seen = [], set()
+        if first is not None and first.quote():
+            seen.add(first.ref)
+            limit -= 1
+        for o in sorted(obs, key=lambda o: (o.day, o.source, o.line), reverse=True):
+            if len(out) >= limit:
+                break
+            q = o.quote()
+            if not q or o.ref in seen:
+                continue
+            seen.add(o.ref)
+            out.append(Evidence(o.ref, q))
+        if first is not None and first.quote():
+            out.append(Evidence(first.ref, first.quote()))
+            out.sort(key=lambda e: e.source, reverse=True)
+        return tuple(reversed(out))
+
+    def recency(self, obs: list[Observation]) -> float:
+        if not obs:
+            return 0.0
+        last = max(o.day for o in obs)
+        return 0.05 if (self.now - last).days <= 3 else 0.0
+
+
+def entry_evidence(it: Item, quote: str | None = None) -> Evidence:
+    q = quote if quote is not None else it.entry.text.split("\n")[0]
+    return Evidence(f"{it.entry.file}:{it.entry.line}", q)
+
+
+def compose(it: Item, body: str, day: date | None) -> str:
+    """The entry's new text: its own tag, the new body, and the date it was last confirmed."""
+    tag = f"[{it.entry.own_tag}] " if it.entry.own_tag else ""
+    body = DATE_TAIL_RE.sub("", body).strip()
+    when = f" ({day.isoformat()})" if day else ""
+    return f"{tag}{body}{when}"
+
+
+def _script(word_zh: str, word_en: str, like: str, context: str = "") -> str:
+    """The word in the script of `like` (the phrase it replaces), Traditional if `context` is."""
+    if cjk_share(like) < 0.3 and not CJK_IN.search(like):
+        return word_en
+    if is_traditional(like + context):
+        return lx.TRADITIONAL.get(word_zh, word_zh)
+    return word_zh
+
+
+def _affirmed(pattern: re.Pattern[str], text: str) -> bool:
+    """`pattern` occurs and is not negated ("没有报错", "no errors", "not pending")."""
+    for m in pattern.finditer(text):
+        if not lx.NEGATED_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
+            return True
+    return False
+
+
+def _version_clash(it: Item, o: Observation) -> bool:
+    """Entry and observation both name versions of the same shape, and none agree: another release."""
+    if not it.versions:
+        return False
+    ov = versions(o.text)
+    if not ov:
+        return False
+    shape = lambda v: len(version_key(v))  # noqa: E731
+    same = [v for v in ov if any(shape(v) == shape(e) for e in it.versions)]
+    if not same:
+        return False
+    ek = {version_key(e) for e in it.versions}
+    return not any(version_key(v) in ek for v in same)
+
+
+LABEL_RE = re.compile(r"^([^:：]{1,16})[:：]\s*")
+
+
+# -- merge and contradiction -----------------------------------------------------------------
+def _label(body: str) -> str | None:
+    m = LABEL_RE.match(body)
+    return " ".join(fold(m.group(1)).split()) if m and len(m.group(1).split()) <= 4 else None
+
+
+BARE_NUM_RE = re.compile(r"(?<![\w.:/-])[-+$¥€£]?\d+(?:[.,]\d+)?(?![\w.:/-]|\.\d)")
+
+
+def _values(body: str) -> set[str]:
+    """The numbers an entry states (versions, percentages, amounts, counts): two entries
+    that say the same words with different numbers are not duplicates."""
+    body = ISO_DATE_RE.sub(" ", body)
+    return ({v.lower().lstrip("v") for v in versions(body)} | set(NUM_RE.findall(body))
+            | {n.lstrip("+") for n in BARE_NUM_RE.findall(body)} | zh_numbers(body))
+
+
+ZH_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "兩": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+            "八": 8, "九": 9}
+
+
+ZH_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000, "萬": 10000}
+
+
+ZH_NUM_RE = re.compile("[零〇一二两兩三四五六七八九十百千万萬]+")
+
+
+def zh_number(run: str) -> int | None:
+    """A Chinese numeral as an int ("十二" → 12, "第三" → 3), None if it is not one."""
+    total, section, digit = 0, 0, None
+    for ch in run:
+        if ch in ZH_DIGIT:
+            digit = ZH_DIGIT[ch]
+        elif ch in ZH_UNIT:
+            unit = ZH_UNIT[ch]
+            if unit == 10000:
+                total += (section + (digit or 0)) * unit
+                section, digit = 0, None
+            else:
+                section += (1 if digit is None else digit) * unit
+                digit = None
+        else:
+            return None
+    return total + section + (digit or 0)
+
+
+def zh_numbers(text: str) -> set[str]:
+    """Numbers written in Chinese numerals, as digits: "第三篇" and "第五篇" state different numbers."""
+    out = set()
+    for m in ZH_NUM_RE.finditer(text):
+        n = zh_number(m.group(0))
+        if n is not None and (len(m.group(0)) > 1 or text[max(0, m.start() - 1):m.start()] == "第"):
+            out.add(str(n))
+    return out
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
+TIMELINE = re.compile(r"event|timeline|history|changelog|journal|大事|时间线|時間線|历史|歷史|日志", re.I)
+
+
+def _negated(text: str, pos: int) -> bool:
+    return bool(lx.NEGATED_BEFORE.search(text[max(0, pos - 8):pos]))

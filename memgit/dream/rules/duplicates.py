@@ -1,0 +1,164 @@
+"""Merge duplicates (one section, one label, the same fact) and prune an entry a newer one supersedes."""
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from memgit.dream import lexicon as lx
+from memgit.ops import Operation
+from memgit.text import cjk_share, term_set
+from memgit.dream.model import (
+    _label, _overlap, _values, Candidate, CJK_IN, clamp, compose, Context, DisjointSets, entry_evidence, fold,
+    Item, LABEL_RE
+)
+
+
+def _value_jaccard(a: str, b: str) -> float:
+    """How alike the values after two entries' shared label are ("Shell: bash" vs "Shell: fish": 0)."""
+    va = term_set(LABEL_RE.sub("", a, count=1))
+    vb = term_set(LABEL_RE.sub("", b, count=1))
+    return len(va & vb) / len(va | vb) if va and vb else 1.0
+
+
+def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
+    out = []
+    by_file: dict[str, list[Item]] = {}
+    for it in ctx.items:
+        if not it.frozen and not it.step:
+            by_file.setdefault(it.entry.file, []).append(it)
+    for file, items in by_file.items():
+        sets = DisjointSets(len(items))
+        sims: dict[tuple[int, int], float] = {}
+        # only entries sharing a specific term can be duplicates or contradict: pairs from postings
+        postings: dict[str, list[int]] = {}
+        for i, it in enumerate(items):
+            for t in it.subject:
+                if ctx.anchor(t):
+                    postings.setdefault(t, []).append(i)
+        pairs = sorted({(x[p], x[q]) for x in postings.values() for p in range(len(x))
+                        for q in range(p + 1, len(x))})
+        vals = [_values(it.entry.body) for it in items]
+        has_cjk = [bool(CJK_IN.search(it.entry.body)) for it in items]
+        zh = [cjk_share(it.entry.body) >= 0.3 for it in items]
+        labels = [_label(it.entry.body) for it in items]
+        wsub = [ctx.weight(it.subject) for it in items]
+        for i, j in pairs:
+            a, b = items[i], items[j]
+            if a.entry.section != b.entry.section:
+                continue  # per-section fields ("Telegram:" under each agent) are different facts
+            shared = a.subject & b.subject
+            if not shared or not any(ctx.anchor(t) for t in shared):
+                continue
+            newer, older = (b, a) if _newer(b, a) else (a, b)
+            sup = lx.SUPERSEDE.search(newer.folded)
+            va, vb = vals[i], vals[j]
+            jac = len(shared) / len(a.subject | b.subject)
+            ov = ctx.weight(shared) / max(min(wsub[i], wsub[j]), 1e-9)
+            la, lb = labels[i], labels[j]
+            if sup and not lx.SUPERSEDE.search(older.folded) and ov >= 0.3 and _names_retired(newer, older, sup):
+                named = bool((older.subject - newer.subject) & newer.subject) or ov >= 0.3
+                used = [o for o in ctx.obs_about(newer) if (o.terms & (newer.subject - older.subject))
+                        and any(ctx.anchor(t) for t in o.terms & (newer.subject - older.subject))]
+                score = clamp(0.72 + 0.08 * named + 0.08 * bool(used))
+                op = Operation("prune", file, (older.entry.text,), confidence=score,
+                               reason=f"superseded by the newer entry at line {newer.entry.line}",
+                               evidence=(entry_evidence(newer), entry_evidence(older),
+                                         *ctx.evidence(used, 2)), origin="offline")
+                out.append(Candidate(op, "contradiction", score, {"overlap": round(ov, 2)}))
+                continue
+            dated = a.entry.date and b.entry.date and a.entry.date != b.entry.date
+            if la and la == lb and dated and _value_jaccard(a.entry.body, b.entry.body) < 0.5:
+                # one label, two values: a setting that changed — or a list of things under one
+                # name ("Repo: blog", "Repo: memgit"). Only the window's use of the newer value
+                # and not the older, or short setting-like values, make it a contradiction.
+                new_only, old_only = newer.subject - older.subject, older.subject - newer.subject
+                used = [o for o in ctx.obs_about(newer) if o.terms & new_only]
+                stale = [o for o in ctx.obs_about(older) if o.terms & old_only]
+                short = max(len(term_set(LABEL_RE.sub("", x.entry.body, count=1))) for x in (a, b)) <= 3
+                score = clamp(0.62 + 0.1 * (bool(used) and not stale) + 0.05 * short)
+                op = Operation("prune", file, (older.entry.text,), confidence=score,
+                               reason=f"'{la}' now has a newer value (line {newer.entry.line})",
+                               evidence=(entry_evidence(newer), entry_evidence(older), *ctx.evidence(used, 2)),
+                               origin="offline")
+                out.append(Candidate(op, "contradiction", score, {"label": la, "newer_used": bool(used),
+                                                                  "older_used": bool(stale)}))
+                continue
+            if va != vb and (va or vb):
+                continue  # same words, different numbers: not a duplicate
+            n_anchor = len([t for t in shared if ctx.anchor(t)])
+            cross = has_cjk[i] != has_cjk[j] or zh[i] != zh[j]
+            if la != lb and not cross and (la is None or lb is None or _overlap(term_set(la), term_set(lb)) < 0.6):
+                continue  # two labels are two fields (across languages a label is translated)
+            # Chinese bigrams across word boundaries add noise terms: a lower bar for CJK text
+            cjk = zh[i] and zh[j]
+            if len(shared) < 2:
+                continue  # one word in common is not enough to call two entries the same
+            if not _same_fact(newer, older, cross):
+                continue
+            if (jac >= (0.45 if cjk else 0.6) or (ov >= (0.7 if cjk else 0.8) and n_anchor >= 3)
+                    or (cross and ov >= 0.55 and n_anchor >= 4)):
+                sims[(i, j)] = max(jac, ov * 0.8)
+        # complete linkage: every pair in a group must be near-duplicates (no chaining)
+        members_of = {i: {i} for i in range(len(items))}
+        for (i, j), _ in sorted(sims.items(), key=lambda kv: -kv[1]):
+            gi, gj = sets.find(i), sets.find(j)
+            if gi == gj:
+                continue
+            if all((min(x, y), max(x, y)) in sims for x in members_of[gi] for y in members_of[gj]):
+                sets.union(gi, gj)
+                members_of[gj] |= members_of.pop(gi)
+        groups: dict[int, list[int]] = {}
+        for i in range(len(items)):
+            groups.setdefault(sets.find(i), []).append(i)
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            its = [items[i] for i in members]
+            # the kept wording must hold every fact of the others: the newest entry that says all they say
+            # (a Chinese bigram only one member has may straddle a word boundary: not a fact)
+            seen_in: dict[str, int] = {}
+            for x in its:
+                for t in x.subject:
+                    seen_in[t] = seen_in.get(t, 0) + 1
+            # across languages only what no translation changes must survive: names, paths, numbers
+            mixed = len({bool(CJK_IN.search(x.entry.body)) for x in its}) > 1
+            union = frozenset(t for t, c in seen_in.items()
+                              if c >= 2 or (not CJK_IN.search(t) and (not mixed or not t.isalpha())))
+            complete = [x for x in its if x.subject >= union]
+            if not complete:
+                continue
+            newest = max(complete, key=lambda x: (x.entry.date or date.min, x.entry.start))
+            sim = min(sims.get((min(i, j), max(i, j)), 1.0) for i in members for j in members if i < j
+                      and (min(i, j), max(i, j)) in sims) if sims else 0.6
+            score = clamp(0.6 + 0.35 * sim + 0.03 * (len(its) - 2))
+            text = compose(newest, newest.entry.body, newest.entry.date)
+            ordered = sorted(its, key=lambda x: x.entry.start)
+            op = Operation("merge", file, tuple(x.entry.text for x in ordered), text=text, confidence=score,
+                           reason=f"{len(its)} entries say the same thing; keep the newest wording that says all of it",
+                           evidence=tuple(entry_evidence(x) for x in ordered), origin="offline")
+            out.append(Candidate(op, "duplicate", score, {"entries": len(its), "similarity": round(sim, 2)}))
+    return out
+
+
+def _names_retired(newer: Item, older: Item, m: re.Match[str]) -> bool:
+    """The newer entry's change clause ("X retired", "switched from X", "instead of X") names what the
+    older entry is about: a specific term of the older entry's head within the clause."""
+    window = newer.folded[max(0, m.start() - 40):m.end() + 40]
+    named = term_set(window) & (older.head or older.subject)
+    return bool(named - newer.head) or bool(named & older.head and len(named) >= 2)
+
+
+def _same_fact(keep: Item, drop: Item, cross: bool) -> bool:
+    """A merge keeps `keep`'s wording, so `drop` may hold nothing `keep` lacks: its words are (almost)
+    all in `keep` — a template shared by two different facts is not the same fact."""
+    from rapidfuzz import fuzz
+
+    if cross or CJK_IN.search(keep.entry.body + drop.entry.body):
+        return len(drop.subject - keep.subject) <= max(1, len(drop.subject) // 3)
+    a, b = fold(keep.entry.body), fold(drop.entry.body)
+    return fuzz.token_set_ratio(a, b) >= 85
+
+
+def _newer(a: Item, b: Item) -> bool:
+    da, db = a.entry.date or date.min, b.entry.date or date.min
+    return (da, a.entry.start) > (db, b.entry.start)

@@ -1,0 +1,148 @@
+"""Prune what is over: an expired or fixed item, a secret, entries built around a retired tool."""
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from memgit import sensitive
+from memgit.dream import lexicon as lx
+from memgit.dream.collect import Observation
+from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
+from memgit.ops import Operation
+from memgit.dream.model import _negated, Candidate, clamp, Context, entry_evidence, fold, LABEL_RE, TIMELINE
+
+
+# -- prune: stale ---------------------------------------------------------------------------
+DONE_WITH = re.compile(r"\b(?:removed|deleted|closed|torn down|shut down|cancel+ed|expired|gone)\b|删除|删了|关闭|"
+                       r"关掉|撤掉|取消|过期|结束")
+
+
+def stale_entries(ctx: Context) -> list[Candidate]:
+    out = []
+    for it in ctx.items:
+        if it.frozen or it.step:
+            continue
+        e = it.entry
+        f = it.folded
+        reason, feats, score, ev = None, {}, 0.0, []
+        if lx.TEMP.search(f) or lx.EXPIRES_IN.search(f):
+            body_wo_tail = DATE_TAIL_RE.sub("", e.body)
+            dates = [date(int(y), int(m), int(d)) for y, m, d in ISO_DATE_RE.findall(body_wo_tail)
+                     if _valid(y, m, d)]
+            ex = lx.EXPIRES_IN.search(f)
+            expiry = None
+            if ex and e.date:
+                n = int(ex.group(1) or ex.group(3))
+                unit = ex.group(2) or ex.group(4)
+                days = n * {"day": 1, "天": 1, "week": 7, "周": 7, "month": 30, "个月": 30}.get(unit, 1)
+                expiry = e.date + timedelta(days=days)
+            past = [d for d in dates if d < ctx.now]
+            if expiry and expiry < ctx.now:
+                reason, feats = f"expired on {expiry.isoformat()}", {"expired": expiry.isoformat()}
+            elif past and not [d for d in dates if d >= ctx.now]:
+                reason, feats = f"temporary item whose date {max(past).isoformat()} has passed", \
+                    {"date_passed": max(past).isoformat()}
+            if reason:
+                gone = [o for o in ctx.obs_about(it) if ctx.mentions(o, it) >= 0.3 and DONE_WITH.search(fold(o.text))]
+                score = clamp(0.8 + 0.1 * bool(gone))
+                ev = gone
+        if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
+            fixed = [o for o in ctx.obs_about(it) if o.role != "assistant" and ctx.mentions(o, it) >= 0.3
+                     and (m := lx.FIXED.search(fold(o.text)))
+                     and ctx.near(fold(o.text), m.start(), it.head or it.subject)
+                     and o.terms & ctx.distinctive(it) and (not e.date or o.day >= e.date)]
+            if fixed:
+                days = len({o.day for o in fixed})
+                reason = "the recorded error was later reported fixed"
+                feats = {"days": days}
+                score = clamp(0.65 + 0.1 * days + ctx.recency(fixed))
+                ev = fixed
+        if reason:
+            op = Operation("prune", e.file, (e.text,), confidence=score, reason=reason,
+                           evidence=(entry_evidence(it), *ctx.evidence(ev)), origin="offline")
+            out.append(Candidate(op, "stale", score, feats))
+    return out
+
+
+def _valid(y: str, m: str, d: str) -> bool:
+    try:
+        date(int(y), int(m), int(d))
+        return True
+    except ValueError:
+        return False
+
+
+def secret_entries(ctx: Context) -> list[Candidate]:
+    out = []
+    for it in ctx.items:
+        if not it.secret or it.entry.frozen:
+            continue
+        found = sensitive.scan(it.entry.text)
+        kinds = ", ".join(sorted({f.kind for f in found}))
+        safe = sensitive.redact(it.entry.text.split("\n")[0]).split("[REDACTED]")[0].rstrip(" :：=")
+        op = Operation("prune", it.entry.file, (it.entry.text,), confidence=0.99,
+                       reason=f"holds sensitive data ({kinds}); keep it in a password manager, not in memory",
+                       evidence=(entry_evidence(it, safe),), origin="offline")
+        out.append(Candidate(op, "secret", 0.99, {"kinds": kinds}))
+    return out
+
+
+TICKED = re.compile(r"`([A-Za-z][\w.@/+-]{2,60})`")
+
+
+DATED_TITLE = re.compile(r"^\s*\d{4}-\d{2}(?:-\d{2})?\b")
+
+
+RETIRED_PER_RUN = 3
+
+
+LINK_RE = re.compile(r"\]\([^)]+\)")
+
+
+def retired_subjects(ctx: Context) -> list[Candidate]:
+    """The person retired a tool ("`mcporter` is not required anymore", "不再使用 `foo`"): entries
+    built around it — it is their label or among their first words — are out of date. Past records
+    (dated or timeline sections) and entries already saying it is retired are left alone."""
+    retired: dict[str, Observation] = {}
+    for o in ctx.obs:
+        if o.role == "assistant" or o.sensitive or "`" not in o.text:
+            continue  # (the tool is named as code)
+        f = fold(o.text)
+        if not lx.RETIRED.search(f) or (o.role != "user" and not lx.PERSON_SAID.search(f)):
+            continue
+        for m in lx.RETIRED.finditer(f):
+            if _negated(f, m.start()):
+                continue
+            near = [t for t in TICKED.finditer(o.text)
+                    if abs(t.end() - m.start()) <= 40 or abs(t.start() - m.end()) <= 40]
+            if near:
+                tool = min(near, key=lambda t: min(abs(t.end() - m.start()), abs(t.start() - m.end()))).group(1)
+                retired[tool.lower()] = o
+    out = []
+    for tool, o in retired.items():
+        hits = []
+        for it in ctx.items:
+            if it.frozen or it.step or it.entry.file != ctx.primary and it.entry.file != ctx.user_file:
+                continue
+            title = it.entry.section or ""
+            if DATED_TITLE.match(title) or TIMELINE.search(title) or lx.RETIRED.search(it.folded):
+                continue
+            if it.entry.date and it.entry.date > o.day:
+                continue  # written after the person retired it
+            if LINK_RE.search(it.entry.text):
+                continue  # an index line pointing to a topic file is structure, not a claim
+            body = it.folded
+            m = LABEL_RE.match(body)
+            label_hit = bool(m and tool in m.group(1))
+            words = re.sub(r"[*_`]", " ", body).split()[:6]
+            # a labelled entry is about its label: "Omada MCP: … via mcporter" is about Omada
+            lead_hit = not m and any(tool == w.strip(".,:;()→").lower() for w in words)
+            if label_hit or lead_hit:
+                hits.append((not label_hit, it.entry.start, it))
+        for _, _, it in sorted(hits, key=lambda h: (h[0], h[1]))[:RETIRED_PER_RUN]:
+            score = clamp(0.76 + 0.04 * (o.role == "user") + ctx.recency([o]))
+            op = Operation("prune", it.entry.file, (it.entry.text,), confidence=score,
+                           reason=f"`{tool}` was retired ({o.day.isoformat()}); this entry is built around it",
+                           evidence=(entry_evidence(it), *ctx.evidence([o], 1)), origin="offline")
+            out.append(Candidate(op, "retired", score, {"tool": tool}))
+    return out

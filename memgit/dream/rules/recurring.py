@@ -1,0 +1,197 @@
+"""Consolidate a lesson that recurs, in its rule form, on distinct days and that memory lacks."""
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from memgit import sensitive
+from memgit.dream import lexicon as lx
+from memgit.dream.collect import Observation
+from memgit.memory import TAG_RE, Document
+from memgit.ops import Operation
+from memgit.text import term_set
+from memgit.dream.model import Candidate, clamp, Context, DisjointSets, fold, TIMELINE
+
+
+# -- consolidate: recurring ------------------------------------------------------------------
+SECTION_HINT = re.compile(r"workflow|tool|note|gotcha|lesson|rule|how-?to|tip|trick|learn|规则|经验|笔记|备忘|工具|"
+                          r"流程|注意|教训", re.I)
+
+
+BUCKET_TERMS = 5   # an observation is filed under each pair of 5 of its recurring specific terms
+
+
+BUCKET_CAP = 16    # a bucket larger than this is linked along a chain, not pairwise
+
+
+LISTED = re.compile(r"^\s*(?:\d+[.)]|#+)\s")  # "1. replied to …", "## heading": an activity list, not a lesson
+
+
+LESSON_CHARS = 320
+
+
+NOT_LESSON = re.compile("|".join(f"(?:{p.pattern})" for p in (lx.EXCEPTION, lx.CHATTER, lx.ROUTINE)))
+
+
+def recurring(ctx: Context) -> list[Candidate]:
+    # a lesson is a line, not a paragraph: long log lines are reports, never written into memory whole
+    obs = [o for o in ctx.obs if len(o.text) <= LESSON_CHARS and len(o.terms) >= 2]
+    if len(obs) > 4000:
+        obs = obs[-4000:]
+    # Candidate pairs by buckets, not all pairs: two observations can only link when they share two
+    # specific terms, so each is filed under every pair of its rarest specific terms; only members of
+    # one bucket are compared, and a bucket as large as a template's is compared along a chain.
+    # A term seen once in the window cannot recur, so only terms on two or more lines are filed.
+    seen: dict[str, int] = {}
+    for o in obs:
+        for t in o.terms:
+            seen[t] = seen.get(t, 0) + 1
+    buckets: dict[tuple[str, str], list[int]] = {}
+    for i, o in enumerate(obs):
+        rec = sorted((t for t in o.terms if seen[t] >= 2 and ctx.anchor(t)), key=lambda t: (seen[t], t))
+        # its rarest recurring terms (what only a few lines share) and its most recurring ones (what a
+        # lesson's lines share however each is worded)
+        rare = sorted(set(rec[:BUCKET_TERMS // 2] + rec[::-1][:BUCKET_TERMS - BUCKET_TERMS // 2]))
+        for a in range(len(rare)):
+            for b in range(a + 1, len(rare)):
+                buckets.setdefault((rare[a], rare[b]), []).append(i)
+    pairs: set[tuple[int, int]] = set()
+    for members in buckets.values():
+        if len(members) < 2:
+            continue
+        if len(members) > BUCKET_CAP:
+            pairs.update(zip(members, members[1:]))
+            continue
+        for x in range(len(members)):
+            for y in range(x + 1, len(members)):
+                pairs.add((members[x], members[y]))
+    sets = DisjointSets(len(obs))
+    weights: dict[int, float] = {}
+
+    def weight(i: int) -> float:
+        w = weights.get(i)
+        if w is None:
+            w = weights[i] = ctx.weight(obs[i].terms)
+        return w
+
+    for i, j in sorted(pairs):
+        if sets.find(i) == sets.find(j):
+            continue  # already linked through another pair
+        o = obs[i]
+        shared = o.terms & obs[j].terms
+        if len([t for t in shared if ctx.anchor(t)]) < 2:
+            continue
+        # recurring terms are frequent in the window by definition, so the idf-weighted
+        # overlap undervalues them: either measure may link two observations
+        sim = ctx.weight(shared) / max(min(weight(i), weight(j)), 1e-9)
+        plain = len(shared) / min(len(o.terms), len(obs[j].terms))
+        if sim >= 0.45 or plain >= 0.5:
+            sets.union(i, j)
+    groups: dict[int, list[Observation]] = {}
+    for i, o in enumerate(obs):
+        groups.setdefault(sets.find(i), []).append(o)
+    out = []
+    primary = ctx.col.docs.get(ctx.primary)
+    for members in groups.values():
+        if len({o.day for o in members}) < 2:
+            continue
+        # chatter, one-off exceptions and "nothing new" lines recur but are not lessons (checked only
+        # here, on lines that recur at all: the patterns are costly to run over every line)
+        members = [o for o in members if not NOT_LESSON.search(fold(o.text))]
+        days = sorted({o.day for o in members})
+        if len(days) < 2:
+            continue
+        by_day: dict[date, set[str]] = {}
+        for o in members:
+            by_day.setdefault(o.day, set()).update(o.terms)
+        counts: dict[str, int] = {}
+        for ts in by_day.values():
+            for t in ts:
+                counts[t] = counts.get(t, 0) + 1
+        core = frozenset(t for t, c in counts.items() if c >= 2)
+        anchors = [t for t in core if ctx.anchor(t)]
+        if len(anchors) < 2:
+            continue
+        # a remedy done again counts as the rule's recurrence once one line states the rule (or the
+        # remedy recurs on three days)
+        stated = any(lx.RULE.search(fold(o.text)) for o in members if not LISTED.match(o.text))
+        ruled = [o for o in members if not LISTED.match(o.text)
+                 and (lx.RULE.search(fold(o.text)) or _remedy(o, stated or (len(days) >= 3), core, stated))]
+        # what recurs is worth remembering as a lesson only in a rule's form (a workaround, "always",
+        # "每次"): activity that recurs is the log's business, not memory's
+        if not ruled or (len(days) < 3 and len({o.day for o in ruled}) < 2):
+            continue
+        near_items = {i for t in core for i in ctx._items_by_term.get(t, ())}
+        wcore = max(ctx.weight(core), 1e-9)
+        coverage = max((ctx.weight(core & ctx.items[i].subject) / wcore for i in near_items), default=0.0)
+        if coverage >= 0.6:
+            continue  # memory already holds it
+        sessions = len({o.session for o in members if o.session})
+        score = clamp(0.66 + 0.04 * (len(days) - 2) + 0.08 * bool(ruled) + 0.02 * min(sessions, 2)
+                      + ctx.recency(members) - 0.6 * max(0.0, coverage - 0.35))
+        clean = [o for o in members if not o.sensitive]
+        if not clean:
+            continue
+        clean = [o for o in clean if o in ruled] or clean
+        rep = max(clean, key=lambda o: (ctx.weight(core & o.terms) + 0.5 * bool(lx.RULE.search(fold(o.text)))
+                                          - 0.002 * len(o.text), o.day))
+        # what the new entry says must itself recur: the lines that share most of its specific terms,
+        # on enough days (a cluster chained through different topics has no one lesson)
+        rep_anchor = frozenset(t for t in rep.terms & core if ctx.anchor(t))
+        support = [o for o in members if o is rep or (rep_anchor and ctx.weight(o.terms & rep_anchor)
+                                                        >= 0.6 * ctx.weight(rep_anchor))]
+        s_days = sorted({o.day for o in support})
+        if len(rep_anchor) < 2 or len(s_days) < 2 or (len(s_days) < 3 and len({o.day for o in support
+                                                                            if o in ruled}) < 2):
+            continue
+        members, days = support, s_days
+        text = _clean(rep.text)
+        if not text or sensitive.has_sensitive(text):
+            continue
+        section, prio = _pick_section(ctx, primary, core)
+        tag = "P1" if ruled else prio
+        new = f"[{tag}] {text} ({days[-1].isoformat()})"
+        op = Operation("consolidate", ctx.primary, (), text=new, section=section, confidence=score,
+                       reason=f"recurs on {len(days)} distinct days and memory lacks it",
+                       evidence=ctx.evidence(members, 5, first=rep), origin="offline")
+        out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
+                                                       "coverage": round(coverage, 2), "sessions": sessions}))
+    return out
+
+
+def _remedy(o: Observation, may: bool, core: frozenset[str], stated: bool) -> bool:
+    """A remedy ("re-created the symlink", "重新…") that is itself what recurs, or one beside a stated rule."""
+    if not may:
+        return False
+    m = lx.REMEDY.search(fold(o.text))
+    return bool(m) and (stated or bool(term_set(m.group(0)) & core))
+
+
+def _clean(text: str) -> str:
+    t = lx.DAY_NOISE.sub("", text.strip()).strip()
+    t = TAG_RE.sub("", t).strip()
+    if len(t) > 220:
+        cut = max(t.rfind(c, 0, 220) for c in "。.;；，,")
+        t = t[:cut] if cut > 60 else t[:220]
+    return t.strip()
+
+
+def _pick_section(ctx: Context, doc: Document | None, core: frozenset[str]) -> tuple[str, str]:
+    if doc is None or doc.hermes:
+        return "", "P1"
+    best, best_s = None, -1.0
+    for s in doc.sections:
+        if s.priority == "P0" or s.protected or s.level == 1 and len(doc.sections) > 1:
+            continue
+        if TIMELINE.search(s.title):
+            continue
+        items = [it for it in ctx.items if it.entry.file == doc.name and s.line < it.entry.start < s.end]
+        s_terms: set[str] = set()
+        for it in items:
+            s_terms |= it.subject
+        sc = ctx.weight(core & s_terms) + (0.5 if SECTION_HINT.search(s.title) else 0.0) + 0.01 * s.line / 1000
+        if sc > best_s:
+            best, best_s = s, sc
+    if best is None:
+        return "Notes", "P1"
+    return best.title, best.priority if best.priority != "P0" else "P1"

@@ -1,0 +1,139 @@
+"""Refresh a status: one that moved on (待 push → 已上线, pending → live), or a state the newest
+logs report ended (已连接 → 断连)."""
+from __future__ import annotations
+
+import re
+
+from memgit.dream import lexicon as lx
+from memgit.ops import Operation
+from memgit.dream.model import (
+    _affirmed, _negated, _script, _version_clash, Candidate, clamp, compose, Context, entry_evidence, fold
+)
+
+
+# -- refresh: status moved ------------------------------------------------------------
+def status_changes(ctx: Context) -> list[Candidate]:
+    out = []
+    for it in ctx.items:
+        if it.frozen or it.step:
+            continue
+        pend = lx.PENDING.search(it.folded)
+        todo = lx.TODO.search(it.folded)
+        if not pend and not todo:
+            continue
+        have = lx.done_state(lx.PENDING.sub(" ", it.folded))  # "待上线" is not "上线"
+        support, best = [], None
+        about = ctx.obs_about(it)
+        for o in about:
+            if o.role == "assistant" or ctx.mentions(o, it) < 0.3:
+                continue
+            if _version_clash(it, o):
+                continue
+            f = fold(o.text)
+            st = lx.done_state(f)
+            if not st or (have and st[0] <= have[0]):
+                continue
+            if not ctx.near(f, st[3], it.head or it.subject):
+                continue  # the done word is about something else on a long line
+            if lx.PENDING.search(f[st[3]:]):  # "deployed to staging, prod pending"
+                continue
+            support.append(o)
+            if best is None or st[0] > best[0][0] or (st[0] == best[0][0] and o.day > best[1].day):
+                best = (st, o)
+        if not best:
+            continue
+        later = [o for o in about if o.day > best[1].day and o not in support and ctx.mentions(o, it) >= 0.3
+                 and o.role != "assistant"]
+        relapsed = [o for o in later if _affirmed(lx.PENDING, fold(o.text)) or _affirmed(lx.ERROR, fold(o.text))]
+        days = len({o.day for o in support})
+        confirm = len({o.day for o in later}) - len({o.day for o in relapsed})
+        st, o = best
+        explicit = st[0] >= 2
+        score = clamp(0.55 + 0.15 * explicit + 0.08 * (days - 1) + 0.06 * min(confirm, 2)
+                      - 0.3 * bool(relapsed) + ctx.recency(support))
+        feats = {"days": days, "explicit": explicit, "confirming_days": confirm, "contradicted": bool(relapsed)}
+        if todo and not pend:
+            op = Operation("prune", it.entry.file, (it.entry.text,), confidence=score,
+                           reason=f"the to-do is done: {o.quote()[:80]}",
+                           evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
+            out.append(Candidate(op, "todo-done", score, feats))
+            continue
+        new_body = _restate(it.entry.body, st)
+        text = compose(it, new_body, max(x.day for x in support))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"status moved: {pend.group(0) if pend else 'pending'} → {st[1]}",
+                       evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
+        out.append(Candidate(op, "status", score, feats))
+    return out
+
+
+PLAN = re.compile(r"\b(?:once|after|when|before|until|will|then|next (?:week|time|step|month)|plan(?:ned)?"
+                  r"|waiting|needs?|need to|blocked)\b|就上|修完|之后|以后|等|再|准备|明天|下周|计划|需要|还要")
+
+
+def _restate(body: str, st: tuple) -> str:
+    """The entry with its pending status replaced by the new one; clauses that only described
+    what was still to happen before the change are dropped."""
+    f = fold(body)
+    m = lx.PENDING.search(f)
+    word = _script(st[2], st[1], body[m.start():m.end()] if m else body, body)
+    if not m:
+        return f"{body} — {word}"
+    new = body[:m.start()] + word + body[m.end():]
+    parts = re.split(r"([，,；;。])", new)
+    kept, pos = [], 0
+    for k in range(0, len(parts), 2):
+        cl = parts[k]
+        sep = parts[k + 1] if k + 1 < len(parts) else ""
+        holds_state = pos <= m.start() + len(word) and m.start() <= pos + len(cl)
+        if holds_state or not PLAN.search(fold(cl)):
+            kept.append(cl + sep)
+        pos += len(cl) + len(sep)
+    out = "".join(kept).strip().rstrip("，,；;")
+    return re.sub(r"\s{2,}", " ", out).strip()
+
+
+def state_regressions(ctx: Context) -> list[Candidate]:
+    """An entry says a state holds ("WhatsApp 已连接", "the NAS is online"); the newest lines about
+    its subject report it ended ("仍断连", "offline"), on two days or as persisting, and no later line
+    says it holds again: the state word is refreshed from those lines, the rest kept as written."""
+    out = []
+    for it in ctx.items:
+        if it.frozen or it.step:
+            continue
+        for name, holds, ended in lx.STATE_PAIRS:
+            m = holds.search(it.folded)
+            if not m or ended.search(it.folded) or _negated(it.folded, m.start()):
+                continue
+            about = [o for o in ctx.obs_about(it) if o.role != "assistant"]
+            events = []  # (day, line, ended?, observation, match)
+            for o in about:
+                f = fold(o.text)
+                for pat, is_end in ((ended, True), (holds, False)):
+                    hit = pat.search(f)
+                    if hit and not _negated(f, hit.start()) and ctx.near(f, hit.start(), it.head or it.subject, 24):
+                        events.append((o.day, o.line, is_end, o, hit))
+                        break
+            if not events:
+                continue
+            events.sort(key=lambda e: (e[0], e[1]))
+            if not events[-1][2]:
+                continue  # the newest word about it says the state holds
+            last_hold = max((e[0] for e in events if not e[2]), default=None)
+            ends = [e for e in events if e[2] and (last_hold is None or e[0] > last_hold)]
+            days = {e[0] for e in ends}
+            persists = any(lx.PERSISTS.search(fold(e[3].text)) for e in ends)
+            if len(days) < 2 and not persists:
+                continue
+            day, _, _, o, hit = ends[-1]
+            word = o.text[hit.start():hit.end()]
+            body = it.entry.body
+            new_body = body[:m.start()] + word + body[m.end():]
+            score = clamp(0.7 + 0.05 * min(len(days) - 1, 2) + 0.05 * persists + ctx.recency([o]))
+            op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, new_body, day),
+                           confidence=score, reason=f"{name} ended: the newest logs report it {word}",
+                           evidence=(entry_evidence(it), *ctx.evidence([e[3] for e in ends], 3, first=o)),
+                           origin="offline")
+            out.append(Candidate(op, "state", score, {"days": len(days), "persists": persists}))
+            break
+    return out

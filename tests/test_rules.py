@@ -1,0 +1,107 @@
+"""Each offline rule on its own, over an in-memory window (no git): one test module for the registry.
+
+`tests/test_dream.py` runs whole dreams on real repos; these call `rule(ctx)` directly, so a rule's
+own behaviour (what it proposes, and what it must leave alone) is pinned where the rule lives.
+"""
+from __future__ import annotations
+
+from datetime import date
+
+from memgit.dream.collect import Collected, Observation
+from memgit.dream.model import Context
+from memgit.dream.rules import (RULES, duplicates_and_contradictions, preference_changes, recurring,
+                                retired_subjects, secret_entries, slot_changes, stale_entries, state_regressions,
+                                status_changes, version_changes)
+from memgit.memory import parse
+
+NOW = date(2026, 6, 1)
+HEAD = "# MEMORY\n\n## Environment [P0]\n- Host: a VPS\n\n"
+
+
+def ctx(memory: str, lines: list[tuple[str, str]], user: str | None = None, role: str = "log") -> Context:
+    docs = {"MEMORY.md": parse("MEMORY.md", (HEAD + memory).encode())}
+    if user is not None:
+        docs["USER.md"] = parse("USER.md", user.encode())
+    obs = [Observation(f"memory/{d}.md", i + 3, date.fromisoformat(d), t, f"- {t}", "log", role)
+           for i, (d, t) in enumerate(lines)]
+    col = Collected(NOW, date(2026, 5, 25), obs, docs, [])
+    return Context(col, "MEMORY.md", "USER.md" if user is not None else None)
+
+
+def ops(cands) -> list[tuple[str, str | None]]:
+    return [(c.op.op, c.op.text) for c in cands]
+
+
+def test_the_registry_holds_every_rule_once():
+    assert len(RULES) == len(set(RULES)) == 10
+
+
+def test_status_moves_only_for_the_subject_named_beside_the_word():
+    c = ctx("## Projects\n- [P1] Atlas v2 待 push (2026-05-01)\n- [P1] Ledger importer 待 push (2026-05-01)\n",
+            [("2026-05-29", "Atlas v2 已 push，并部署上线"), ("2026-05-30", "Ledger importer 还在写测试，Atlas 一切正常")])
+    out = status_changes(c)
+    assert [x.op.targets[0] for x in out] == ["- [P1] Atlas v2 待 push (2026-05-01)"]
+
+
+def test_state_regression_needs_two_days_or_a_persisting_word():
+    one = ctx("## Channels\n- Signal bridge 已连接\n", [("2026-05-30", "Signal bridge 断开")])
+    assert state_regressions(one) == []
+    still = ctx("## Channels\n- Signal bridge 已连接\n", [("2026-05-30", "Signal bridge 仍断连")])
+    assert ops(state_regressions(still)) == [("refresh", "Signal bridge 断连 (2026-05-30)")]
+
+
+def test_version_moves_only_next_to_its_subject():
+    c = ctx("## Tools\n- [P1] Gateway runs v0.13 on h1 (2026-04-01)\n",
+            [("2026-05-30", "Upgraded the gateway to v0.17"), ("2026-05-31", "Blog theme moved to v2.4")])
+    assert [x.op.text for x in version_changes(c)] == ["[P1] Gateway runs v0.17 on h1 (2026-05-30)"]
+
+
+def test_slot_takes_a_reassigned_identifier_and_leaves_lists():
+    c = ctx("## Agent\n- **Model**: Qwen (ollama/qwen2.5)\n- **Models**: a, b and c\n",
+            [("2026-05-30", "agent model switched, primary: `openrouter/qwen3-32b`")])
+    assert ops(slot_changes(c)) == [("refresh", "**Model**: `openrouter/qwen3-32b` (2026-05-30)")]
+
+
+def test_preference_needs_the_persons_words_about_a_standing_preference():
+    user = "# USER\n\n## Preferences\n- 回复方式：逐步确认 (2026-03-10)\n"
+    agent = ctx("", [("2026-05-30", "以后别逐步确认了，直接输出完整方案")], user)
+    assert preference_changes(agent) == []  # an agent's log line, not the person
+    person = ctx("", [("2026-05-30", "以后别逐步确认了，直接输出完整方案")], user, role="user")
+    assert [x.op.file for x in preference_changes(person)] == ["USER.md"]
+
+
+def test_stale_prunes_a_fixed_error_and_a_passed_date_only():
+    c = ctx("## Notes [P2]\n- [P2] sync 一直报 502，待查 (2026-05-10)\n"
+            "- [P2] Temporary: demo tunnel until 2026-05-20 (2026-05-18)\n- [P2] Backup job errors on h2 (2026-05-10)\n",
+            [("2026-05-29", "sync 的 502 修好了"), ("2026-05-30", "fixed the mail cron")])
+    assert sorted(x.op.targets[0] for x in stale_entries(c)) == [
+        "- [P2] Temporary: demo tunnel until 2026-05-20 (2026-05-18)", "- [P2] sync 一直报 502，待查 (2026-05-10)"]
+
+
+def test_secret_prune_names_its_target_by_hash():
+    c = ctx("## Keys\n- token = ghp_abcdefghijklmnopqrstuvwxyz0123456789\n", [])
+    (out,) = secret_entries(c)
+    assert out.op.targets[0].startswith("sha256:")
+
+
+def test_retired_tool_needs_the_person_and_a_tool_named_as_code():
+    mem = "## Tooling\n- All calls go through `relay` on h1\n"
+    assert retired_subjects(ctx(mem, [("2026-05-30", "`relay` is deprecated upstream")])) == []
+    out = retired_subjects(ctx(mem, [("2026-05-30", "Jw said `relay` is not required anymore")]))
+    assert ops(out) == [("prune", None)]
+
+
+def test_duplicates_need_the_same_fact_in_one_section():
+    c = ctx("## A\n- Export via Reports > Export > CSV\n- Export via Reports → Export → CSV\n"
+            "## B\n- **Telegram**: @a_bot\n## C\n- **Telegram**: @b_bot\n", [])
+    out = duplicates_and_contradictions(c)
+    assert [x.op.op for x in out] == ["merge"] and len(out[0].op.targets) == 2
+
+
+def test_recurring_needs_the_rule_form():
+    complaint = [("2026-05-26", "Moltbook API broken again"), ("2026-05-28", "Moltbook API broken again today"),
+                 ("2026-05-30", "Moltbook API broken again, third time")]
+    assert recurring(ctx("## Notes\n", complaint)) == []
+    lesson = [("2026-05-26", "gws not found; workaround: ln -sf /opt/gws/bin/gws ~/.local/bin/gws"),
+              ("2026-05-28", "gws not found again, workaround: ln -sf /opt/gws/bin/gws ~/.local/bin/gws")]
+    assert [x.op.op for x in recurring(ctx("## Notes\n", lesson))] == ["consolidate"]
