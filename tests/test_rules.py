@@ -9,7 +9,7 @@ from datetime import date
 
 from memgit.dream.collect import Collected, Observation
 from memgit.dream.model import Context
-from memgit.dream.rules import (RULES, duplicates_and_contradictions, preference_changes, recurring,
+from memgit.dream.rules import (RULES, count_growth, duplicates_and_contradictions, preference_changes, recurring,
                                 retired_subjects, secret_entries, slot_changes, stale_entries, state_regressions,
                                 status_changes, version_changes)
 from memgit.memory import parse
@@ -33,7 +33,7 @@ def ops(cands) -> list[tuple[str, str | None]]:
 
 
 def test_the_registry_holds_every_rule_once():
-    assert len(RULES) == len(set(RULES)) == 10
+    assert len(RULES) == len(set(RULES)) == 11
 
 
 def test_status_moves_only_for_the_subject_named_beside_the_word():
@@ -105,3 +105,12 @@ def test_recurring_needs_the_rule_form():
     lesson = [("2026-05-26", "gws not found; workaround: ln -sf /opt/gws/bin/gws ~/.local/bin/gws"),
               ("2026-05-28", "gws not found again, workaround: ln -sf /opt/gws/bin/gws ~/.local/bin/gws")]
     assert [x.op.op for x in recurring(ctx("## Notes\n", lesson))] == ["consolidate"]
+
+
+def test_a_count_grows_only_when_every_named_one_is_still_named():
+    mem = "## Infra\n- Two build hosts: ci-01 (x86) and ci-02 (arm)\n"
+    grew = ctx(mem, [("2026-05-30", "Jobs now spread over three build hosts (ci-01, ci-02, ci-03)")])
+    assert ops(count_growth(grew)) == [("refresh", "Three build hosts: ci-01 (x86) and ci-02 (arm); also ci-03 "
+                                                   "(2026-05-30)")]
+    other = ctx(mem, [("2026-05-30", "three build hosts (ci-04, ci-05, ci-06) in the other lab")])
+    assert count_growth(other) == []

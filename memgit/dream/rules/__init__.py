@@ -3,6 +3,7 @@
 the engine runs, in order; word lists live in `memgit.dream.lexicon`, never in a rule."""
 from __future__ import annotations
 
+from memgit.dream.rules.counts import count_growth
 from memgit.dream.rules.duplicates import duplicates_and_contradictions
 from memgit.dream.rules.preference import preference_changes
 from memgit.dream.rules.prune import retired_subjects, secret_entries, stale_entries
@@ -11,4 +12,4 @@ from memgit.dream.rules.status import state_regressions, status_changes
 from memgit.dream.rules.versions import slot_changes, version_changes
 
 RULES = (secret_entries, stale_entries, status_changes, state_regressions, slot_changes, retired_subjects,
-         version_changes, preference_changes, duplicates_and_contradictions, recurring)
+         version_changes, count_growth, preference_changes, duplicates_and_contradictions, recurring)
