@@ -9,7 +9,8 @@ from datetime import date
 
 from memgit.dream.collect import Collected, Observation
 from memgit.dream.model import Context
-from memgit.dream.rules import (RULES, count_growth, duplicates_and_contradictions, preference_changes, recurring,
+from memgit.dream.rules import (RULES, count_growth, duplicates_and_contradictions, passed_conditions,
+                                preference_changes, recurring,
                                 retired_subjects, secret_entries, slot_changes, stale_entries, state_regressions,
                                 status_changes, version_changes)
 from memgit.memory import parse
@@ -33,7 +34,7 @@ def ops(cands) -> list[tuple[str, str | None]]:
 
 
 def test_the_registry_holds_every_rule_once():
-    assert len(RULES) == len(set(RULES)) == 11
+    assert len(RULES) == len(set(RULES)) == 12
 
 
 def test_status_moves_only_for_the_subject_named_beside_the_word():
@@ -114,3 +115,13 @@ def test_a_count_grows_only_when_every_named_one_is_still_named():
                                                    "(2026-05-30)")]
     other = ctx(mem, [("2026-05-30", "three build hosts (ci-04, ci-05, ci-06) in the other lab")])
     assert count_growth(other) == []
+
+
+def test_a_passing_condition_goes_once_the_logs_stop_reporting_it():
+    mem = "## About Jw\n- **当前状态**：这两天非常忙，需要休息\n- 帮忙整理文档时要先问\n"
+    quiet = [("2026-05-27", "Jw 让我整理周报"), ("2026-05-29", "周报已发"), ("2026-05-31", "Jw 让我帮忙查日程")]
+    (out,) = passed_conditions(ctx(mem, quiet))
+    assert out.op.targets == ("- **当前状态**：这两天非常忙，需要休息",)
+    busy = quiet + [("2026-05-30", "Jw 今天还在忙，晚点再说")]
+    assert passed_conditions(ctx(mem, busy)) == []
+    assert passed_conditions(ctx(mem, quiet[:2])) == []  # two days of logs say too little

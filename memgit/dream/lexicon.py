@@ -125,3 +125,11 @@ RETIRED = _re(r"\bnot (?:required|needed|used) any ?more\b", r"\bno longer (?:re
 # how a log reports what the person said or decided
 PERSON_SAID = _re(r"\bsaid\b", r"\btold me\b", r"\basked\b", r"\bclarified\b", r"\bdecided\b", r"\bconfirmed\b",
                   r"\binstructed\b", r"说", r"要求", r"表示", r"决定", r"确认", r"交代")
+
+# A passing condition said of "these days": true when written, stale once the window stops reporting it.
+TRANSIENT_SPAN = _re(r"这两天", r"这几天", r"最近几天", r"这阵子", r"这段时间", r"\bthese (?:two |few )?days\b",
+                     r"\bthis week\b", r"\bright now\b", r"\bat the moment\b", r"\bfor now\b")
+TRANSIENT_STATE = _re(r"(?<![帮幫连連急匆])忙", r"休息", r"生病", r"感冒", r"出差", r"旅行", r"度假", r"休假", r"不在",
+                      r"\bbusy\b", r"\bresting\b", r"\bsick\b", r"\bill\b", r"\btravel(?:l)?ing\b",
+                      r"\bon (?:vacation|holiday)\b",
+                      r"\baway\b", r"\bout of office\b")

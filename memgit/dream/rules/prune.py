@@ -146,3 +146,39 @@ def retired_subjects(ctx: Context) -> list[Candidate]:
                            evidence=(entry_evidence(it), *ctx.evidence([o], 1)), origin="offline")
             out.append(Candidate(op, "retired", score, {"tool": tool}))
     return out
+
+
+TRANSIENT_QUIET_DAYS = 3   # the window's newest days that must not report the condition again
+TRANSIENT_LOG_DAYS = 3     # days of logs the window must hold for their silence to mean something
+
+
+def passed_conditions(ctx: Context) -> list[Candidate]:
+    """A passing condition stated for "these days" ("这两天非常忙", "busy this week, travelling") in an
+    undated or older entry, while the window holds logs on several days and none of its newest days
+    reports the condition again: it has passed. Past records (dated or timeline sections) stay."""
+    log_days = sorted({o.day for o in ctx.obs})
+    if len(log_days) < TRANSIENT_LOG_DAYS:
+        return []
+    recent = {d for d in log_days if (ctx.now - d).days <= TRANSIENT_QUIET_DAYS}
+    out = []
+    for it in ctx.items:
+        if it.frozen or it.step:
+            continue
+        title = it.entry.section or ""
+        if DATED_TITLE.match(title) or TIMELINE.search(title):
+            continue
+        span, state = lx.TRANSIENT_SPAN.search(it.folded), lx.TRANSIENT_STATE.search(it.folded)
+        if not span or not state or abs(span.start() - state.start()) > 16:
+            continue
+        if it.entry.date and (ctx.now - it.entry.date).days <= TRANSIENT_QUIET_DAYS:
+            continue
+        again = [o for o in ctx.obs if o.day in recent and lx.TRANSIENT_STATE.search(fold(o.text))]
+        if again:
+            continue
+        score = clamp(0.72 + 0.03 * min(len(log_days) - TRANSIENT_LOG_DAYS, 3))
+        op = Operation("prune", it.entry.file, (it.entry.text,), confidence=score,
+                       reason=f"a passing condition ('{it.entry.body[span.start():span.end()]}'); the logs of "
+                              f"{len(log_days)} days, the last {TRANSIENT_QUIET_DAYS} included, no longer report it",
+                       evidence=(entry_evidence(it),), origin="offline")
+        out.append(Candidate(op, "passed", score, {"log_days": len(log_days)}))
+    return out[:2]
