@@ -421,9 +421,11 @@ _WEAK_SEP = r"(?:\s+is\s+|\s*(?:是|为|為)\s*[:：]?)"
 _EMPH = r"\*\*|__|\*|_"
 _ASIDE = r"(?:[ \t]*\([^()\n]{1,30}\))?"
 
-_PASSWORD_WORDS = ("pass", "pwd", "密码", "密碼", "口令")
+_PASSWORD_WORDS = ("pass", "pwd", "密码", "密碼", "口令", "senha", "contraseña", "mot de passe", "passwort",
+                   "wachtwoord", "пароль")
 _PASSWORD = _LazyRegex(
-    r"(?i)(?P<kw>password|passwd|passphrase|pwd|密码|密碼|口令)"
+    r"(?i)(?P<kw>password|passwd|passphrase|pwd|密码|密碼|口令|senha|contraseña|mot de passe|passwort|wachtwoord"
+    r"|пароль)"
     rf"[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?P<strong>{_STRONG_SEP})(?:{_EMPH})?|(?P<weak>{_WEAK_SEP})"
     r"|(?P<space>(?<=[码碼令])[ \t]+))"
     rf"[ \t]*(?:{_QUOTED}|{_BARE})"

@@ -237,3 +237,22 @@ def test_a_rejected_keyword_does_not_hide_the_password_after_it():
     line = "- 密码 password: hunter2-Horse!9"
     assert sensitive.kinds(line) == ["password"]
     assert "hunter2-Horse!9" not in sensitive.redact(line)
+
+
+@pytest.mark.parametrize("line", [
+    "- **Gateway token:** `0123456789abcdef0123456789abcdef0123456789abcdef`",
+    "- Current token (2026-03-15): `Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7dEf0h`",
+    "NVIDIA key nvapi-Q3wm8Lt0aBcDeFgHiJkLmNoPqRsTuVwXyZ012345",
+    "Brave: BSAq7Lm2Xp9Tz4RwKc8NvYh3Qs5Dm1",
+    "registry npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "Senha: Tr0ub4dor&3x", "Contraseña: hunter22!", "Mot de passe : sEcr3t99", "Passwort: Geheim123!",
+])
+def test_credential_forms_seen_in_real_memories(line):
+    assert has_sensitive(line)
+    assert REDACTED in redact(line)
+
+
+@pytest.mark.parametrize("line", ["token count (approx): 12345678 words", "the passport number field is optional",
+                                  "Gateway token rotated on 2026-03-15", "npm_config_cache is set"])
+def test_their_look_alikes_are_not(line):
+    assert not has_sensitive(line)

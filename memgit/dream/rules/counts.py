@@ -33,9 +33,10 @@ def count_growth(ctx: Context) -> list[Candidate]:
         have, noun = _n(m.group(1)), m.group(2).lower()
         named = {x.lower() for x in NAME.findall(it.entry.body[m.end():])}
         best: tuple[Observation, int, list[str], str] | None = None
+        last = noun.split()[-1]
         for o in ctx.obs_about(it):
-            if o.role == "assistant":
-                continue
+            if o.role == "assistant" or last not in o.text.lower():
+                continue  # (the noun itself must be there before the pattern is worth running)
             for c in COUNT.finditer(o.text):
                 if c.group(2).lower().split()[-1] != noun.split()[-1] or not set(noun.split()) <= set(
                         c.group(2).lower().split() + fold(o.text[max(0, c.start() - 30):c.start()]).split()):
