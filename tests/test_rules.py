@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from memgit.dream.collect import Collected, Observation
 from memgit.dream.model import Context
 from memgit.dream.rules import (RULES, count_growth, duplicates_and_contradictions, passed_conditions,
                                 preference_changes, recurring,
                                 retired_subjects, secret_entries, slot_changes, stale_entries, state_regressions,
                                 status_changes, version_changes)
+from memgit.errors import MemgitError
 from memgit.memory import parse
 
 NOW = date(2026, 6, 1)
@@ -125,3 +128,14 @@ def test_a_passing_condition_goes_once_the_logs_stop_reporting_it():
     busy = quiet + [("2026-05-30", "Jw 今天还在忙，晚点再说")]
     assert passed_conditions(ctx(mem, busy)) == []
     assert passed_conditions(ctx(mem, quiet[:2])) == []  # two days of logs say too little
+
+
+def test_confidence_lives_in_one_table():
+    from memgit.dream import scoring
+
+    assert scoring.confidence("status", explicit=True, extra_days=1, recent=0.05) == 0.83
+    assert scoring.confidence("status", relapsed=True) == 0.25
+    with pytest.raises(MemgitError):
+        scoring.confidence("status", made_up=1)
+    with pytest.raises(MemgitError):
+        scoring.confidence("no such kind")

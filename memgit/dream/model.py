@@ -69,8 +69,6 @@ class DisjointSets:
         self.parent[self.find(a)] = self.find(b)
 
 
-def clamp(x: float) -> float:
-    return max(0.0, min(1.0, round(x, 3)))
 
 
 @dataclass

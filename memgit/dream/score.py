@@ -13,6 +13,7 @@ from datetime import date
 
 from memgit import ops
 from memgit.dream import lexicon as lx
+from memgit.dream.scoring import capacity_confidence
 from memgit.dream.signals import Candidate, Context, Item, entry_evidence
 from memgit.errors import MemgitError
 from memgit.ops import Operation
@@ -149,7 +150,7 @@ def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops:
             if size.get(name, 0) <= limit:
                 break
             v = value(ctx, it)
-            score = round(min(0.95, max(threshold, 0.9 - 0.05 * v)), 3)
+            score = capacity_confidence(v, threshold)
             op = Operation("prune", name, (it.entry.text,), confidence=score,
                            reason=f"{name} is over {pct:g}% of its {budget}-character budget; "
                                   f"this is among its lowest-value P2 entries (value {v:.2f})",

@@ -11,7 +11,8 @@ The engine: the registry of rules (`memgit.dream.rules`) run over the shared mod
 """
 from __future__ import annotations
 
-from memgit.dream.model import Candidate, Context, Item, clamp, entry_evidence, fold
+from memgit.dream.model import Candidate, Context, Item, entry_evidence, fold
+from memgit.dream.scoring import clamp
 from memgit.dream.rules import RULES
 
 __all__ = ["RULES", "Candidate", "Context", "Item", "clamp", "entry_evidence", "fold", "find_candidates"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 
 from memgit.dream.collect import Observation
-from memgit.dream.model import Candidate, Context, clamp, compose, entry_evidence, fold
+from memgit.dream.scoring import confidence
+from memgit.dream.model import Candidate, Context, compose, entry_evidence, fold
 from memgit.ops import Evidence, Operation
 
 WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -57,7 +58,7 @@ def count_growth(ctx: Context) -> list[Candidate]:
         body = it.entry.body
         body = body[:m.start(1)] + spelled + body[m.end(1):]
         body = f"{body.rstrip('.')}; also {', '.join(new)}"
-        score = clamp(0.74 + ctx.recency([o]))
+        score = confidence("count", recent=ctx.recency([o]))
         quote = o.text[max(0, o.text.find(said)):o.text.find(said) + len(said) + 80].strip()
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, body, o.day), confidence=score,
                        reason=f"the logs now count {more} {noun}: {', '.join(new)} added",

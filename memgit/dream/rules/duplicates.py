@@ -7,8 +7,9 @@ from datetime import date
 from memgit.dream import lexicon as lx
 from memgit.ops import Operation
 from memgit.text import cjk_share, term_set
+from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _label, _overlap, _values, Candidate, CJK_IN, clamp, compose, Context, DisjointSets, entry_evidence, fold,
+    _label, _overlap, _values, Candidate, CJK_IN, compose, Context, DisjointSets, entry_evidence, fold,
     Item, LABEL_RE
 )
 
@@ -59,7 +60,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                 named = bool((older.subject - newer.subject) & newer.subject) or ov >= 0.3
                 used = [o for o in ctx.obs_about(newer) if (o.terms & (newer.subject - older.subject))
                         and any(ctx.anchor(t) for t in o.terms & (newer.subject - older.subject))]
-                score = clamp(0.72 + 0.08 * named + 0.08 * bool(used))
+                score = confidence("superseded", named=named, newer_used=bool(used))
                 op = Operation("prune", file, (older.entry.text,), confidence=score,
                                reason=f"superseded by the newer entry at line {newer.entry.line}",
                                evidence=(entry_evidence(newer), entry_evidence(older),
@@ -75,7 +76,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                 used = [o for o in ctx.obs_about(newer) if o.terms & new_only]
                 stale = [o for o in ctx.obs_about(older) if o.terms & old_only]
                 short = max(len(term_set(LABEL_RE.sub("", x.entry.body, count=1))) for x in (a, b)) <= 3
-                score = clamp(0.62 + 0.1 * (bool(used) and not stale) + 0.05 * short)
+                score = confidence("label-conflict", only_newer_used=bool(used) and not stale, short=short)
                 op = Operation("prune", file, (older.entry.text,), confidence=score,
                                reason=f"'{la}' now has a newer value (line {newer.entry.line})",
                                evidence=(entry_evidence(newer), entry_evidence(older), *ctx.evidence(used, 2)),
@@ -130,7 +131,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
             newest = max(complete, key=lambda x: (x.entry.date or date.min, x.entry.start))
             sim = min(sims.get((min(i, j), max(i, j)), 1.0) for i in members for j in members if i < j
                       and (min(i, j), max(i, j)) in sims) if sims else 0.6
-            score = clamp(0.6 + 0.35 * sim + 0.03 * (len(its) - 2))
+            score = confidence("duplicate", similarity=sim, extra_entries=len(its) - 2)
             text = compose(newest, newest.entry.body, newest.entry.date)
             ordered = sorted(its, key=lambda x: x.entry.start)
             op = Operation("merge", file, tuple(x.entry.text for x in ordered), text=text, confidence=score,

@@ -7,8 +7,9 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Operation
 from memgit.text import clauses, term_set
+from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _label, Candidate, CJK_IN, clamp, compose, Context, entry_evidence, fold, LABEL_RE
+    _label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, LABEL_RE
 )
 
 
@@ -126,8 +127,9 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         # the person's own words: a user turn, or a log line that reports what they said
         said = o.role == "user" or bool(SAID.search(f))
         change = bool(CHANGE_VERB.search(f))
-        score = clamp(0.6 + 0.1 * negates + 0.1 * bool(acks) + 0.05 * bool(others) + 0.05 * bool(again_days)
-                      + 0.05 * said + 0.05 * change + ctx.recency([o]))
+        score = confidence("preference", negates_old=negates, acknowledged=bool(acks), restated=bool(others),
+                           again_days=bool(again_days), in_their_words=said, change_verb=change,
+                           recent=ctx.recency([o]))
         m = LABEL_RE.match(it.entry.body)
         label = m.group(1).strip() if m and _label(it.entry.body) else ""
         sep = "：" if CJK_IN.search(it.entry.body) else ": "

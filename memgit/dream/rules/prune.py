@@ -9,7 +9,8 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.dream.model import _negated, Candidate, clamp, Context, entry_evidence, fold, LABEL_RE, TIMELINE
+from memgit.dream.scoring import confidence
+from memgit.dream.model import _negated, Candidate, Context, entry_evidence, fold, LABEL_RE, TIMELINE
 
 
 # -- prune: stale ---------------------------------------------------------------------------
@@ -44,7 +45,7 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                     {"date_passed": max(past).isoformat()}
             if reason:
                 gone = [o for o in ctx.obs_about(it) if ctx.mentions(o, it) >= 0.3 and DONE_WITH.search(fold(o.text))]
-                score = clamp(0.8 + 0.1 * bool(gone))
+                score = confidence("expired", reported_gone=bool(gone))
                 ev = gone
         if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
             fixed = [o for o in ctx.obs_about(it) if o.role != "assistant" and ctx.mentions(o, it) >= 0.3
@@ -55,7 +56,7 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 days = len({o.day for o in fixed})
                 reason = "the recorded error was later reported fixed"
                 feats = {"days": days}
-                score = clamp(0.65 + 0.1 * days + ctx.recency(fixed))
+                score = confidence("fixed", days=days, recent=ctx.recency(fixed))
                 ev = fixed
         if reason:
             op = Operation("prune", e.file, (e.text,), confidence=score, reason=reason,
@@ -140,7 +141,7 @@ def retired_subjects(ctx: Context) -> list[Candidate]:
             if label_hit or lead_hit:
                 hits.append((not label_hit, it.entry.start, it))
         for _, _, it in sorted(hits, key=lambda h: (h[0], h[1]))[:RETIRED_PER_RUN]:
-            score = clamp(0.76 + 0.04 * (o.role == "user") + ctx.recency([o]))
+            score = confidence("retired", typed_by_person=o.role == "user", recent=ctx.recency([o]))
             op = Operation("prune", it.entry.file, (it.entry.text,), confidence=score,
                            reason=f"`{tool}` was retired ({o.day.isoformat()}); this entry is built around it",
                            evidence=(entry_evidence(it), *ctx.evidence([o], 1)), origin="offline")
@@ -175,7 +176,7 @@ def passed_conditions(ctx: Context) -> list[Candidate]:
         again = [o for o in ctx.obs if o.day in recent and lx.TRANSIENT_STATE.search(fold(o.text))]
         if again:
             continue
-        score = clamp(0.72 + 0.03 * min(len(log_days) - TRANSIENT_LOG_DAYS, 3))
+        score = confidence("passed", extra_log_days=min(len(log_days) - TRANSIENT_LOG_DAYS, 3))
         op = Operation("prune", it.entry.file, (it.entry.text,), confidence=score,
                        reason=f"a passing condition ('{it.entry.body[span.start():span.end()]}'); the logs of "
                               f"{len(log_days)} days, the last {TRANSIENT_QUIET_DAYS} included, no longer report it",

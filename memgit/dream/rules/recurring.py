@@ -10,7 +10,8 @@ from memgit.dream.collect import Observation
 from memgit.memory import TAG_RE, Document
 from memgit.ops import Operation
 from memgit.text import term_set
-from memgit.dream.model import Candidate, clamp, Context, DisjointSets, fold, TIMELINE
+from memgit.dream.scoring import confidence
+from memgit.dream.model import Candidate, Context, DisjointSets, fold, TIMELINE
 
 
 # -- consolidate: recurring ------------------------------------------------------------------
@@ -127,8 +128,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         if coverage >= 0.6:
             continue  # memory already holds it
         sessions = len({o.session for o in members if o.session})
-        score = clamp(0.66 + 0.04 * (len(days) - 2) + 0.08 * bool(ruled) + 0.02 * min(sessions, 2)
-                      + ctx.recency(members) - 0.6 * max(0.0, coverage - 0.35))
+        score = confidence("recurring", extra_days=len(days) - 2, rule_form=bool(ruled), sessions=min(sessions, 2),
+                           recent=ctx.recency(members), covered_beyond=max(0.0, coverage - 0.35))
         clean = [o for o in members if not o.sensitive]
         if not clean:
             continue

@@ -6,8 +6,9 @@ import re
 
 from memgit.dream import lexicon as lx
 from memgit.ops import Operation
+from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _affirmed, _negated, _script, _version_clash, Candidate, clamp, compose, Context, entry_evidence, fold
+    _affirmed, _negated, _script, _version_clash, Candidate, compose, Context, entry_evidence, fold
 )
 
 
@@ -49,8 +50,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
         confirm = len({o.day for o in later}) - len({o.day for o in relapsed})
         st, o = best
         explicit = st[0] >= 2
-        score = clamp(0.55 + 0.15 * explicit + 0.08 * (days - 1) + 0.06 * min(confirm, 2)
-                      - 0.3 * bool(relapsed) + ctx.recency(support))
+        score = confidence("status", explicit=explicit, extra_days=days - 1, confirming_days=min(confirm, 2),
+                           relapsed=bool(relapsed), recent=ctx.recency(support))
         feats = {"days": days, "explicit": explicit, "confirming_days": confirm, "contradicted": bool(relapsed)}
         if todo and not pend:
             op = Operation("prune", it.entry.file, (it.entry.text,), confidence=score,
@@ -129,7 +130,7 @@ def state_regressions(ctx: Context) -> list[Candidate]:
             word = o.text[hit.start():hit.end()]
             body = it.entry.body
             new_body = body[:m.start()] + word + body[m.end():]
-            score = clamp(0.7 + 0.05 * min(len(days) - 1, 2) + 0.05 * persists + ctx.recency([o]))
+            score = confidence("state", extra_days=min(len(days) - 1, 2), persists=persists, recent=ctx.recency([o]))
             op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, new_body, day),
                            confidence=score, reason=f"{name} ended: the newest logs report it {word}",
                            evidence=(entry_evidence(it), *ctx.evidence([e[3] for e in ends], 3, first=o)),

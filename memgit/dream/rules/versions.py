@@ -6,8 +6,9 @@ import re
 from memgit.dream.collect import Observation
 from memgit.ops import Evidence, Operation
 from memgit.text import term_set, version_key, versions
+from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _label, Candidate, clamp, compose, Context, entry_evidence, fold, Item, LABEL_RE
+    _label, Candidate, compose, Context, entry_evidence, fold, Item, LABEL_RE
 )
 
 
@@ -66,7 +67,7 @@ def version_changes(ctx: Context) -> list[Candidate]:
         support = [o for o, _ in found[best]]
         days = len({o.day for o in support})
         explicit = any(e for _, e in found[best])
-        score = clamp(0.5 + 0.15 * explicit + 0.15 * (days - 1) + ctx.recency(support))
+        score = confidence("version", explicit=explicit, extra_days=days - 1, recent=ctx.recency(support))
         new_v = ("v" if old.lower().startswith("v") else "") + best
         body = it.entry.body
         new_body = re.sub(r"(?<![\w.])" + re.escape(old) + r"(?![\w.])", new_v, body, count=1)
@@ -156,7 +157,7 @@ def slot_changes(ctx: Context) -> list[Candidate]:
         else:
             body = f"{label_text} `{new}`"
         days = len({x.day for x, n, _ in found if n == new})
-        score = clamp(0.72 + 0.08 * (days - 1) + ctx.recency([o]))
+        score = confidence("slot", extra_days=days - 1, recent=ctx.recency([o]))
         # the quote is the assignment itself, which may sit on a continuation line of the cited item
         ev = [Evidence(x.ref, q) for x, n, q in sorted(found, key=lambda x: (x[0].day, x[0].line))[-3:] if n == new]
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, body, o.day), confidence=score,
