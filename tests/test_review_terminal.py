@@ -250,7 +250,7 @@ def test_parse_diff_pairs_lines_numbers_them_and_keeps_rewrites_whole() -> None:
         index 1..2 100644
         --- a/M.md
         +++ b/M.md
-        @@ -3,4 +3,4 @@
+        @@ -3,3 +3,3 @@
          ## Tools
         -- Playwright MCP pinned to 0.0.41
         -- totally unrelated line here
@@ -267,3 +267,9 @@ def test_parse_diff_pairs_lines_numbers_them_and_keeps_rewrites_whole() -> None:
     assert not d2.paired and not a2.paired
     rows = common.side_by_side(lines)
     assert rows[2] == (ctx, ctx) and rows[3] == (d1, a1) and rows[4] == (d2, a2)
+
+
+def test_parse_diff_shows_a_malformed_diff_as_it_is() -> None:
+    text = "diff --git a/M.md b/M.md\n--- a/M.md\n+++ b/M.md\n@@ -1,4 +1,4 @@\n-- a\n+- b\n"
+    lines = common.parse_diff(text)
+    assert [ln.text for ln in lines] == text.splitlines() and {ln.kind for ln in lines} == {"note"}

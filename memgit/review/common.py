@@ -19,7 +19,6 @@ from memgit.workspace import Workspace
 # punctuation mark) is its own token, so a change inside Chinese text is as
 # narrow as the characters that changed.
 _TOKEN = re.compile(r"[A-Za-z0-9_]+|\s+|.", re.DOTALL)
-_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 # A -/+ pair this different is a rewrite, not an edit: highlighting words would be noise.
 _PAIR_MIN_RATIO = 0.3
 EDITABLE = ("refresh", "merge", "consolidate", "append")
@@ -87,45 +86,44 @@ def _ratio(a: str, b: str) -> float:
 
 
 def parse_diff(text: str) -> list[DiffLine]:
-    """A git unified diff → lines with numbers, and word-level segments on paired -/+ lines."""
+    """A git unified diff → lines with numbers, and word-level segments on paired -/+ lines.
+
+    unidiff (a maintained parser of unified diffs; this module is its one user) reads the files, hunks and
+    line numbers; memgit adds the pairing of - and + lines and their changed words.
+    """
+    from unidiff import PatchSet
+    from unidiff.errors import UnidiffParseError
+
+    try:
+        patch = PatchSet(text)
+    except UnidiffParseError:
+        return [DiffLine("note", ln, segments=(Segment(ln),)) for ln in text.splitlines()]
     out: list[DiffLine] = []
-    old = new = 0
     block: list[DiffLine] = []   # the current run of - and + lines
 
     def flush() -> None:
         out.extend(_pair(block))
         block.clear()
 
-    in_hunk = False
-    for raw in text.splitlines():
-        if raw.startswith("diff --git "):
+    for pf in patch:
+        flush()
+        header = next((str(x).rstrip("\n") for x in pf.patch_info if str(x).startswith("diff --git ")), None)
+        out.append(DiffLine("file", header[len("diff --git "):] if header else f"{pf.source_file} {pf.target_file}"))
+        for hunk in pf:
             flush()
-            in_hunk = False
-            out.append(DiffLine("file", raw[len("diff --git "):]))
-            continue
-        m = _HUNK.match(raw)
-        if m:
-            flush()
-            in_hunk = True
-            old, new = int(m.group(1)), int(m.group(2))
-            out.append(DiffLine("hunk", raw))
-            continue
-        if not in_hunk:
-            continue  # index, ---/+++ and mode lines: the file row already names the file
-        if raw.startswith("-"):
-            block.append(DiffLine("del", raw[1:], old=old))
-            old += 1
-        elif raw.startswith("+"):
-            block.append(DiffLine("add", raw[1:], new=new))
-            new += 1
-        elif raw.startswith("\\"):
-            flush()
-            out.append(DiffLine("note", raw))
-        else:
-            flush()
-            out.append(DiffLine("context", raw[1:], old=old, new=new))
-            old += 1
-            new += 1
+            out.append(DiffLine("hunk", str(hunk).split("\n", 1)[0]))
+            for ln in hunk:
+                value = ln.value[:-1] if ln.value.endswith("\n") else ln.value
+                if ln.is_removed:
+                    block.append(DiffLine("del", value, old=ln.source_line_no))
+                elif ln.is_added:
+                    block.append(DiffLine("add", value, new=ln.target_line_no))
+                elif ln.line_type == "\\":
+                    flush()
+                    out.append(DiffLine("note", "\\" + value))
+                else:
+                    flush()
+                    out.append(DiffLine("context", value, old=ln.source_line_no, new=ln.target_line_no))
     flush()
     return [ln if ln.segments else DiffLine(ln.kind, ln.text, ln.old, ln.new, (Segment(ln.text),))
             for ln in out]
