@@ -14,11 +14,11 @@ from datetime import date
 from memgit import ops
 from memgit.dream import lexicon as lx
 from memgit.dream.scoring import capacity_confidence
+from memgit.dream.verify import MAX_REMOVED, removed_lines
 from memgit.dream.signals import Candidate, Context, Item, entry_evidence
 from memgit.errors import MemgitError
 from memgit.ops import Operation
 
-MAX_REMOVED = 12  # lines one proposal may delete from a memory file: what a person can review
 PHASE = {"prune": 0, "refresh": 1, "merge": 2, "move": 3, "consolidate": 4, "append": 5}
 
 
@@ -42,10 +42,6 @@ def value(ctx: Context, it: Item) -> float:
     return importance * math.log(2 + refs) / (1 + max(age, 0) / half_life)
 
 
-def _lines(text: str) -> int:
-    return sum(1 for ln in text.split("\n") if ln.strip())
-
-
 def _bundle_forced(chosen: list[Candidate]) -> list[Candidate]:
     """More operations than a run may make, and a file must get back under its budget: each file's
     capacity prunes become proposals with several targets, each small enough to review; what does
@@ -54,7 +50,8 @@ def _bundle_forced(chosen: list[Candidate]) -> list[Candidate]:
     for c in chosen:
         if c.forced:
             groups = by_file.setdefault(c.op.file, [[]])
-            if sum(_lines(t) for g in groups[-1] for t in g.op.targets) + _lines(c.op.targets[0]) > MAX_REMOVED:
+            held = sum(removed_lines(t) for g in groups[-1] for t in g.op.targets)
+            if held + removed_lines(c.op.targets[0]) > MAX_REMOVED:
                 groups.append([])
             groups[-1].append(c)
     out = [c for c in chosen if not c.forced]
@@ -103,12 +100,17 @@ def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops:
     claimed: set[tuple[str, str]] = set()
     seen_fp: set[str] = set()
 
+    deltas: dict[str, dict[str, int] | None] = {}
+
     def delta(op: Operation) -> dict[str, int] | None:
-        new = _apply_all(files, op, protected)
-        if new is None or new == files:
-            return None
-        return {n: _chars(new.get(n)) - _chars(files.get(n)) for n in set(new) | set(files)
+        """How many characters `op` changes in each file it touches (None: it does not apply); memoised."""
+        fp = op.fingerprint
+        if fp not in deltas:
+            new = _apply_all(files, op, protected)
+            deltas[fp] = None if new is None or new == files else {
+                n: _chars(new.get(n)) - _chars(files.get(n)) for n in set(new) | set(files)
                 if new.get(n) != files.get(n)}
+        return deltas[fp]
 
     for c in order:
         fp = c.op.fingerprint
@@ -144,7 +146,7 @@ def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops:
         # only what the person marked expendable (P2) and small enough to review is pruned for room;
         # over budget never means deleting identity, rules or untagged facts (janitor moves sections)
         pool = [it for it in ctx.items if it.entry.file == name and not it.frozen and it.entry.priority == "P2"
-                and _lines(it.entry.text) <= MAX_REMOVED and (name, it.entry.text) not in claimed]
+                and removed_lines(it.entry.text) <= MAX_REMOVED and (name, it.entry.text) not in claimed]
         pool.sort(key=lambda it: (value(ctx, it), it.entry.date or date.min))
         for it in pool:
             if size.get(name, 0) <= limit:
@@ -171,13 +173,12 @@ def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops:
     if len(chosen) > max_ops:
         chosen = _bundle_forced(chosen)
     kept = chosen[:max_ops]
-    kept_fp = {c.op.fingerprint for c in kept}
     for c in chosen[max_ops:]:
         skipped.append((c, f"over the limit of {max_ops} operations per run"))
     # projected sizes after the kept operations (a bundle's delta is its members' sum)
     after = dict(before)
     for c in kept:
-        for n, x in (delta(c.op) or {}).items() if c.op.fingerprint in kept_fp else ():
+        for n, x in (delta(c.op) or {}).items():
             after[n] = after.get(n, 0) + x
     skipped.sort(key=lambda x: -x[0].score)
     return Selection(kept, skipped, before, after, forced)

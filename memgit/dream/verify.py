@@ -109,7 +109,8 @@ def _entry(doc: Document, target: str) -> Entry:
     return hits[0]
 
 
-def _lines(text: str) -> int:
+def removed_lines(text: str) -> int:
+    """The lines a diff shows deleted when `text` (an entry) is removed: its non-blank lines."""
     return sum(1 for ln in text.split("\n") if ln.strip())
 
 
@@ -152,7 +153,7 @@ def check(op: Operation, ground: Ground) -> None:
             raise Fail(f"{op.file} line {e.line} is identity or a marked rule, never changed automatically")
         if (op.file, e.text) in ground.open_targets or (op.file, hash_target(e.text)) in ground.open_targets:
             raise Fail(f"{op.file} line {e.line} is already the target of an open proposal")
-    removed = sum(_lines(e.text) for e in entries)
+    removed = sum(removed_lines(e.text) for e in entries)
     if op.op in ("prune", "merge", "refresh") and removed > ground.max_removed:
         raise Fail(f"it would delete {removed} lines of {op.file}, more than the {ground.max_removed} a person "
                    f"can review in one proposal")
