@@ -94,23 +94,15 @@ def recurring(ctx: Context) -> list[Candidate]:
     out = []
     primary = ctx.col.docs.get(ctx.primary)
     for members in groups.values():
-        if len({o.day for o in members}) < 2:
+        if len({o.day for o in members}) < 2 or len(_shared_by_days(ctx, members)[1]) < 2:
             continue
         # chatter, one-off exceptions and "nothing new" lines recur but are not lessons (checked only
-        # here, on lines that recur at all: the patterns are costly to run over every line)
+        # here, on groups that could be lessons at all: the patterns are costly to run over every line)
         members = [o for o in members if not NOT_LESSON.search(fold(o.text))]
         days = sorted({o.day for o in members})
         if len(days) < 2:
             continue
-        by_day: dict[date, set[str]] = {}
-        for o in members:
-            by_day.setdefault(o.day, set()).update(o.terms)
-        counts: dict[str, int] = {}
-        for ts in by_day.values():
-            for t in ts:
-                counts[t] = counts.get(t, 0) + 1
-        core = frozenset(t for t, c in counts.items() if c >= 2)
-        anchors = [t for t in core if ctx.anchor(t)]
+        core, anchors = _shared_by_days(ctx, members)
         if len(anchors) < 2:
             continue
         # a remedy done again counts as the rule's recurrence once one line states the rule (or the
@@ -158,6 +150,19 @@ def recurring(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
     return out
+
+
+def _shared_by_days(ctx: Context, members: list[Observation]) -> tuple[frozenset[str], list[str]]:
+    """The terms found on two or more of the members' days, and the specific ones among them."""
+    by_day: dict[date, set[str]] = {}
+    for o in members:
+        by_day.setdefault(o.day, set()).update(o.terms)
+    counts: dict[str, int] = {}
+    for ts in by_day.values():
+        for t in ts:
+            counts[t] = counts.get(t, 0) + 1
+    core = frozenset(t for t, c in counts.items() if c >= 2)
+    return core, [t for t in core if ctx.anchor(t)]
 
 
 def _remedy(o: Observation, may: bool, core: frozenset[str], stated: bool) -> bool:
