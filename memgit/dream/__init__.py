@@ -77,14 +77,12 @@ class DreamReport:
         return d
 
 
-def _decisions(ws: Workspace) -> list:
+def _decisions(props: list) -> list:
     """Texts a person approved into memory (as proposed or as they edited them), with the day."""
     from datetime import datetime, timezone
 
-    from memgit import proposals
-
     out = []
-    for p in proposals.list_proposals(ws, include_closed=True, check=False):
+    for p in props:
         if p.status == "approved" and p.op.text and p.op.op in verify.WRITES:
             day = datetime.fromtimestamp(p.created, timezone.utc).date()
             out.append(verify.Decision(p.op.file, p.op.text, day))
@@ -121,8 +119,9 @@ def dream(ws: Workspace, now: date, dry_run: bool = False, backend: str | None =
                 backend = "offline"
             else:
                 raise
-        open_props = proposals.list_proposals(ws, check=False)
-        ground = verify.build(col.docs, col.observations, [p.op for p in open_props], _decisions(ws))
+        every = proposals.list_proposals(ws, include_closed=True, check=False)  # read once: open and closed
+        open_props = [p for p in every if p.status == "open"]
+        ground = verify.build(col.docs, col.observations, [p.op for p in open_props], _decisions(every))
         candidates, gated = verify.gate(candidates, ground)
         extra = {**extra, "dropped": [*extra.get("dropped", []), *gated]}
         known = {p.op.fingerprint for p in open_props}

@@ -32,7 +32,7 @@ from datetime import date
 from memgit import sensitive
 from memgit.dream.gate import dropped as drop_record, normalise
 from memgit.lifecycle.priority import is_core
-from memgit.memory import Document, Entry
+from memgit.memory import Document, Entry, entry_body
 from memgit.ops import HASHED, Operation, hash_target
 
 MAX_REMOVED = 12
@@ -90,8 +90,6 @@ def build(docs: Mapping[str, Document], observations: Iterable, open_ops: Iterab
 
 
 def _key(text: str) -> str:
-    from memgit.memory import entry_body
-
     return normalise(entry_body(text))
 
 
@@ -129,8 +127,6 @@ def _balanced(text: str) -> bool:
 
 
 def _label(text: str) -> str | None:
-    from memgit.memory import entry_body
-
     m = LABEL_MARKUP_RE.match(entry_body(text))
     return m.group(1) if m else None
 
