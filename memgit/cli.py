@@ -280,11 +280,16 @@ def proposals_cmd(ctx, show_all, as_json):
 
     ws = _ws(ctx)
     items = proposals.list_proposals(ws, include_closed=show_all)
+    bad = proposals.unreadable(ws)
     if as_json:
-        echo_json([p.to_dict() for p in items])
+        echo_json([p.to_dict() for p in items] + [{"id": i, "status": "unreadable", "why": why}
+                                                  for i, why in bad])
         return
+    for i, why in bad:
+        click.echo(f"{style(i, fg='red')}  unreadable: {why}; `memgit reject {i}` closes it")
     if not items:
-        click.echo("No open proposals." if not show_all else "No proposals.")
+        if not bad:
+            click.echo("No open proposals." if not show_all else "No proposals.")
         return
     for p in items:
         conf = f"{p.op.confidence:.2f}" if p.op.confidence is not None else "  - "
@@ -348,14 +353,19 @@ def show(ctx, proposal_id, as_json):
 @click.argument("ids", nargs=-1)
 @click.option("--all", "all_", is_flag=True, help="Approve every open proposal.")
 @click.option("--min-confidence", type=click.FloatRange(0, 1), help="With --all: only these confident ones.")
+@click.option("--allow-p0", is_flag=True,
+              help="Let the proposals named by id change P0 entries or protected sections.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_context
-def approve(ctx, ids, all_, min_confidence, as_json):
+def approve(ctx, ids, all_, min_confidence, allow_p0, as_json):
     """Merge proposals into main (re-applied to the current main).
 
     A proposal whose target entry changed or vanished is refused with its
     reason and stays open. With --all, refused ones are reported and the rest
-    approved; naming an id that is refused exits 1.
+    approved; naming an id that is refused exits 1. Every guard runs again
+    here: a proposal whose commit shows another change than its record, that
+    changes a file other than memory, or writes sensitive data is refused; one
+    that changes a P0 entry or a protected section needs its id and --allow-p0.
 
     Example: memgit approve 1a2b3c4d   |   memgit approve --all --min-confidence 0.8
     """
@@ -363,6 +373,8 @@ def approve(ctx, ids, all_, min_confidence, as_json):
 
     if bool(ids) == bool(all_):
         raise MemgitError("name proposal ids or give --all (not both); `memgit proposals` lists them.")
+    if allow_p0 and all_:
+        raise MemgitError("--allow-p0 applies only to proposals named by id; give their ids.")
     for i in ids:
         proposals.check_id(i)
     ws = _ws(ctx)
@@ -372,7 +384,7 @@ def approve(ctx, ids, all_, min_confidence, as_json):
         else:
             click.echo("Nothing to approve: no open proposals.")
         return
-    r = proposals.approve(ws, list(ids), min_confidence)
+    r = proposals.approve(ws, list(ids), min_confidence, allow_p0=allow_p0)
     wake = _wake_check(ws, r.approved)
     _flush_warnings(ws)
     if as_json:
@@ -412,7 +424,13 @@ def reject(ctx, ids, reason):
     for i in ids:
         proposals.check_id(i)
     ws = _ws(ctx)
-    for p in proposals.reject(ws, list(ids), reason):
+    bad = dict(proposals.unreadable(ws))
+    done = proposals.reject(ws, list(ids), reason)
+    for i in ids:
+        for pid in bad:
+            if pid.startswith(i):
+                click.echo(f"Rejected {style(pid, fg='red')}: unreadable ({bad[pid]})")
+    for p in done:
         click.echo(f"Rejected {style(p.id, fg='red')}: {p.title}")
 
 

@@ -55,14 +55,27 @@ def append(repo: Repo, kind: str, data: dict) -> Event:
     return ev
 
 
+# the fields memgit's own events carry, by type: an event pulled from a remote that breaks them is
+# shown as unreadable and changes no state (it may come from anyone with write access)
+_STR = ("kind", "at", "summary", "id", "by", "commit", "fingerprint", "op", "file", "reason", "run",
+        "remote", "main")
+_STR_LIST = ("ids", "files")
+
+
 def _parse(message: str, sha: str) -> Event | None:
     head, _, body = message.partition("\n\n")
     try:
         d = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(d, dict):
         return None
+    bad = [k for k in _STR if d.get(k) is not None and not isinstance(d[k], str)]
+    bad += [k for k in _STR_LIST if d.get(k) is not None
+            and not (isinstance(d[k], list) and all(isinstance(x, str) for x in d[k]))]
+    if bad:
+        return Event("unreadable", {"summary": f"an event whose {bad[0]!r} is malformed ({sha[:8]})",
+                                    "at": d["at"] if isinstance(d.get("at"), str) else ""}, sha)
     kind = d.pop("kind", head.split(":")[0].replace("memgit ", ""))
     return Event(kind, d, sha)
 

@@ -110,6 +110,9 @@ class Operation:
 
     @classmethod
     def from_dict(cls, d: dict) -> Operation:
+        """An operation from its JSON record, checked field by field: records arrive from remotes, so
+        a field of the wrong type or shape is a MemgitError, never a crash later."""
+        _check_record(d)
         known = {"op", "file", "targets", "text", "section", "dest", "confidence", "reason", "evidence",
                  "origin", "run"}
         return cls(
@@ -122,6 +125,36 @@ class Operation:
 
     def with_(self, **kw) -> Operation:
         return replace(self, **kw)
+
+
+def _check_record(d: object) -> None:
+    def bad(what: str) -> MemgitError:
+        return MemgitError(f"the proposal record's {what}; reject the proposal.")
+
+    if not isinstance(d, dict):
+        raise bad("body is not an object")
+    if not isinstance(d.get("op"), str) or not isinstance(d.get("file"), str):
+        raise bad("'op' and 'file' must be strings")
+    for key in ("text", "section", "dest", "reason", "origin", "run", "leave"):
+        if d.get(key) is not None and not isinstance(d[key], str):
+            raise bad(f"'{key}' must be a string")
+    if d.get("origin") not in (None, "", *ORIGINS):
+        raise bad("'origin' is not one memgit writes")
+    targets = d.get("targets")
+    if targets is not None and not (isinstance(targets, list) and all(isinstance(t, str) for t in targets)):
+        raise bad("'targets' must be a list of strings")
+    conf = d.get("confidence")
+    if conf is not None and (isinstance(conf, bool) or not isinstance(conf, (int, float)) or not 0 <= conf <= 1):
+        raise bad("'confidence' must be a number from 0 to 1")
+    evidence = d.get("evidence")
+    if evidence is not None and not (isinstance(evidence, list) and all(
+            isinstance(e, dict) and isinstance(e.get("source"), str) and isinstance(e.get("quote"), str)
+            for e in evidence)):
+        raise bad("'evidence' must be a list of {source, quote} strings")
+    files = d.get("files")
+    if files is not None and not (isinstance(files, list) and all(
+            isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f) for f in files)):
+        raise bad("'files' must be a list of [from, to] paths")
 
 
 def hash_target(text: str) -> str:
@@ -159,13 +192,14 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
           protected: tuple[str, ...] = (), allow_p0: bool = False) -> dict[str, bytes | None]:
     """Apply `op` to files read through `read(path)`; return {path: new bytes, or None to delete}.
 
-    Raises ConflictError when a target no longer matches exactly one entry, and
-    when an automated operation would touch a P0 or protected entry.
+    Raises ConflictError when a target no longer matches exactly one entry, and when the
+    operation would touch a P0 or protected entry unless `allow_p0` (the caller's decision: a
+    person who asked for it; never a field of the record, which may come from anyone).
     """
     # a record may come from a pulled proposal: a path leaving the workspace (or into .git) would
     # put '..' in main's tree and wedge every later command
     for path in () if op.extra.get("files") else (op.file, op.dest):
-        if path is not None and not _safe_path(path):
+        if path is not None and not safe_path(path):
             raise MemgitError(f"the operation names the path {path!r} outside the workspace; reject it.")
     if op.op == "append":
         # a file memgit keeps beside memory (reflections, the dream diary): add text at its end
@@ -194,11 +228,11 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
             raise ConflictError(f"{op.file} no longer exists; reject this proposal.")
     doc = parse(op.file, data, protected)
     targets = [_target(doc, t, op) for t in op.targets]
-    if not allow_p0 and op.origin != "manual":
+    if not allow_p0:
         for t in targets:
             if t.frozen:
-                raise ConflictError(f"{op.file} line {t.line} is P0 or protected and is never changed "
-                                    f"automatically.")
+                raise ConflictError(f"{op.file} line {t.line} is P0 or protected: it changes only when a "
+                                    f"person approves that by id with `memgit approve ID --allow-p0`.")
     if op.op == "prune":
         if not targets:
             raise MemgitError("prune needs at least one target entry.")
@@ -218,8 +252,9 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
         if op.section:
             hits = [s for s in doc.sections if s.title.casefold() == op.section.casefold()]
             section = hits[0] if hits else None
-            if section is not None and section.protected and op.origin != "manual":
-                raise ConflictError(f"section {op.section!r} of {op.file} is protected.")
+            if section is not None and section.protected and not allow_p0:
+                raise ConflictError(f"section {op.section!r} of {op.file} is protected: it changes only when a "
+                                    f"person approves that by id with `memgit approve ID --allow-p0`.")
         # the entry is already there (say, the agent wrote it meanwhile): no change, not a duplicate
         if _norm(entry_body(op.text)) in doc.normalized_bodies:
             return {op.file: data}
@@ -243,7 +278,7 @@ def _move_files(files: list, read: Callable[[str], bytes | None]) -> dict[str, b
     """Rename whole files, bytes unchanged; refuse if a source vanished or a destination exists."""
     pairs = []
     for pair in files:
-        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(_safe_path(x) for x in pair)):
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(safe_path(x) for x in pair)):
             raise MemgitError(f"the move record holds a bad file pair {pair!r}; reject this proposal.")
         pairs.append((pair[0], pair[1]))
     paths = [p for pair in pairs for p in pair]
@@ -261,6 +296,9 @@ def _move_files(files: list, read: Callable[[str], bytes | None]) -> dict[str, b
     return out
 
 
-def _safe_path(p: object) -> bool:
-    return (isinstance(p, str) and bool(p) and not p.startswith(("/", "\\")) and "\\" not in p
-            and all(part not in ("", ".", "..", ".git") for part in p.split("/")))
+def safe_path(p: object) -> bool:
+    """A relative path inside the workspace that names no .git (in any case, as case-insensitive file
+    systems read it) and no '..'."""
+    return (isinstance(p, str) and bool(p) and not p.startswith(("/", "\\")) and "\\" not in p and "\0" not in p
+            and all(part not in ("", ".", "..") and part.casefold().rstrip(" .") != ".git"
+                    for part in p.split("/")))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from memgit import journal, ops
@@ -78,13 +78,22 @@ def _message(op: Operation, pid: str) -> str:
 
 
 def _record(message: str) -> Operation | None:
+    return read_record(message)[0]
+
+
+def read_record(message: str) -> tuple[Operation | None, str]:
+    """The Operation a proposal commit carries, or (None, why it cannot be read)."""
     for line in reversed(message.splitlines()):
         if line.startswith(RECORD):
             try:
-                return Operation.from_dict(json.loads(line[len(RECORD):]))
-            except (ValueError, KeyError, TypeError, MemgitError):
-                return None
-    return None
+                return Operation.from_dict(json.loads(line[len(RECORD):])), ""
+            except ValueError:
+                return None, "its record is not valid JSON"
+            except MemgitError as e:
+                return None, str(e).removeprefix("the proposal ").rstrip(".").split("; reject")[0]
+            except (KeyError, TypeError):
+                return None, "its record lacks a field"
+    return None, "it carries no record"
 
 
 def check_id(pid: str) -> str:
@@ -112,13 +121,79 @@ def _redact_op(op: Operation) -> Operation:
     return op.with_(evidence=ev, reason=sensitive.redact(op.reason))
 
 
+def _shown(op: Operation) -> Operation:
+    """A loaded record as it may be displayed: every word it carries redacted (a record with a secret
+    in its text then no longer matches its commit, so it is also refused at approval)."""
+    from memgit import sensitive
+
+    op = _redact_op(op)
+    text = sensitive.redact(op.text) if op.text else op.text
+    section = sensitive.redact(op.section) if op.section else op.section
+    return op if (text, section) == (op.text, op.section) else op.with_(text=text, section=section)
+
+
 def _reader(ws: Workspace, commit: str):
     return lambda path: ws.repo.read(commit, path)
 
 
-def _changes(ws: Workspace, op: Operation, commit: str) -> dict[str, bytes | None]:
-    out = ops.apply(op, _reader(ws, commit), ws.config.memory.protected_sections)
+def _changes(ws: Workspace, op: Operation, commit: str, allow_p0: bool) -> dict[str, bytes | None]:
+    out = ops.apply(op, _reader(ws, commit), ws.config.memory.protected_sections, allow_p0=allow_p0)
     return {p: d for p, d in out.items() if d != ws.repo.read(commit, p)}
+
+
+def _tree_after(ws: Workspace, op: Operation, commit: str, allow_p0: bool) -> tuple[str, dict]:
+    changes = _changes(ws, op, commit, allow_p0)
+    blobs = {path: (ws.repo.write_blob(d) if d is not None else None) for path, d in changes.items()}
+    return ws.repo.tree_with(ws.repo.tree_of(commit), blobs), changes
+
+
+def check_record(ws: Workspace, p: Proposal) -> None:
+    """What a person reviews is what approval applies: the proposal commit's diff (what `show`, `pr`
+    and the web page display) must be exactly the change its record makes on the commit's base.
+
+    A branch pushed by anyone with access to a remote can pair a harmless diff with another
+    record; such a proposal is refused, never approved.
+    """
+    try:
+        if not p.base:
+            raise MemgitError("no base")
+        tree, _ = _tree_after(ws, p.op, p.base, allow_p0=True)
+    except MemgitError:
+        raise MemgitError(f"proposal {p.id}'s record does not apply to the main it was made against, so "
+                          f"its diff cannot be trusted; reject it.") from None
+    if tree != ws.repo.tree_of(p.commit):
+        raise MemgitError(f"proposal {p.id} shows a different change than its record makes (the branch "
+                          f"was altered); reject it.")
+
+
+def _allowed_path(ws: Workspace, path: str) -> bool:
+    """A file an approval may change: memory files and the folders memgit keeps beside them."""
+    from memgit.lifecycle.diary import DIARY
+
+    mem = ws.config.memory
+    if path in ws.memory_files or path == DIARY:
+        return True
+    if not ops.safe_path(path) or not path.endswith(".md"):
+        return False
+    dirs = {d.strip("/") for d in (mem.logs_dir, mem.archive_dir, mem.reference_dir, "reflections") if d}
+    return any(path.startswith(d + "/") for d in dirs)
+
+
+def _guard(ws: Workspace, p: Proposal, changes: dict[str, bytes | None], main: str) -> None:
+    """Every guard again at approval, whatever the record says of itself."""
+    from memgit import sensitive
+
+    for path in changes:
+        if not _allowed_path(ws, path):
+            raise MemgitError(f"proposal {p.id} changes {path}, which is not a memory file; reject it.")
+    _check_sensitive(p.op)
+    for path, data in changes.items():
+        if data is None:
+            continue
+        old = set((ws.repo.read(main, path) or b"").decode("utf-8", "replace").splitlines())
+        added = [ln for ln in data.decode("utf-8", "replace").splitlines() if ln not in old]
+        if added and sensitive.has_sensitive("\n".join(added)):
+            raise SensitiveDataError(f"proposal {p.id} would write sensitive data into {path}; reject it.")
 
 
 # -- queries ------------------------------------------------------------------
@@ -194,15 +269,31 @@ def _load(ws: Workspace, pid: str, sha: str, status: str, main: str | None, clos
     op = _record(info.message)
     if op is None:
         return None
-    applies, why = None, ""
+    # what the record says of itself is shown, never trusted: its words pass the filter on the way out
+    op = _shown(op)
+    base = info.parents[0] if info.parents else ""
+    p = Proposal(pid, op, sha, base, status, info.timestamp, None, "", closed or {})
     if status == "open" and main:
+        applies, why = True, ""
         try:
-            applies = bool(_changes(ws, op, main))
+            check_record(ws, p)
+            applies = bool(_changes(ws, op, main, allow_p0=True))
             why = "" if applies else "already in main"
         except MemgitError as e:
             applies, why = False, str(e)
-    return Proposal(pid, op, sha, info.parents[0] if info.parents else "", status, info.timestamp,
-                    applies, why, closed or {})
+        p = replace(p, applies=applies, why_not=why)
+    return p
+
+
+def unreadable(ws: Workspace) -> list[tuple[str, str]]:
+    """Open proposal branches whose record cannot be read (say, pulled from a remote): (id, why).
+    They are listed, never approved, and `reject` closes them."""
+    out = []
+    for ref, sha in ws.repo.refs(PROPOSAL_PREFIX.rstrip("/")).items():
+        op, why = read_record(ws.repo.commit_parents_message(sha)[1])
+        if op is None:
+            out.append((ref[len(PROPOSAL_PREFIX):], why))
+    return out
 
 
 def list_proposals(ws: Workspace, include_closed: bool = False, check: bool = True) -> list[Proposal]:
@@ -280,7 +371,11 @@ def create(ws: Workspace, operations: list[Operation], skip_known: bool = False)
                 continue
             raise ConflictError(f"the same change was {closed[pid]['status']} before (proposal {pid}); "
                                 f"it is not proposed again.")
-        changes = _changes(ws, op, main)
+        # the origin is trusted here, and only here: this process built the operation
+        changes = _changes(ws, op, main, allow_p0=op.origin == "manual")
+        bad = [path for path in changes if not _allowed_path(ws, path)]
+        if bad:
+            raise MemgitError(f"this {op.op} would change {bad[0]}, which is not a memory file; nothing proposed.")
         if not changes:
             if skip_known:
                 continue
@@ -314,8 +409,17 @@ class ApproveResult:
     commit: str | None
 
 
-def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) -> ApproveResult:
-    """Merge proposals into main, one merge commit each, re-applying each op to the current main."""
+def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None,
+            allow_p0: bool = False) -> ApproveResult:
+    """Merge proposals into main, one merge commit each, re-applying each op to the current main.
+
+    Each proposal's commit must show exactly the change its record makes (check_record), and every
+    guard runs again here whatever the record says of itself: memory files only, no sensitive data
+    written, no P0 or protected entry changed unless the person names the proposal and says
+    `allow_p0`.
+    """
+    if allow_p0 and not ids:
+        raise MemgitError("--allow-p0 applies only to proposals named by id; give their ids.")
     with ws.repo.lock():
         ws.prepare()
         if ids:
@@ -335,7 +439,9 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None) 
                 continue
             main = ws.main()
             try:
-                changes = _changes(ws, p.op, main)
+                check_record(ws, p)
+                changes = _changes(ws, p.op, main, allow_p0=allow_p0)
+                _guard(ws, p, changes, main)
             except MemgitError as e:
                 refused.append((p.id, str(e)))
                 continue
@@ -380,7 +486,7 @@ def _record_on(ws: Workspace, p: Proposal, main: str) -> str:
     applies) main's tree unchanged."""
     msg = ws.repo.info(p.commit).message
     try:
-        changes = _changes(ws, p.op, main)
+        changes = _changes(ws, p.op, main, allow_p0=True)
     except MemgitError:
         changes = {}
     blobs = {path: (ws.repo.write_blob(d) if d is not None else None) for path, d in changes.items()}
@@ -452,12 +558,18 @@ def _order(kind: str) -> int:
 
 
 def reject(ws: Workspace, ids: list[str], reason: str = "") -> list[Proposal]:
+    """Close open proposals without merging. A proposal whose record cannot be read (a malformed
+    branch pulled from a remote) is closed too, so it never stands in anyone's way."""
     from memgit import sensitive
 
     reason = sensitive.redact(reason)
     done = []
     with ws.repo.lock():
         for i in dict.fromkeys(ids):  # the same id twice is one rejection
+            bad = _unreadable_ref(ws, check_id(i))
+            if bad:
+                _close_unreadable(ws, *bad, reason)
+                continue
             p = get(ws, i, check=False)
             if p.status != "open":
                 raise MemgitError(f"proposal {p.id} is {p.status}, not open; nothing to reject.")
@@ -475,6 +587,24 @@ def reject(ws: Workspace, ids: list[str], reason: str = "") -> list[Proposal]:
             ])
             done.append(p)
     return done
+
+
+def _unreadable_ref(ws: Workspace, pid: str) -> tuple[str, str, str] | None:
+    refs = ws.repo.refs(PROPOSAL_PREFIX.rstrip("/"))
+    hits = [r for r in refs if r[len(PROPOSAL_PREFIX):].startswith(pid)]
+    if len(hits) != 1:
+        return None
+    op, why = read_record(ws.repo.commit_parents_message(refs[hits[0]])[1])
+    return None if op else (hits[0][len(PROPOSAL_PREFIX):], refs[hits[0]], why)
+
+
+def _close_unreadable(ws: Workspace, pid: str, sha: str, why: str, reason: str) -> None:
+    jparent = ws.repo.ref(JOURNAL)
+    jsha, _ = journal.prepare(ws.repo, "reject", {
+        "summary": f"{pid} (unreadable: {why})" + (f" — {reason}" if reason else ""), "id": pid,
+        "reason": reason or f"unreadable: {why}", "by": ws.repo.user()}, jparent)
+    ws.repo.update_refs([(PROPOSAL_PREFIX + pid, None, sha), (CLOSED_PREFIX + pid, sha, None),
+                         (JOURNAL, jsha, jparent)])
 
 
 def find_approval(ws: Workspace, pid: str) -> str:

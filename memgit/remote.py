@@ -27,7 +27,6 @@ working tree to the new main with `Workspace.sync_worktree()`, which merges
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -310,6 +309,8 @@ def pull(ws: Workspace, remote: str = "origin") -> PullReport:
         updates: list[tuple[str, str | None, str | None]] = []
         main = ws.main()
         report.main_before = report.main_after = main
+        if there.main and there.main != main:
+            _check_incoming(ws, main, there.main, remote)
         if not there.main:
             report.main = "none"
         elif there.main == main:
@@ -364,6 +365,29 @@ def pull(ws: Workspace, remote: str = "origin") -> PullReport:
             report.files = [f for f in changed.split("\0") if f]
             report.kept = ws.sync_worktree()
     return report
+
+
+def _check_incoming(ws: Workspace, main: str, theirs: str, remote: str) -> None:
+    """What the remote's main changes, checked before main moves: only memory files and the folders
+    memgit keeps beside them, and no path leaving the workspace or into .git. Anything else (a
+    hook, memgit.toml, a stray file) was never reviewed here, so nothing is pulled."""
+    base = ws.repo.git("merge-base", main, theirs, check=False).strip() or main
+    out = ws.repo.git("diff", "--no-renames", "--name-only", "-z", base, theirs)
+    mem = ws.config.memory
+    dirs = {d.strip("/") for d in (mem.logs_dir, mem.sessions_dir, mem.archive_dir, mem.reference_dir,
+                                   "reflections") if d}
+    from memgit.lifecycle.diary import DIARY
+
+    for path in (p for p in out.split("\0") if p):
+        if not ops.safe_path(path):
+            raise MemgitError(f"{remote}'s main holds the path {path!r}, outside the workspace or inside .git; "
+                              f"nothing was pulled: fix the remote's main by hand.")
+        if path in ws.memory_files or path == DIARY or any(path.startswith(d + "/") for d in dirs):
+            continue
+        stage = STAGE_PREFIX + stage_name(ws, remote) + "/main"
+        raise MemgitError(f"{remote}'s main changes {path}, which is not memory and no proposal approved; "
+                          f"nothing was pulled: inspect it with `git diff main {stage}` and merge it by hand "
+                          f"if you trust it.")
 
 
 def _count(ws: Workspace, a: str, b: str) -> int:
@@ -455,13 +479,7 @@ def _replay(ws: Workspace, path: str, data: bytes, base: str, tip: str, done: li
 
 
 def _operation(ws: Workspace, commit: str) -> Operation | None:
-    for line in reversed(ws.repo.info(commit).message.splitlines()):
-        if line.startswith(proposals.RECORD):
-            try:
-                return Operation.from_dict(json.loads(line[len(proposals.RECORD):]))
-            except (ValueError, KeyError, TypeError, MemgitError):
-                return None
-    return None
+    return proposals.read_record(ws.repo.commit_parents_message(commit)[1])[0]
 
 
 def _union(ours: bytes, base: bytes, theirs: bytes) -> bytes | None:

@@ -166,7 +166,12 @@ class Workspace:
             self.mark_synced(main)
             return []
         out = self.repo.git("diff", "--no-renames", "--name-only", "-z", synced, main)
+        from memgit.ops import safe_path
+
         changed = [p for p in out.split("\0") if p]
+        for p in [p for p in changed if not safe_path(p)]:  # never written: outside the workspace or in .git
+            changed.remove(p)
+            self.warnings.append(f"main holds the path {p!r}, outside the workspace or inside .git; not written.")
         kept = []
         olds = {p: self.repo.read(synced, p) for p in changed}
         news = {p: self.repo.read(main, p) for p in changed}

@@ -107,8 +107,9 @@ def test_a_target_must_match_a_whole_entry_not_a_substring():
         apply(Operation("prune", "MEMORY.md", ("Cloudflare tunnel",)), reader({"MEMORY.md": MEMORY}))
 
 
-def test_automated_operations_never_touch_p0_or_protected_entries():
-    for origin in ("offline", "anthropic"):
+def test_no_operation_touches_p0_or_protected_entries_unless_the_caller_allows_it():
+    # the record's origin is no pass: "manual" is what anyone crafting a record would write
+    for origin in ("offline", "anthropic", "manual"):
         with pytest.raises(ConflictError, match="P0"):
             apply(Operation("prune", "MEMORY.md", (HOST,), origin=origin), reader({"MEMORY.md": MEMORY}))
         with pytest.raises(ConflictError, match="protected"):
@@ -117,9 +118,9 @@ def test_automated_operations_never_touch_p0_or_protected_entries():
         with pytest.raises(ConflictError, match="protected"):
             apply(Operation("consolidate", "MEMORY.md", text="x", section="Notes", origin=origin),
                   reader({"MEMORY.md": MEMORY}), protected=("Notes",))
-    # a person may change P0 by hand, and allow_p0 lets a caller opt in
+    # the caller opts in (a person proposing it, or approving it by id with --allow-p0)
     assert HOST not in apply(Operation("prune", "MEMORY.md", (HOST,)),
-                             reader({"MEMORY.md": MEMORY}))["MEMORY.md"].decode()
+                             reader({"MEMORY.md": MEMORY}), allow_p0=True)["MEMORY.md"].decode()
     assert apply(Operation("prune", "MEMORY.md", (HOST,), origin="offline"), reader({"MEMORY.md": MEMORY}),
                  allow_p0=True)
 
