@@ -519,6 +519,10 @@ def hook(ctx, name):
     from memgit.workspace import find_root
 
     root = find_root(ctx.obj.get("dir") or Path.cwd())
+    from memgit.workspace import Workspace
+
+    for note in Workspace(root).catch_up_index():
+        click.echo(f"memgit: {note}", err=True)
     problems = check_staged(Repo(root), load_config(root).memory_files)
     if problems:
         for p in problems:

@@ -227,18 +227,83 @@ class Workspace:
                         return True
                 if fd is not None and _changed_since(f, fd, len(cur or b"")):
                     continue  # the agent wrote while we merged: start again from its bytes
-                atomic_write(f, merged)
-                if fd is not None:
-                    late = _read_fd(fd, len(cur or b""))
-                    if late:  # appended through a handle opened before the rename: carry it over
-                        with open(f, "ab") as out:
-                            out.write(late)
+                if fd is None:
+                    atomic_write(f, merged)
+                elif not self._write_in_place(path, cur or b"", merged):
+                    continue
                 return False
             finally:
                 if fd is not None:
                     os.close(fd)
         self.warnings.append(f"{path}: the agent kept writing; left as it is, the next command syncs it.")
         return True
+
+    def _write_in_place(self, path: str, cur: bytes, new: bytes) -> bool:
+        """Rewrite the agent's file in its own inode, so a handle the agent opened before (an append
+        handle above all) keeps writing into the file it reads; False if it changed meanwhile.
+
+        The agent's bytes are stored in git first and named in an intent file, so a kill in the middle
+        loses nothing: the next command's repair() finishes or restores the rewrite.
+        """
+        f = self.root / path
+        try:
+            fd = os.open(f, os.O_RDWR | os.O_NOFOLLOW)
+        except OSError:
+            return False
+        intent = self.repo.state_dir() / "sync-intent.json"
+        try:
+            if os.fstat(fd).st_size != len(cur) or _read_fd(fd) != cur:
+                return False
+            import json
+
+            atomic_write(intent, json.dumps({"path": path, "cur": self.repo.write_blob(cur),
+                                             "new": self.repo.write_blob(new)}).encode())
+            crashpoint("sync:before-rewrite")
+            _pwrite_all(fd, new, 0)
+            # an append that landed while we wrote sits beyond both versions: keep it after the new text
+            end = os.fstat(fd).st_size
+            top = max(len(cur), len(new))
+            late = _read_fd(fd, top) if end > top else b""
+            crashpoint("sync:before-truncate")
+            os.ftruncate(fd, len(new))
+            if late:
+                _pwrite_all(fd, late, len(new))
+            os.fsync(fd)
+            intent.unlink(missing_ok=True)
+            return True
+        finally:
+            os.close(fd)
+
+    def finish_rewrite(self) -> None:
+        """After a kill in the middle of an in-place rewrite: the file holds the new text followed by
+        the end of the old one (and maybe the agent's later appends); cut the leftover, keep the rest."""
+        import json
+
+        intent = self.repo.state_dir() / "sync-intent.json"
+        try:
+            d = json.loads(intent.read_text(encoding="utf-8"))
+            path, cur, new = d["path"], d["cur"], d["new"]
+            cur_b = self.repo.gp.odb.stream(bytes.fromhex(cur)).read()
+            new_b = self.repo.gp.odb.stream(bytes.fromhex(new)).read()
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError, KeyError, TypeError):
+            intent.rename(intent.with_suffix(".bad"))
+            self.warnings.append(f"{intent} was unreadable and was set aside.")
+            return
+        from memgit.ops import safe_path
+
+        f = self.root / path
+        if safe_path(path) and f.is_file():
+            data = f.read_bytes()
+            torn = new_b + cur_b[len(new_b):]
+            if len(cur_b) > len(new_b) and data.startswith(torn):
+                # in place again: the agent's handle still points at this inode
+                intent.unlink(missing_ok=True)
+                if not self._write_in_place(path, data, new_b + data[len(torn):]):
+                    self.warnings.append(f"{path}: the agent wrote while memgit finished an interrupted update; "
+                                         f"check the file for a leftover line.")
+        intent.unlink(missing_ok=True)
 
     def _prune_dirs(self, d: Path) -> None:
         """Remove folders a move or revert left empty (never the workspace root)."""
@@ -274,22 +339,58 @@ class Workspace:
         synced = self.synced()
         main = self.repo.ref(MAIN)
         stale_tree = not (synced is None or main is None or synced == main or self.repo.head_ref() != MAIN)
-        if not stale_tree and not self.repo.pending_intent():
+        rewrite = (self.repo.git_dir / "memgit" / "sync-intent.json").exists()
+        if not stale_tree and not self.repo.pending_intent() and not rewrite:
             return
         from memgit.errors import LockError
 
         try:
             with self.repo.lock(timeout=0):
                 self.warnings += self.repo.recover_refs()
+                self.finish_rewrite()
                 if self.repo.head_ref() == MAIN and self.repo.ref(MAIN):
                     self.sync_worktree()
         except LockError:
             pass
 
+    def catch_up_index(self) -> list[str]:
+        """In a hand `git commit` (the pre-commit hook): if a killed memgit command moved main but
+        left the working tree and index at the older main, finish that first and stage what it
+        changed into the index git is committing, so the commit can never undo an approval."""
+        synced, main = self.synced(), self.repo.ref(MAIN)
+        rewrite = (self.repo.git_dir / "memgit" / "sync-intent.json").exists()
+        if not main or self.repo.head_ref() != MAIN or not (self.repo.pending_intent() or rewrite or
+                                                              (synced and synced != main)):
+            return []
+        from memgit.errors import LockError
+
+        try:
+            with self.repo.lock(timeout=5):
+                notes = self.repo.recover_refs()
+                self.finish_rewrite()
+                synced, main = self.synced(), self.repo.ref(MAIN)
+                changed = []
+                if synced and main and synced != main and self.repo.ref(synced) \
+                        and self.repo.is_ancestor(synced, main):
+                    out = self.repo.git("diff", "--no-renames", "--name-only", "-z", synced, main)
+                    changed = [p for p in out.split("\0") if p]
+                self.sync_worktree()
+        except LockError:
+            return ["another memgit command is running; commit again when it is done."]
+        if changed:
+            # git gives the hook the index it commits (GIT_INDEX_FILE); stage into that one
+            import subprocess
+
+            subprocess.run(["git", "add", "-A", "--", *changed], cwd=self.root, capture_output=True, check=False)
+            notes.append(f"finished an interrupted memgit command first; its change to {', '.join(changed[:3])} "
+                         f"is in this commit.")
+        return notes + self.warnings
+
     def prepare(self) -> None:
         """Under the lock, before any change: repair the working tree, then snapshot live edits."""
         self.check_head()
         self.warnings += self.repo.recover_refs()
+        self.finish_rewrite()
         self.sync_worktree()
         self.snapshot()
 
@@ -316,6 +417,13 @@ def _read_fd(fd: int, offset: int = 0) -> bytes:
             return b"".join(chunks)
         chunks.append(b)
         offset += len(b)
+
+
+def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
+    view = memoryview(data)
+    while view:
+        n = os.pwrite(fd, view, offset)
+        view, offset = view[n:], offset + n
 
 
 def _changed_since(path: Path, fd: int, size: int) -> bool:

@@ -286,3 +286,87 @@ def test_kill_during_expire_and_janitor(tmp_path, command, point):
     assert sum(map(len, logs_before.values())) == sum(len(v) for k, v in after.items() if k in logs_before)
     if point == "snapshot:before-commit":
         assert "the agent wrote this just now" in (root / "MEMORY.md").read_text(encoding="utf-8")
+
+
+# -- an agent's open handle across an approval; the index after a kill -----------------------------
+AGENT = "- [P2] agent line {} through its open handle (2026-05-31)\n"
+
+
+def agent_lines(text: str) -> list[int]:
+    return [i for i in range(100) if AGENT.format(i) in text]
+
+
+def test_an_append_through_a_handle_opened_before_an_approval_is_kept(tmp_path):
+    ws = setup(tmp_path)
+    want = expected_after_all(ws, tmp_path)
+    with open(ws.root / "MEMORY.md", "a", encoding="utf-8") as handle:  # the agent's log handle
+        handle.write(AGENT.format(0))
+        handle.flush()
+        assert memgit(ws.root, "approve", "--all").returncode == 0
+        for i in range(1, 4):
+            handle.write(AGENT.format(i))
+            handle.flush()
+    text = (ws.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert agent_lines(text) == [0, 1, 2, 3]
+    assert "".join(line for line in text.splitlines(True) if "open handle" not in line) == want.decode()
+    with ws.repo.lock():
+        ws.prepare()  # what every changing command does first: snapshot the late lines
+    assert agent_lines(ws.repo.read(ws.main(), "MEMORY.md").decode()) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("point", ["sync:before-rewrite", "sync:before-truncate", "approve:after-refs"])
+def test_a_kill_while_rewriting_under_an_open_handle_loses_no_line(tmp_path, point):
+    ws = setup(tmp_path)
+    want = expected_after_all(ws, tmp_path)
+    with open(ws.root / "MEMORY.md", "a", encoding="utf-8") as handle:
+        handle.write(AGENT.format(0))
+        handle.flush()
+        p = memgit(ws.root, "approve", "--all", env={"MEMGIT_CRASH_AT": point})
+        assert p.returncode == 137, p.stderr
+        handle.write(AGENT.format(1))
+        handle.flush()
+        assert memgit(ws.root, "status").returncode == 0  # the next command repairs
+        handle.write(AGENT.format(2))
+        handle.flush()
+        assert memgit(ws.root, "approve", "--all").returncode == 0
+        handle.write(AGENT.format(3))
+        handle.flush()
+    fsck_clean(ws.root)
+    consistent(ws)
+    text = (ws.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert agent_lines(text) == [0, 1, 2, 3], text
+    assert "".join(line for line in text.splitlines(True) if "open handle" not in line) == want.decode()
+
+
+@pytest.mark.parametrize("how", [("add", "MEMORY.md"), ("commit-a",)])
+def test_a_hand_commit_after_a_kill_never_reverts_an_approval(tmp_path, how):
+    ws = setup(tmp_path)
+    p = memgit(ws.root, "approve", "--all", env={"MEMGIT_CRASH_AT": "approve:after-refs"})
+    assert p.returncode == 137
+    approved = ws.repo.read(ws.main(), "MEMORY.md").decode()
+    gone = set(MEMORY.splitlines()) - set(approved.splitlines())  # what the approval that landed removed
+    added = set(approved.splitlines()) - set(MEMORY.splitlines())
+    assert gone or added
+    # the person edits by hand and commits with plain git, no memgit command in between
+    with open(ws.root / "MEMORY.md", "a", encoding="utf-8") as f:
+        f.write("- [P2] added by hand (2026-05-31)\n")
+
+    def git(*args):
+        r = subprocess.run(["git", *args], cwd=ws.root, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        return r
+
+    if how[0] == "add":
+        git("add", "MEMORY.md")
+        r = git("commit", "-q", "-m", "hand edit")
+    else:
+        r = git("commit", "-q", "-a", "-m", "hand edit")
+    assert "interrupted memgit command" in r.stderr
+    committed = ws.repo.read(ws.main(), "MEMORY.md").decode()
+    assert "added by hand" in committed
+    assert not gone & set(committed.splitlines()) and added <= set(committed.splitlines())
+    assert (ws.root / "MEMORY.md").read_text(encoding="utf-8") == committed
+    assert memgit(ws.root, "status").returncode == 0
+    consistent(ws)
+    st = subprocess.run(["git", "status", "--porcelain"], cwd=ws.root, capture_output=True, text=True).stdout
+    assert "MEMORY.md" not in st
