@@ -257,3 +257,31 @@ def test_serve_cli_prints_the_url(workspace) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_proposal_pages_render_for_every_status(site) -> None:
+    ws, server, made = site
+    c = client(server)
+    refresh, prune = made["refresh"].id, made["prune"].id
+    page = c.get(f"/p/{refresh}")
+    assert page.status_code == 200 and 'class="badge st-open"' in page.text
+    assert post(c, f"/p/{prune}/reject", server, reason="the demo was extended").status_code == 303
+    assert post(c, f"/p/{refresh}/approve", server).status_code == 303
+    expect = {refresh: ("approved", None), prune: ("rejected", "the demo was extended")}
+    for pid, (status, reason) in expect.items():
+        page = c.get(f"/p/{pid}")
+        assert page.status_code == 200, (status, page.text)
+        meta = re.search(r'<p class="muted closed">(.*?)</p>', page.text, re.DOTALL).group(1)
+        assert f'class="badge st-{status}"' in page.text
+        assert meta.startswith(status.capitalize()) and "by Test Reviewer" in meta
+        assert re.search(r" at \d{4}-\d\d-\d\d \d\d:\d\d", meta), meta
+        assert (reason in meta) if reason else ":" not in meta.split(" by ")[-1]
+    assert f'action="/p/{refresh}/revert"' in c.get(f"/p/{refresh}").text
+    assert post(c, f"/p/{refresh}/revert", server).status_code == 303
+    html = c.get("/history").text
+    assert f'href="/p/{refresh}"' in html and f'href="/p/{prune}"' in html
+    page = c.get(f"/p/{refresh}")
+    assert page.status_code == 200 and 'class="badge st-reverted"' in page.text
+    meta = re.search(r'<p class="muted closed">(.*?)</p>', page.text, re.DOTALL).group(1)
+    assert meta.startswith("Reverted") and "by Test Reviewer" in meta and re.search(r" at \d{4}-", meta)
+    assert f'action="/p/{refresh}/revert"' not in page.text

@@ -275,17 +275,14 @@ class Handler(BaseHTTPRequestHandler):
                    reason=sensitive.redact(p.op.reason), view=view, lines=lines,
                    rows=common.side_by_side(lines) if view == "split" else [],
                    editable=common.editable(p), text=sensitive.redact(p.op.text or ""),
-                   closed={k: sensitive.redact(str(v)) for k, v in p.closed.items()
-                           if k in ("at", "by", "reason")},
+                   closed=_closed(p),
                    flash=self._flash(query))
 
     def _get_history(self, query: dict) -> None:
         ws = self._ws()
         events = [{"at": e.at[:19].replace("T", " "), "kind": e.kind, "summary": sensitive.redact(e.summary)}
                   for e in journal.events(ws.repo, limit=HISTORY_LIMIT)]
-        closed = [{**_summary(p), "at": str(p.closed.get("at", ""))[:19].replace("T", " "),
-                   "by": sensitive.redact(str(p.closed.get("by", ""))),
-                   "reason": sensitive.redact(str(p.closed.get("reason", "")))}
+        closed = [{**_summary(p), **_closed(p)}
                   for p in proposals.list_proposals(ws, include_closed=True, check=False) if p.status != "open"]
         closed.sort(key=lambda d: d["at"], reverse=True)
         self._page("review_history.html.j2", ws=ws, title="History", events=events, closed=closed,
@@ -327,6 +324,15 @@ def _summary(p: proposals.Proposal) -> dict:
             "title": sensitive.redact(p.title), "confidence": common.confidence(p), "age": common.age(p.created),
             "origin": p.op.origin, "status": p.status, "applies": p.applies is not False,
             "why_not": sensitive.redact(p.why_not), "branch": p.branch}
+
+
+def _closed(p: proposals.Proposal) -> dict:
+    """Who closed it, when and why; every key present, since approvals and reverts carry no reason."""
+    if p.status == "open":
+        return {}
+    return {"at": str(p.closed.get("at", ""))[:19].replace("T", " "),
+            "by": sensitive.redact(str(p.closed.get("by", ""))),
+            "reason": sensitive.redact(str(p.closed.get("reason", "")))}
 
 
 def _capacity(c) -> dict:
