@@ -285,3 +285,33 @@ def test_proposal_pages_render_for_every_status(site) -> None:
     meta = re.search(r'<p class="muted closed">(.*?)</p>', page.text, re.DOTALL).group(1)
     assert meta.startswith("Reverted") and "by Test Reviewer" in meta and re.search(r" at \d{4}-", meta)
     assert f'action="/p/{refresh}/revert"' not in page.text
+
+
+def test_a_burst_of_parallel_requests_is_served_without_resets(site) -> None:
+    import http.client
+
+    _, server, made = site
+    cookie = f"{server.cookie_name}={server.token}"
+    paths = ["/", f"/p/{made['refresh'].id}", "/history"]
+    n = 200
+    start = threading.Barrier(n)
+    statuses: list[int] = []
+    errors: list[str] = []
+
+    def one(i: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+        start.wait()
+        try:
+            conn.request("GET", paths[i % len(paths)], headers={"Cookie": cookie})
+            statuses.append(conn.getresponse().status)
+        except OSError as e:  # ConnectionResetError, BrokenPipeError, …
+            errors.append(type(e).__name__)
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and statuses == [200] * n, (len(errors), sorted(set(errors)))

@@ -60,6 +60,9 @@ class ReviewServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    # listen backlog: the default 5 resets connections when a page's burst of parallel requests
+    # (or a script) arrives faster than the accept loop; the kernel caps it at net.core.somaxconn
+    request_queue_size = 256
 
     def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 0,
                  log: Callable[[str], None] | None = None):
