@@ -115,9 +115,10 @@ def pr(ctx, proposal_id, part, as_json):
 def serve(ctx, host, port, no_open):
     """Review proposals in the browser: a local site with approve, reject, edit and revert.
 
-    Prints its address with a random access token (http://127.0.0.1:PORT/?token=…);
-    requests without the token are refused, and changes need the page's own
-    CSRF token. Stop it with Ctrl-C.
+    Prints its address: a random secret path and access token
+    (http://127.0.0.1:PORT/s/SECRET/?token=…); requests outside that path or
+    without the token are refused, and changes need the page's own CSRF token.
+    Stop it with Ctrl-C.
 
     Example: memgit serve --port 8765
     """

@@ -457,7 +457,7 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None,
                                                                     ws.repo.info(p.commit).message)
             merge = ws.repo.commit(tree, [main, record], msg)
             jparent = ws.repo.ref(JOURNAL)
-            jsha, _ = journal.prepare(ws.repo, "approve", {
+            jsha, event = journal.prepare(ws.repo, "approve", {
                 "summary": f"{p.id} {p.title}", "id": p.id, "by": user, "commit": merge,
                 "fingerprint": p.op.fingerprint, "op": p.op.op, "file": p.op.file}, jparent)
             crashpoint("approve:before-refs")
@@ -468,9 +468,8 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None,
                 (JOURNAL, jsha, jparent),
             ])
             crashpoint("approve:after-refs")
-            _advance_cache(ws, jparent, jsha, {p.id: {"status": "approved", "id": p.id, "by": user,
-                                                      "commit": merge, "fingerprint": p.op.fingerprint,
-                                                      "op": p.op.op, "file": p.op.file}})
+            # the same record a cold rebuild from the journal gives (its "at" included)
+            _advance_cache(ws, jparent, jsha, {p.id: {"status": "approved", **event.data}})
             approved.append(p)
         ws.sync_worktree()
         crashpoint("approve:after-worktree")

@@ -69,9 +69,9 @@ def test_approve_by_clicking_changes_main(site, page, tmp_path: Path) -> None:
     before = ws.main()
     p = made["refresh"]
     page.goto(server.url)
-    assert page.url == f"{server.base}/"           # the token moved into a cookie
+    assert page.url == server.home                 # the token moved into a cookie
     assert page.locator(".list .row").count() == 4  # header + 3 proposals
-    page.click(f"a[href='/p/{p.id}']")
+    page.click(f"a[href='{server.prefix}/p/{p.id}']")
     page.wait_for_url(f"**/p/{p.id}")
     assert page.locator("ins", has_text="已上线").count() >= 1
     shot = tmp_path / "review-page.png"
@@ -86,16 +86,16 @@ def test_approve_by_clicking_changes_main(site, page, tmp_path: Path) -> None:
     assert ws.main() != before
     assert COCKPIT_NEW in ws.repo.read(ws.main(), "MEMORY.md").decode()
     assert COCKPIT_NEW in (ws.root / "MEMORY.md").read_text()
-    assert page.locator(f"a[href='/p/{p.id}']").count() == 0
+    assert page.locator(f"a[href='{server.prefix}/p/{p.id}']").count() == 0
 
 
 def test_reject_with_a_reason_and_side_by_side(site, page) -> None:
     ws, server, made = site
     p = made["prune"]
     page.goto(server.url)
-    page.goto(f"{server.base}/p/{made['refresh'].id}?view=split")
+    page.goto(f"{server.base}{server.prefix}/p/{made['refresh'].id}?view=split")
     assert page.locator("td.del del").count() >= 1 and page.locator("td.add ins").count() >= 1
-    page.goto(f"{server.base}/p/{p.id}")
+    page.goto(f"{server.base}{server.prefix}/p/{p.id}")
     page.click("summary:has-text('Reject')")
     page.fill("input[name=reason]", "the demo was extended")
     page.click("button.reject")
@@ -106,5 +106,46 @@ def test_reject_with_a_reason_and_side_by_side(site, page) -> None:
 
 def test_a_page_without_the_token_is_refused(site, page) -> None:
     _, server, _ = site
-    response = page.goto(f"{server.base}/")
-    assert response.status == 403
+    assert page.goto(server.home).status == 403
+    assert page.goto(f"{server.base}/?token={server.token}").status == 403   # the token alone, outside the prefix
+
+
+def test_the_token_never_reaches_another_local_server(site, page) -> None:
+    """Cookies ignore ports: a second server on 127.0.0.1 must still receive nothing of memgit's."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    _, server, made = site
+    seen: list[str] = []
+
+    class Spy(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(f"GET {self.path}\n{self.headers}")
+            body = b"<!doctype html><title>other</title><p>another local service</p>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args) -> None:
+            pass
+
+    spy = ThreadingHTTPServer(("127.0.0.1", 0), Spy)
+    threading.Thread(target=spy.serve_forever, daemon=True).start()
+    try:
+        page.goto(server.url)
+        assert page.locator(".list .row").count() == 4   # signed in: the cookie is set
+        page.goto(f"{server.base}{server.prefix}/p/{made['refresh'].id}")
+        assert page.locator("button.approve").count() == 1
+        other = f"http://127.0.0.1:{spy.server_address[1]}"
+        for path in ("/", f"/p/{made['refresh'].id}", "/history", "/s/"):
+            assert page.goto(other + path).status == 200
+        assert len(seen) >= 4
+        for request in seen:
+            assert server.token not in request and server.csrf not in request, request
+            assert "cookie:" not in request.lower() and "memgit" not in request.lower(), request
+        [cookie] = page.context.cookies()
+        assert cookie["path"] == server.prefix and cookie["httpOnly"] and cookie["sameSite"] == "Strict"
+    finally:
+        spy.shutdown()
+        spy.server_close()

@@ -3,8 +3,12 @@
 Pages are jinja2 templates (`templates/review_*.html.j2`, autoescaped: memory
 text is untrusted). Security model:
 
+- every page lives under a random secret path prefix (`/s/<random>/…`); a request
+  outside it is refused (403);
 - every request must carry the server's random access token, as `?token=` or,
-  after the first visit, in a cookie (HttpOnly, SameSite=Strict); otherwise 403;
+  after the first visit, in a cookie (HttpOnly, SameSite=Strict) whose Path is that
+  prefix. Cookies ignore ports, so a cookie with Path=/ would also go to every other
+  service on the same host; scoped to a path no other server knows, it never leaves;
 - GET never changes anything; every change is a POST carrying a second,
   separate CSRF token embedded in the page's forms (and, when the browser
   sends them, a same-origin Origin and Sec-Fetch-Site);
@@ -60,12 +64,16 @@ class ReviewServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    # listen backlog: the default 5 resets connections when a page's burst of parallel requests
+    # (or a script) arrives faster than the accept loop; the kernel caps it at net.core.somaxconn
+    request_queue_size = 256
 
     def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 0,
                  log: Callable[[str], None] | None = None):
         self.root = Path(root)
         self.host = host
         self.token = secrets.token_urlsafe(32)
+        self.prefix = "/s/" + secrets.token_urlsafe(16)  # where every page lives; see the module docstring
         self.csrf = secrets.token_urlsafe(32)
         self.write_lock = threading.Lock()
         self.log = log
@@ -84,12 +92,17 @@ class ReviewServer(ThreadingHTTPServer):
         return f"http://{host}:{self.port}"
 
     @property
+    def home(self) -> str:
+        """The list page's address (without the token)."""
+        return f"{self.base}{self.prefix}/"
+
+    @property
     def url(self) -> str:
-        return f"{self.base}/?token={self.token}"
+        return f"{self.home}?token={self.token}"
 
     @property
     def cookie_name(self) -> str:
-        return f"memgit_token_{self.port}"  # cookies ignore ports: one name per server
+        return f"memgit_token_{self.port}"  # two servers' cookies never collide, whatever their paths
 
     @property
     def loopback(self) -> bool:
@@ -145,22 +158,23 @@ class Handler(BaseHTTPRequestHandler):
         if self.server.loopback and self.headers.get("Host", "") not in self.server.allowed_hosts():
             return self._plain(HTTPStatus.FORBIDDEN, "Forbidden: unexpected Host header.")
         url = urlsplit(self.path)
+        path = self._inside(url.path)
         query = parse_qs(url.query, keep_blank_values=True)
         from_query = query.get("token", [""])[0]
         given = from_query or self._cookie()
-        if not given or not hmac.compare_digest(given.encode(), self.server.token.encode()):
+        if path is None or not given or not hmac.compare_digest(given.encode(), self.server.token.encode()):
             return self._plain(HTTPStatus.FORBIDDEN, "Forbidden: open the address that `memgit serve` printed "
                                                      "(it carries the access token).")
         if method == "GET" and from_query:
             # keep the token out of the address bar and history: a cookie carries it from now on
             rest = urlencode([(k, v) for k, vs in query.items() if k != "token" for v in vs])
-            return self._redirect(url.path + ("?" + rest if rest else ""), set_cookie=True)
+            return self._redirect(path + ("?" + rest if rest else ""), set_cookie=True)
         for m, pattern, name in ROUTES:  # noqa: B007 - name is used after the loop
-            match = pattern.fullmatch(url.path)
+            match = pattern.fullmatch(path)
             if match and m == method:
                 break
         else:
-            known = any(p.fullmatch(url.path) for _, p, _ in ROUTES)
+            known = any(p.fullmatch(path) for _, p, _ in ROUTES)
             status = HTTPStatus.METHOD_NOT_ALLOWED if known else HTTPStatus.NOT_FOUND
             return self._page("review_error.html.j2", status, title=status.phrase,
                               message="There is no such page." if not known else "Use the page's buttons.")
@@ -171,6 +185,14 @@ class Handler(BaseHTTPRequestHandler):
                 return None
             return self._action(args["id"], args["action"], form)
         return getattr(self, "_get_" + name)(query, **args)
+
+    def _inside(self, path: str) -> str | None:
+        """The route part of a path under the server's secret prefix ("/" for the prefix itself), or None."""
+        prefix = self.server.prefix
+        head, rest = path[:len(prefix)], path[len(prefix):]
+        if not hmac.compare_digest(head.encode(), prefix.encode()) or (rest and not rest.startswith("/")):
+            return None
+        return rest or "/"
 
     def _cookie(self) -> str:
         raw = self.headers.get("Cookie")
@@ -226,15 +248,18 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _redirect(self, location: str, set_cookie: bool = False) -> None:
-        extra = {"Location": location}
+        """A 303 to `location`, a route path; the address sent is under the secret prefix."""
+        extra = {"Location": self.server.prefix + location}
         if set_cookie:
-            extra["Set-Cookie"] = (f"{self.server.cookie_name}={self.server.token}; Path=/; HttpOnly; "
-                                   f"SameSite=Strict")
+            # Path without a trailing slash: it matches the prefix and everything below it, nothing else
+            extra["Set-Cookie"] = (f"{self.server.cookie_name}={self.server.token}; Path={self.server.prefix}; "
+                                   f"HttpOnly; SameSite=Strict")
         self._headers(HTTPStatus.SEE_OTHER, "text/plain; charset=utf-8", 0, extra)
 
     def _page(self, template: str, status: int = HTTPStatus.OK, **ctx) -> None:
         ws = ctx.pop("ws", None)
-        base = {"root": str(self.server.root), "csrf": self.server.csrf, "flash": "", "nopen": None}
+        base = {"root": str(self.server.root), "csrf": self.server.csrf, "flash": "", "nopen": None,
+                "prefix": self.server.prefix}
         if ws is not None:
             base["nopen"] = len(proposals.list_proposals(ws, check=False))
         body = render(template, **{**base, **ctx}).encode("utf-8")
@@ -275,17 +300,14 @@ class Handler(BaseHTTPRequestHandler):
                    reason=sensitive.redact(p.op.reason), view=view, lines=lines,
                    rows=common.side_by_side(lines) if view == "split" else [],
                    editable=common.editable(p), text=sensitive.redact(p.op.text or ""),
-                   closed={k: sensitive.redact(str(v)) for k, v in p.closed.items()
-                           if k in ("at", "by", "reason")},
+                   closed=_closed(p),
                    flash=self._flash(query))
 
     def _get_history(self, query: dict) -> None:
         ws = self._ws()
         events = [{"at": e.at[:19].replace("T", " "), "kind": e.kind, "summary": sensitive.redact(e.summary)}
                   for e in journal.events(ws.repo, limit=HISTORY_LIMIT)]
-        closed = [{**_summary(p), "at": str(p.closed.get("at", ""))[:19].replace("T", " "),
-                   "by": sensitive.redact(str(p.closed.get("by", ""))),
-                   "reason": sensitive.redact(str(p.closed.get("reason", "")))}
+        closed = [{**_summary(p), **_closed(p)}
                   for p in proposals.list_proposals(ws, include_closed=True, check=False) if p.status != "open"]
         closed.sort(key=lambda d: d["at"], reverse=True)
         self._page("review_history.html.j2", ws=ws, title="History", events=events, closed=closed,
@@ -327,6 +349,15 @@ def _summary(p: proposals.Proposal) -> dict:
             "title": sensitive.redact(p.title), "confidence": common.confidence(p), "age": common.age(p.created),
             "origin": p.op.origin, "status": p.status, "applies": p.applies is not False,
             "why_not": sensitive.redact(p.why_not), "branch": p.branch}
+
+
+def _closed(p: proposals.Proposal) -> dict:
+    """Who closed it, when and why; every key present, since approvals and reverts carry no reason."""
+    if p.status == "open":
+        return {}
+    return {"at": str(p.closed.get("at", ""))[:19].replace("T", " "),
+            "by": sensitive.redact(str(p.closed.get("by", ""))),
+            "reason": sensitive.redact(str(p.closed.get("reason", "")))}
 
 
 def _capacity(c) -> dict:
