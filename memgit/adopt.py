@@ -106,8 +106,9 @@ def init(root: Path, layout: str | None = None) -> InitResult:
         wrote = True
     elif text is None:
         wrote = write_default_config(root)
-    load_config(root)  # a broken config is reported before anything is committed
+    cfg = load_config(root)  # a broken config is reported before anything is committed
     hooks = install_hooks(repo)
+    install_filter(repo, cfg)
     ws = Workspace(root)
     commit = None
     with repo.lock():
@@ -147,6 +148,32 @@ def _measure(ws, layout: str | None) -> list[dict]:
     return out
 
 
+def install_filter(repo: Repo, cfg) -> None:
+    """The clean filter (memgit.gitfilter) in .git/config, and the paths it covers in .gitattributes:
+    memory files, logs, transcripts and the folders memgit moves them to."""
+    from memgit import gitfilter
+
+    repo.git("config", f"filter.{gitfilter.NAME}.process", f'"{sys.executable}" -m memgit hook filter')
+    repo.git("config", f"filter.{gitfilter.NAME}.required", "true")
+    mem = cfg.memory
+    paths = list(dict.fromkeys([*cfg.memory_files, *(d.strip("/") + "/" for d in (
+        mem.logs_dir, mem.sessions_dir, mem.archive_dir, mem.reference_dir, "reflections") if d.strip("/"))]))
+    path = repo.root / ".gitattributes"
+    try:
+        current = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        current = ""
+    block = gitfilter.attributes(paths)
+    if gitfilter.ATTR_MARK in current:
+        head, _, rest = current.partition(gitfilter.ATTR_MARK)
+        tail = "\n".join(ln for ln in rest.split("\n")[1:] if not ln.endswith(f"filter={gitfilter.NAME}"))
+        new = head + block + tail.lstrip("\n")
+    else:
+        new = current + ("\n" if current and not current.endswith("\n") else "") + block
+    if new != current:
+        atomic_write(path, new.encode("utf-8"))
+
+
 def install_hooks(repo: Repo) -> list[str]:
     """Install memgit's hooks; an existing foreign hook is kept and chained, never clobbered."""
     hooks_dir = Path(repo.git("rev-parse", "--git-path", "hooks").strip())
@@ -154,25 +181,32 @@ def install_hooks(repo: Repo) -> list[str]:
         hooks_dir = repo.root / hooks_dir
     hooks_dir.mkdir(parents=True, exist_ok=True)
     installed = []
-    for name in ("pre-commit",):
+    for name in ("pre-commit", "pre-push"):
         template = resources.read("hooks", name)
         target = hooks_dir / name
         chain = ""
         if target.exists():
             current = target.read_text(encoding="utf-8", errors="replace")
-            if HOOK_MARK not in current:
+            if HOOK_MARK.replace("pre-commit", name) not in current:
                 chained = hooks_dir / (name + CHAINED)
                 if not chained.exists():
                     os.replace(target, chained)
             if (hooks_dir / (name + CHAINED)).exists():
-                chain = f'"{hooks_dir / (name + CHAINED)}" "$@" || exit $?'
+                chain = _chain_line(hooks_dir / (name + CHAINED), name)
         elif (hooks_dir / (name + CHAINED)).exists():
-            chain = f'"{hooks_dir / (name + CHAINED)}" "$@" || exit $?'
+            chain = _chain_line(hooks_dir / (name + CHAINED), name)
         body = template.replace("@PYTHON@", sys.executable).replace("# @MEMGIT_CHAIN@", chain)
         atomic_write(target, body.encode())
         target.chmod(target.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         installed.append(name)
     return installed
+
+
+def _chain_line(path: Path, name: str) -> str:
+    if name == "pre-push":  # git gives the ref lines on stdin: the chained hook and memgit both read them
+        return (f'MEMGIT_PUSH_REFS=$(cat); export MEMGIT_PUSH_REFS\n'
+                f'printf "%s\\n" "$MEMGIT_PUSH_REFS" | "{path}" "$@" || exit $?')
+    return f'"{path}" "$@" || exit $?'
 
 
 def check_staged(repo: Repo, memory_files: tuple[str, ...]) -> list[str]:

@@ -508,17 +508,26 @@ def status(ctx, as_json):
             click.echo(f"  {d}")
 
 
-@cli.command(hidden=True)
-@click.argument("name", type=click.Choice(["pre-commit"]))
+@cli.command(hidden=True, context_settings={"ignore_unknown_options": True})
+@click.argument("name", type=click.Choice(["pre-commit", "pre-push", "filter"]))
+@click.argument("args", nargs=-1)
 @click.pass_context
-def hook(ctx, name):
+def hook(ctx, name, args):
     """Entry point of the installed git hooks."""
     from memgit.adopt import check_staged
     from memgit.config import load_config
     from memgit.repo import Repo
     from memgit.workspace import find_root
 
+    if name == "filter":  # git's long-running clean filter: stdin/stdout speak git's pkt-line protocol
+        from memgit import gitfilter
+
+        gitfilter.serve()
+        return
     root = find_root(ctx.obj.get("dir") or Path.cwd())
+    if name == "pre-push":
+        _pre_push(root, args[0] if args else "origin")
+        return
     from memgit.workspace import Workspace
 
     for note in Workspace(root).catch_up_index():
@@ -529,6 +538,40 @@ def hook(ctx, name):
             click.echo(f"memgit: refusing commit, sensitive data in {p}", err=True)
         click.echo("memgit: remove it from memory (use a password manager); `git commit --no-verify` bypasses "
                    "this check.", err=True)
+        sys.exit(1)
+
+
+def _pre_push(root: Path, remote: str) -> None:
+    """git's pre-push: stdin holds `<local ref> <local sha> <remote ref> <remote sha>` per ref."""
+    import os
+
+    from memgit import leaks
+    from memgit.workspace import Workspace
+
+    lines = os.environ.get("MEMGIT_PUSH_REFS")
+    lines = lines if lines is not None else sys.stdin.read()
+    local, theirs = [], []
+    for line in lines.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            if set(parts[1]) != {"0"}:
+                local.append(parts[1])
+            if set(parts[3]) != {"0"}:
+                theirs.append(parts[3])
+    ws = Workspace(root)
+    from memgit.remote import STAGE_PREFIX, stage_name
+
+    try:
+        stage = STAGE_PREFIX + stage_name(ws, remote) + "/"
+    except MemgitError:
+        stage = STAGE_PREFIX + "-/"
+    known = theirs + [r for r in leaks.all_refs(ws) if r.startswith((f"refs/remotes/{remote}/", stage))]
+    found = leaks.push_leaks(ws, local, known)
+    if found:
+        for x in found[:10]:
+            click.echo(f"memgit: refusing push, sensitive data in {x}", err=True)
+        click.echo("memgit: remove it, run `memgit scrub` to clean the history and rotate the credential; "
+                   "`git push --no-verify` bypasses this check.", err=True)
         sys.exit(1)
 
 

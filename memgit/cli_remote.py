@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from memgit.cli import _flush_warnings, _ws, echo_json, style
+from memgit.cli import _flush_warnings, _ws, echo_json, style, warn
 
 
 @click.command()
@@ -59,4 +59,44 @@ def pull(ctx, remote, as_json):
             click.echo(line)
 
 
-COMMANDS = [push, pull]
+@click.command()
+@click.option("--pushed", "pushed_ok", is_flag=True,
+              help="Go on although the commits holding the secret were already pushed.")
+@click.option("--dry-run", is_flag=True, help="Only list what holds sensitive data.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_context
+def scrub(ctx, pushed_ok, dry_run, as_json):
+    """Rewrite the local history so that no commit holds a secret.
+
+    Every ref is rewritten (main, proposals, the journal): each file and
+    commit message that holds a value the filter finds gets it replaced by
+    [REDACTED] (with git-filter-repo, in a mirror; the working tree is never
+    reset), then old objects are pruned. A rewrite never undoes a leak:
+    rotate the credential. Refused when the commits were already pushed,
+    unless --pushed (then force-push every clone and remote yourself).
+
+    Example: memgit scrub --dry-run
+    """
+    from memgit.leaks import scrub as do_scrub
+
+    ws = _ws(ctx)
+    r = do_scrub(ws, pushed_ok=pushed_ok, dry_run=dry_run)
+    _flush_warnings(ws)
+    if as_json:
+        echo_json(r.to_dict())
+        return
+    if not r.leaks:
+        click.echo("No commit holds sensitive data.")
+        return
+    for x in r.leaks[:20]:
+        click.echo(f"  {x}")
+    if dry_run:
+        click.echo(f"{len(r.leaks)} finding(s); `memgit scrub` rewrites them.")
+        return
+    click.echo(f"Rewrote {r.rewritten} ref(s); no commit holds the {len(r.leaks)} finding(s) any more.")
+    warn("rotate every credential listed: a rewrite does not undo a leak, and clones made before it keep it.")
+    if r.pushed:
+        warn(f"{', '.join(r.pushed[:3])} held them: force-push the rewritten refs and ask every clone to re-clone.")
+
+
+COMMANDS = [push, pull, scrub]

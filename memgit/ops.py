@@ -60,9 +60,12 @@ class Operation:
         if any(t and not t.startswith(HASHED) for t in self.targets):
             from memgit import sensitive
 
-            if any(sensitive.has_sensitive(t) for t in self.targets):
-                object.__setattr__(self, "targets", tuple(hash_target(t) if sensitive.has_sensitive(t) else t
-                                                          for t in self.targets))
+            # an entry git stores as "[REDACTED]" (memgit.gitfilter) is named by its hash too
+            def secret(t: str) -> bool:
+                return sensitive.REDACTED in t or sensitive.has_sensitive(t)
+
+            if any(secret(t) for t in self.targets):
+                object.__setattr__(self, "targets", tuple(hash_target(t) if secret(t) else t for t in self.targets))
 
     @property
     def fingerprint(self) -> str:

@@ -246,6 +246,8 @@ def push(ws: Workspace, remote: str = "origin") -> PushReport:
             report.removed.append(pid)
     if not specs:
         return report
+    _refuse_leaks(ws, remote, [s.split(":", 1)[0] for s in specs if not s.startswith(":")],
+                  [x for x in (there.main, there.journal, *there.open.values(), *there.closed.values()) if x])
     p = _run(ws, "push", "--atomic", "--porcelain", *leases, remote, *specs)
     rejected = []
     for line in p.stdout.splitlines():
@@ -262,6 +264,19 @@ def push(ws: Workspace, remote: str = "origin") -> PushReport:
     if p.returncode != 0:
         raise MemgitError(f"git push to {remote!r} failed ({_last_line(p)}); nothing was pushed.")
     return report
+
+
+def _refuse_leaks(ws: Workspace, remote: str, local: list[str], theirs: list[str]) -> None:
+    """Nothing memgit pushes holds a secret: scan every commit the remote lacks, name what was found."""
+    from memgit import leaks
+
+    known = theirs + [r for r in leaks.all_refs(ws) if r.startswith(STAGE_PREFIX + stage_name(ws, remote) + "/")]
+    found = leaks.push_leaks(ws, local, known)
+    if found:
+        more = f" and {len(found) - 1} more" if len(found) > 1 else ""
+        raise MemgitError(f"nothing was pushed to {remote}: {found[0]}{more} holds sensitive data; remove it "
+                          f"(approve the dream's prune), run `memgit scrub` to clean the history, and rotate "
+                          f"the credential.")
 
 
 def _short_ref(ref: str) -> str:

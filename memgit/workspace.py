@@ -12,6 +12,7 @@ from memgit import journal
 from memgit.config import CONFIG_NAME, Config, default_toml, load_config
 from memgit.errors import MemgitError
 from memgit.memory import Document, parse
+from memgit.gitfilter import clean
 from memgit.repo import MAIN, Repo, atomic_write, crashpoint, merge_file
 
 # A daily log: `YYYY-MM-DD.md`, or OpenClaw's session-memory files `YYYY-MM-DD-slug.md` and
@@ -181,7 +182,7 @@ class Workspace:
             src = gone.get(news[path]) if olds[path] is None and news[path] is not None else None
             f = self.root / path
             if src and not f.exists() and (self.root / src).is_file() \
-                    and (self.root / src).read_bytes() == olds[src]:
+                    and clean((self.root / src).read_bytes()) == olds[src]:
                 f.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(self.root / src, f)
                 self._prune_dirs((self.root / src).parent)
@@ -207,7 +208,16 @@ class Workspace:
                 cur = _read_fd(fd) if fd is not None else None
                 if cur == new:
                     return False
-                if cur == old:
+                # git holds the file redacted (memgit.gitfilter): the live bytes differ from main's
+                # only by secret values, when the agent has not written since
+                unchanged = cur == old or (cur is not None and old is not None and clean(cur) == old)
+                if unchanged and new is None:
+                    f.unlink(missing_ok=True)
+                    self._prune_dirs(f.parent)
+                    return False
+                if unchanged and cur != old and new is not None:
+                    merged = _unredact(cur, old, new)
+                elif cur == old:
                     if new is None:
                         f.unlink(missing_ok=True)
                         self._prune_dirs(f.parent)
@@ -399,7 +409,9 @@ class Workspace:
 
         found = []
         for name in files:
-            data = self.repo.read(commit, name)
+            # the live file: git stores memory redacted (memgit.gitfilter), the agent's file is as written
+            live = self.root / name
+            data = live.read_bytes() if live.is_file() else self.repo.read(commit, name)
             if data is None:
                 continue
             for f in sensitive.scan(data.decode("utf-8", "replace")):
@@ -417,6 +429,14 @@ def _read_fd(fd: int, offset: int = 0) -> bytes:
             return b"".join(chunks)
         chunks.append(b)
         offset += len(b)
+
+
+def _unredact(cur: bytes, old: bytes, new: bytes) -> bytes:
+    """`new` with each line git holds redacted given back its live value: `cur` is the agent's file,
+    `old` its redacted form (line for line, as memgit.gitfilter redacts within lines), `new` main's
+    next version. A line the change removed (a secret's prune) stays removed."""
+    live = dict(zip(old.splitlines(keepends=True), cur.splitlines(keepends=True)))
+    return b"".join(live.get(line, line) for line in new.splitlines(keepends=True))
 
 
 def _pwrite_all(fd: int, data: bytes, offset: int) -> None:

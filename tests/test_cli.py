@@ -52,7 +52,7 @@ def test_init_new_folder(tmp_path, run_cli, git):
     code, out, err = run_cli(tmp_path, "init", "--json")
     assert code == 0, err
     d = json.loads(out)
-    assert d["created_repo"] is False and d["wrote_config"] is False and d["hooks"] == ["pre-commit"]
+    assert d["created_repo"] is False and d["wrote_config"] is False and d["hooks"] == ["pre-commit", "pre-push"]
     assert git(tmp_path, "symbolic-ref", "HEAD").strip() == "refs/heads/main"
 
 

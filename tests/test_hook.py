@@ -24,9 +24,32 @@ def commit(git, root, *extra: str):
     return git(root, "commit", "-q", "-m", "by hand", *extra, check=False)
 
 
+def unfiltered(git, root) -> None:
+    """A repository where git's clean filter is not configured (a clone memgit has not adopted yet, or
+    a person who removed it): the pre-commit hook is then the last guard."""
+    git(root, "config", "--unset", "filter.memgit.process")
+    git(root, "config", "filter.memgit.required", "false")
+
+
+@pytest.mark.parametrize("line, kind, value", SECRETS)
+def test_a_hand_made_commit_of_a_secret_stores_it_redacted(workspace, git, line, kind, value):
+    root = workspace.root
+    text = MEMORY_MD.replace("## Notes [P2]\n", "## Notes [P2]\n" + line + "\n")
+    (root / "MEMORY.md").write_text(text, encoding="utf-8")
+    git(root, "add", "MEMORY.md")
+    p = commit(git, root)
+    assert p.returncode == 0, p.stderr
+    stored = git(root, "show", "HEAD:MEMORY.md")
+    assert value not in stored and "[REDACTED]" in stored
+    assert (root / "MEMORY.md").read_text(encoding="utf-8") == text  # the file stays as written
+    p = commit(git, root, "--no-verify", "--allow-empty")
+    assert value not in git(root, "log", "-p", "--all")
+
+
 @pytest.mark.parametrize("line, kind, value", SECRETS)
 def test_a_hand_made_commit_adding_a_secret_is_refused(workspace, git, line, kind, value):
     root = workspace.root
+    unfiltered(git, root)
     text = MEMORY_MD.replace("## Notes [P2]\n", "## Notes [P2]\n" + line + "\n")
     (root / "MEMORY.md").write_text(text, encoding="utf-8")
     git(root, "add", "MEMORY.md")
@@ -42,6 +65,7 @@ def test_a_hand_made_commit_adding_a_secret_is_refused(workspace, git, line, kin
 
 def test_no_verify_bypasses_the_hook(workspace, git):
     root = workspace.root
+    unfiltered(git, root)
     (root / "USER.md").write_text(USER_MD + f"- NAS admin password: {PASSWORD}\n", encoding="utf-8")
     git(root, "add", "USER.md")
     assert commit(git, root).returncode != 0
@@ -81,6 +105,7 @@ def test_a_secret_already_in_memory_does_not_block_unrelated_commits(workspace, 
 
 def test_check_staged_reports_file_line_kind(workspace, git):
     root = workspace.root
+    unfiltered(git, root)
     (root / "USER.md").write_text(USER_MD + "\n" + SECRETS[0][0] + "\n", encoding="utf-8")
     git(root, "add", "USER.md")
     problems = check_staged(workspace.repo, workspace.memory_files)
@@ -97,7 +122,8 @@ def test_memgits_own_snapshot_of_a_secret_warns_instead(workspace, git, run_cli)
     lineno = len(MEMORY_MD.splitlines()) + 1
     assert f"MEMORY.md:{lineno}: password" in err
     assert PASSWORD not in out + err
-    assert PASSWORD in git(root, "show", "main:MEMORY.md")  # the agent's write was not lost
+    assert PASSWORD in (root / "MEMORY.md").read_text(encoding="utf-8")  # the agent's write was not lost
+    assert PASSWORD not in git(root, "show", "main:MEMORY.md")  # git holds it redacted
     assert "agent snapshot" in git(root, "log", "--format=%s", "main")
 
 
@@ -108,6 +134,7 @@ def test_memory_files_with_chinese_or_spaced_names_are_checked(tmp_path, git, na
     from memgit.adopt import init
 
     init(tmp_path)
+    unfiltered(git, tmp_path)
     (tmp_path / name).write_text(f"- 偏好简短回答\n- NAS 的 password: {PASSWORD}\n", encoding="utf-8")
     git(tmp_path, "add", "-A")
     p = commit(git, tmp_path)
@@ -117,6 +144,7 @@ def test_memory_files_with_chinese_or_spaced_names_are_checked(tmp_path, git, na
 
 def test_a_secret_after_a_vertical_tab_is_still_found(workspace, git):
     root = workspace.root
+    unfiltered(git, root)
     (root / "MEMORY.md").write_text(MEMORY_MD + f"- note\x0bpassword: {PASSWORD}\n", encoding="utf-8")
     git(root, "add", "MEMORY.md")
     assert commit(git, root).returncode != 0

@@ -421,7 +421,7 @@ def test_crlf_bom_and_hermes_files_keep_their_bytes_through_approval(workspace, 
     assert (root / "MEMORY.md").read_bytes() == memory_bytes.replace(b"- two\r\n", b"- deux\r\n")
     assert (root / "MEMORY.md").stat().st_ino == ino  # rewritten in its own inode: an agent's open handle stays on it
     assert (root / "USER.md").read_bytes() == "User prefers uv\n§\nUses helix\n§\nWorks in 北京时间\n".encode()
-    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".") and p.name != ".git") == []
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".") and p.name not in (".git", ".gitattributes")) == []
     assert git(root, "status", "--porcelain") == ""
 
 

@@ -181,7 +181,9 @@ def test_a_real_conflict_stops_with_nothing_changed(hosts, git) -> None:
     assert "Hugo" in main_text(b) and BLOG_NEW in main_text(a)
 
     # the way out the message gives: merge by hand, then pull and push
-    assert git(b.root, "merge", "refs/memgit/remotes/origin/main", check=False).returncode != 0
+    m = git(b.root, "merge", "refs/memgit/remotes/origin/main", check=False)
+    assert m.returncode != 0, m.stdout + m.stderr
+    print("MERGE", m.stdout, m.stderr)
     mem = b.root / "MEMORY.md"
     resolved = main_text(a).replace(BLOG_NEW, "[P1] Blog moved to Hugo on Cloudflare Pages (2026-11-30)")
     mem.write_text(resolved)

@@ -74,6 +74,8 @@ class Collected:
     logs_read: list[str] = field(default_factory=list)
     sessions_read: set[str] = field(default_factory=set)
     warnings: list[str] = field(default_factory=list)
+    # entries git stores redacted (memgit.gitfilter) whose live line still holds the value: (file, text)
+    live_secrets: frozenset[tuple[str, str]] = frozenset()
 
     def days(self) -> list[date]:
         return sorted({o.day for o in self.observations})
@@ -247,4 +249,23 @@ def collect(ws: Workspace, now: date, window_days: int) -> Collected:
     warnings += ws.warnings
     ws.warnings.clear()
     capacity = ws.capacity()
-    return Collected(now, start, obs, docs, capacity, logs_read, sessions_read, warnings)
+    return Collected(now, start, obs, docs, capacity, logs_read, sessions_read, warnings,
+                     live_secrets(ws, docs))
+
+
+def live_secrets(ws, docs: dict[str, Document]) -> frozenset[tuple[str, str]]:
+    """An entry main holds as "[REDACTED]" that the agent's live file holds otherwise: the clean
+    filter redacted a secret on its way into git, and the live file still has it."""
+    from memgit.sensitive import REDACTED
+
+    out = set()
+    for name, doc in docs.items():
+        hits = [e for e in doc.entries if REDACTED in e.text]
+        if not hits:
+            continue
+        try:
+            live = (ws.root / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        out.update((name, e.text) for e in hits if e.text not in live)
+    return frozenset(out)

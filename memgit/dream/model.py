@@ -116,7 +116,8 @@ class Context:
                 if _label(body):
                     head = _subject(LABEL_RE.match(body).group(1)) | head
                 self.items.append(Item(e, doc, fold(body), _subject(body), versions(body), head,
-                                       sensitive.has_sensitive(e.text), is_core(e, doc.section_at(e.start))))
+                                       sensitive.has_sensitive(e.text) or (doc.name, e.text) in col.live_secrets,
+                                       is_core(e, doc.section_at(e.start))))
         self.obs = col.observations
         df: dict[str, int] = {}
         for o in self.obs:

@@ -141,7 +141,7 @@ def check(op: Operation, ground: Ground) -> None:
         entries = [_entry(doc, t) for t in op.targets]
     secret_prune = op.op == "prune" and any(t.startswith(HASHED) for t in op.targets)
     for e in entries:
-        if secret_prune and sensitive.has_sensitive(e.text):
+        if secret_prune and (sensitive.has_sensitive(e.text) or sensitive.REDACTED in e.text):
             continue  # a secret must go, wherever it stands
         if e.frozen:
             raise Fail(f"{op.file} line {e.line} is P0 or protected")

@@ -39,7 +39,8 @@ def holds_secret(file: str, entry: Entry, warnings: list[str], verdict: str = "l
     never moves or rewrites it; the next dream proposes pruning it."""
     from memgit import sensitive
 
-    if not sensitive.has_sensitive(entry.text):
+    # "[REDACTED]": git holds the entry redacted (memgit.gitfilter), the live file holds the value
+    if sensitive.REDACTED not in entry.text and not sensitive.has_sensitive(entry.text):
         return False
     warnings.append(f"{file}:{entry.line} is {verdict}: it holds sensitive data; remove it "
                     f"(the next dream proposes that).")

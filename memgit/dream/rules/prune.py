@@ -79,7 +79,7 @@ def secret_entries(ctx: Context) -> list[Candidate]:
         if not it.secret or it.entry.frozen:
             continue
         found = sensitive.scan(it.entry.text)
-        kinds = ", ".join(sorted({f.kind for f in found}))
+        kinds = ", ".join(sorted({f.kind for f in found})) or "a value git stores redacted"
         safe = sensitive.redact(it.entry.text.split("\n")[0]).split("[REDACTED]")[0].rstrip(" :：=")
         op = Operation("prune", it.entry.file, (it.entry.text,), confidence=0.99,
                        reason=f"holds sensitive data ({kinds}); keep it in a password manager, not in memory",

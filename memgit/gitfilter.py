@@ -1,0 +1,113 @@
+"""The git clean filter that keeps secrets out of what git stores: memory files, daily logs and
+transcripts go into git redacted, while the agent's working files stay as the agent wrote them.
+
+Declared by `memgit init` in `.gitattributes` (`<path> filter=memgit`), so it covers memgit's own
+snapshots and a person's `git add` alike, and configured in `.git/config` as a long-running
+process filter (git's protocol v2, gitattributes(5) "Long Running Filter Process"): one memgit
+process serves every file of a `git add`, not one per file. Smudge passes bytes through: a checkout
+writes what git holds. `required = true`: when the filter cannot run, git refuses to stage instead of storing
+the raw text.
+"""
+from __future__ import annotations
+
+import sys
+from typing import BinaryIO
+
+from memgit import sensitive
+
+NAME = "memgit"
+MAX_PKT = 65516
+ATTR_MARK = "# memgit: memory, logs and transcripts are stored redacted (secrets never reach git)"
+
+
+def clean(data: bytes) -> bytes:
+    """What git stores for a file: the same bytes with every sensitive value replaced by [REDACTED]."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    if not sensitive.has_sensitive(text):
+        return data
+    return sensitive.redact(text).encode("utf-8")
+
+
+def attributes(paths: list[str]) -> str:
+    """The .gitattributes block for these workspace paths (files, or folders ending in /)."""
+    lines = [ATTR_MARK]
+    for p in paths:
+        p = p.replace(" ", "[[:space:]]")
+        lines.append(f"{p}** filter={NAME}" if p.endswith("/") else f"{p} filter={NAME}")
+    return "\n".join(lines) + "\n"
+
+
+# -- git's pkt-line protocol ---------------------------------------------------------------------
+def _read_pkt(inp: BinaryIO) -> bytes | None:
+    head = inp.read(4)
+    if len(head) < 4:
+        raise EOFError
+    n = int(head, 16)
+    if n == 0:
+        return None  # flush
+    return inp.read(n - 4)
+
+
+def _read_list(inp: BinaryIO) -> list[str]:
+    items = []
+    while (pkt := _read_pkt(inp)) is not None:
+        items.append(pkt.decode("utf-8", "replace").rstrip("\n"))
+    return items
+
+
+def _read_content(inp: BinaryIO) -> bytes:
+    chunks = []
+    while (pkt := _read_pkt(inp)) is not None:
+        chunks.append(pkt)
+    return b"".join(chunks)
+
+
+def _write(out: BinaryIO, *items: bytes | None) -> None:
+    for item in items:
+        if item is None:
+            out.write(b"0000")
+        else:
+            out.write(b"%04x" % (len(item) + 4) + item)
+
+
+def _write_content(out: BinaryIO, data: bytes) -> None:
+    for i in range(0, len(data), MAX_PKT):
+        _write(out, data[i:i + MAX_PKT])
+    _write(out, None)
+
+
+def serve(inp: BinaryIO | None = None, out: BinaryIO | None = None) -> None:
+    inp = inp or sys.stdin.buffer
+    out = out or sys.stdout.buffer
+    hello = _read_list(inp)
+    if "git-filter-client" not in hello or "version=2" not in hello:
+        raise SystemExit("memgit filter: not a git filter-process client")
+    _write(out, b"git-filter-server\n", b"version=2\n", None)
+    caps = _read_list(inp)
+    # smudge is served as is (git writes what it holds); a required filter must answer both
+    _write(out, *[f"{c}\n".encode() for c in ("capability=clean", "capability=smudge") if c in caps], None)
+    out.flush()
+    while True:
+        try:
+            header = _read_list(inp)
+        except EOFError:
+            return
+        data = _read_content(inp)
+        command = next((h.split("=", 1)[1] for h in header if h.startswith("command=")), "")
+        if command not in ("clean", "smudge"):
+            _write(out, b"status=error\n", None)
+            out.flush()
+            continue
+        try:
+            result = clean(data) if command == "clean" else data
+        except Exception:  # never store raw text because redaction failed: git reports the error
+            _write(out, b"status=error\n", None)
+            out.flush()
+            continue
+        _write(out, b"status=success\n", None)
+        _write_content(out, result)
+        _write(out, None)  # keep status=success
+        out.flush()
