@@ -125,6 +125,14 @@ def init(root: Path, layout: str | None = None) -> InitResult:
             # the snapshot warns only about files it changed; adopting warns about every memory file
             del ws.warnings[before:]
             ws.warn_secrets([f for f in ws.memory_files if (root / f).is_file()], ws.main())
+    if has_commits:  # adopting a history: what it already holds is named (never the value)
+        from memgit import leaks
+
+        found = leaks.scan(ws, leaks.all_refs(ws))
+        for x in found[:20]:
+            ws.warnings.append(f"history: {x} (run `memgit scrub`, then rotate the credential)")
+        if len(found) > 20:
+            ws.warnings.append(f"history: {len(found) - 20} more commit(s) hold sensitive data; `memgit scrub --dry-run` lists them.")
     sizes = _measure(ws, layout)
     return InitResult(root, created, wrote, hooks, commit, ws.warnings, layout, detected, sizes)
 
