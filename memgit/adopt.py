@@ -132,7 +132,7 @@ def init(root: Path, layout: str | None = None) -> InitResult:
         for x in found[:20]:
             ws.warnings.append(f"history: {x} (run `memgit scrub`, then rotate the credential)")
         if len(found) > 20:
-            ws.warnings.append(f"history: {len(found) - 20} more commit(s) hold sensitive data; `memgit scrub --dry-run` lists them.")
+            ws.warnings.append(f"history: {len(found) - 20} more finding(s); `memgit scrub --dry-run` lists them.")
     sizes = _measure(ws, layout)
     return InitResult(root, created, wrote, hooks, commit, ws.warnings, layout, detected, sizes)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from conftest import MEMORY_MD
 
-from memgit import adopt, leaks, proposals, remote
+from memgit import adopt, leaks, proposals
 from memgit.workspace import Workspace
 
 TOKEN = "ghp_" + "Zq8Lm3" * 6
