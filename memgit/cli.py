@@ -517,6 +517,16 @@ def _register_optional() -> None:
     commands.register(cli)
 
 
+def os_error_message(e: OSError) -> str:
+    """One sentence for a failed file operation: what failed, on which file, what to do."""
+    import errno
+
+    where = f" ({e.filename})" if e.filename else ""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"{e.strerror or e}{where}; free some disk space and retry."
+    return f"{e.strerror or e}{where}; check the path and permissions."
+
+
 def main() -> None:
     _register_optional()
     try:
@@ -535,7 +545,7 @@ def main() -> None:
     except OSError as e:
         if isinstance(e, BrokenPipeError):
             sys.exit(0)
-        click.echo(f"Error: {e.strerror or e} ({e.filename or 'file'}); check the path and permissions.", err=True)
+        click.echo(f"Error: {os_error_message(e)}", err=True)
         sys.exit(1)
     except Exception:  # a bug, not a user error: keep the traceback, and an exit code scripts can tell apart
         import traceback

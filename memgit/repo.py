@@ -599,14 +599,21 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Write a file through a temp file and rename: readers see the old or the new bytes."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.memgit-{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    if path.exists():
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except OSError as e:
+        # a failed write (a full disk) leaves the old file as it was and no temp file beside it;
+        # the error names the file being written, which a failing write() or fsync() does not
         with contextlib.suppress(OSError):
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-    os.replace(tmp, path)
+            tmp.unlink()
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from e
 
 
 def merge_file(ours: bytes, base: bytes, theirs: bytes, union: bool = False) -> bytes | None:
