@@ -77,9 +77,16 @@ def _parse_now(value: str | None) -> date:
     if not value:
         return date.today()
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise MemgitError(f"--now {value!r} is not a date; give it as YYYY-MM-DD.") from None
+    if not NOW_RANGE[0] <= day <= NOW_RANGE[1]:
+        # windows and ages reach up to a century back from it, and timestamps are taken of it
+        raise MemgitError(f"--now {value} is out of range; give a date from {NOW_RANGE[0]} to {NOW_RANGE[1]}.")
+    return day
+
+
+NOW_RANGE = (date(1970, 1, 1), date(2999, 12, 31))
 
 
 # -- the group -------------------------------------------------------------------
