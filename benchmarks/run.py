@@ -12,6 +12,7 @@ Prints medians and ratios with their targets:
   status start-up on the sample                                                ≤ 0.3 s
   recall over 10 years of logs
   tokens a model-backed dream sends vs all logs of the window verbatim         ≤ 15 %
+  dream forcing a prune of 500 / 2,000 / 10,000 entries, and a 1,600-deep list   2k ≤ 5 s, deep ≤ 10 s
   peak memory of the largest run                                               ≤ 300 MB
 Every command is run as a user would (a subprocess of the installed CLI), except
 proposal creation, which times the library call against the git commands it replaces.
@@ -258,6 +259,39 @@ def bench_status(root: Path) -> None:
     row("dream on sample_memory (median of 3)", f"{t:.2f} s", "well under 1 s")
 
 
+def _budget_ws(root: Path, name: str, memory: str, budget: int = 2000) -> Path:
+    ws = root / name
+    ws.mkdir()
+    (ws / "MEMORY.md").write_text(memory, encoding="utf-8")
+    (ws / "memgit.toml").write_text(f'[capacity]\n"MEMORY.md" = {budget}\n', encoding="utf-8")
+    subprocess.run([*MEMGIT, "-C", str(ws), "init"], env=ENV, check=True, capture_output=True)
+    return ws
+
+
+def bench_large(root: Path, quick: bool) -> None:
+    """A forced capacity prune of a large file, and a deeply nested list: near-linear, not quadratic."""
+    print("large and deep memory files (dry-run dream over a 2,000-character budget)")
+    sizes = (500, 2000) if quick else (500, 2000, 10000)
+    times = {}
+    for n in sizes:
+        mem = "# MEMORY\n\n## Notes [P2]\n" + "".join(
+            f"- [P2] Note {i}: the indexer for project{i} runs setting{i * 7 % 101} zz{i} "
+            f"(2025-0{1 + i % 9}-{1 + i % 27:02d})\n" for i in range(n))
+        ws = _budget_ws(root, f"large{n}", mem)
+        times[n] = timed([*MEMGIT, "-C", str(ws), "dream", "--now", "2026-06-01", "--dry-run"])
+        row(f"dream, forced prune of {n:,} entries", f"{times[n]:.2f} s",
+            "target ≤ 5 s" if n <= 2000 else "target ≤ 30 s")
+    big = max(sizes)
+    row(f"dream {big:,} / 500 entries", f"{times[big] / times[500]:.1f}",
+        f"target ≤ {2 * big // 500} (linear: {big // 500})")
+    for depth in (400, 1600):
+        mem = "# MEMORY\n\n## Notes [P2]\n" + "".join("  " * i + f"- [P2] level {i} note\n" for i in range(depth))
+        ws = _budget_ws(root, f"deep{depth}", mem)
+        t = timed([*MEMGIT, "-C", str(ws), "dream", "--now", "2026-06-01", "--dry-run"])
+        row(f"dream, list nested {depth} deep ({len(mem) // 1024} KB)", f"{t:.2f} s",
+            "target ≤ 10 s" if depth == 1600 else "")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="skip the 10-year workspace")
@@ -269,6 +303,7 @@ def main() -> None:
         bench_proposals(root)
         bench_approve(root)
         bench_status(root)
+        bench_large(root, args.quick)
         bench_scale(root, args.quick)
         bench_window(root)
         bench_real(root)

@@ -77,9 +77,16 @@ def _parse_now(value: str | None) -> date:
     if not value:
         return date.today()
     try:
-        return date.fromisoformat(value)
+        day = date.fromisoformat(value)
     except ValueError:
         raise MemgitError(f"--now {value!r} is not a date; give it as YYYY-MM-DD.") from None
+    if not NOW_RANGE[0] <= day <= NOW_RANGE[1]:
+        # windows and ages reach up to a century back from it, and timestamps are taken of it
+        raise MemgitError(f"--now {value} is out of range; give a date from {NOW_RANGE[0]} to {NOW_RANGE[1]}.")
+    return day
+
+
+NOW_RANGE = (date(1970, 1, 1), date(2999, 12, 31))
 
 
 # -- the group -------------------------------------------------------------------
@@ -582,6 +589,16 @@ def _register_optional() -> None:
     commands.register(cli)
 
 
+def os_error_message(e: OSError) -> str:
+    """One sentence for a failed file operation: what failed, on which file, what to do."""
+    import errno
+
+    where = f" ({e.filename})" if e.filename else ""
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"{e.strerror or e}{where}; free some disk space and retry."
+    return f"{e.strerror or e}{where}; check the path and permissions."
+
+
 def main() -> None:
     _register_optional()
     try:
@@ -600,7 +617,7 @@ def main() -> None:
     except OSError as e:
         if isinstance(e, BrokenPipeError):
             sys.exit(0)
-        click.echo(f"Error: {e.strerror or e} ({e.filename or 'file'}); check the path and permissions.", err=True)
+        click.echo(f"Error: {os_error_message(e)}", err=True)
         sys.exit(1)
     except Exception:  # a bug, not a user error: keep the traceback, and an exit code scripts can tell apart
         import traceback

@@ -127,6 +127,29 @@ _SECTIONS = {
     "llm": LLMSettings,
 }
 _CHOICES = {("llm", "backend"): ("offline", "anthropic")}
+# Every number memgit.toml may hold, with the range it must lie in (low end excluded where marked):
+# past these a date computed from a span, a timeout or a loop bound overflows or runs for ever.
+_RANGES: dict[tuple[str, str], tuple[float, float, bool]] = {
+    ("dream", "window_days"): (1, 3650, False),
+    ("dream", "threshold"): (0.0, 1.0, False),
+    ("dream", "max_ops"): (0, 1000, False),
+    ("dream", "forced_prune_pct"): (0.0, 100.0, True),
+    ("lifecycle", "log_days"): (1, 36500, False),
+    ("lifecycle", "p2_days"): (1, 36500, False),
+    ("lifecycle", "p1_days"): (1, 36500, False),
+    ("lifecycle", "events_days"): (1, 36500, False),
+    ("llm", "max_tokens"): (1, 1_000_000, False),
+    ("llm", "token_budget"): (1, 100_000_000, False),
+    ("llm", "timeout"): (0.0, 3600.0, True),
+    ("llm", "max_retries"): (0, 100, False),
+}
+MAX_CAPACITY = 100_000_000  # characters: a memory file's budget
+
+
+def _check_range(where: str, key: str, v: float, lo: float, hi: float, open_lo: bool) -> None:
+    if not ((lo < v if open_lo else lo <= v) and v <= hi):  # also refuses nan
+        low = f"greater than {lo:g}" if open_lo else f"at least {lo:g}"
+        raise ConfigError(f"{where}: '{key}' must be {low} and at most {hi:g}, not {v!r}; fix it in memgit.toml.")
 
 
 def _coerce(where: str, key: str, value: Any, default: Any) -> Any:
@@ -165,6 +188,9 @@ def _section(where: str, name: str, cls: type, raw: Any) -> Any:
         choices = _CHOICES.get((name, key))
         if choices and v not in choices:
             raise ConfigError(f"{where}: '{name}.{key}' must be one of {', '.join(choices)}, not {v!r}.")
+        bounds = _RANGES.get((name, key))
+        if bounds:
+            _check_range(where, f"{name}.{key}", v, *bounds)
         values[key] = v
     result = cls(**values)
     _check_ranges(where, name, result)
@@ -172,13 +198,6 @@ def _section(where: str, name: str, cls: type, raw: Any) -> Any:
 
 
 def _check_ranges(where: str, name: str, s: Any) -> None:
-    if isinstance(s, DreamSettings):
-        if not 0.0 <= s.threshold <= 1.0:
-            raise ConfigError(f"{where}: 'dream.threshold' must be between 0 and 1.")
-        if s.max_ops < 0 or s.window_days < 1:
-            raise ConfigError(f"{where}: 'dream.max_ops' must be >= 0 and 'dream.window_days' >= 1.")
-        if not 0 < s.forced_prune_pct <= 100:
-            raise ConfigError(f"{where}: 'dream.forced_prune_pct' must be in (0, 100].")
     if isinstance(s, MemorySettings):
         for rel in (*s.files, s.logs_dir, s.sessions_dir, s.archive_dir, s.reference_dir):
             if rel.startswith(("/", "\\")) or ".." in Path(rel).parts or not rel:
@@ -199,9 +218,10 @@ def parse_config(text: str, where: str = CONFIG_NAME) -> Config:
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: [capacity] must be a table of file = characters.")
             for f, n in value.items():
-                if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
+                if not isinstance(n, int) or isinstance(n, bool) or not 0 < n <= MAX_CAPACITY:
                     raise ConfigError(
-                        f"{where}: capacity of '{f}' must be a positive integer of characters, not {n!r}.")
+                        f"{where}: capacity of '{f}' must be a whole number of characters from 1 to "
+                        f"{MAX_CAPACITY:,}, not {n!r}; fix it in memgit.toml.")
                 if f.startswith("/") or ".." in Path(f).parts:
                     raise ConfigError(f"{where}: capacity file '{f}' must be relative to the workspace.")
             kwargs["capacity"] = dict(value)

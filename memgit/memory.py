@@ -9,7 +9,9 @@ read and written in that format.
 """
 from __future__ import annotations
 
+import hashlib
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import cached_property, lru_cache
@@ -19,10 +21,15 @@ from memgit.errors import AmbiguousError, MemgitError, NotFoundError
 BOM = "\ufeff"
 HERMES_SEP = "§"
 TAG_RE = re.compile(r"\[(P[012])\]", re.I)
-DATE_TAIL_RE = re.compile(r"\s*[（(](\d{4}-\d{2}-\d{2})[)）]\s*$")
+# the lookbehind starts a match only where a whitespace run begins: a bare leading `\s*` retries
+# from every space of a deeply indented entry (cubic in its depth)
+DATE_TAIL_RE = re.compile(r"(?<!\s)\s*[（(](\d{4}-\d{2}-\d{2})[)）]\s*$")
 ISO_DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 MARKER_RE = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(\s+|$)")
 FRONT_MATTER_RE = re.compile(r"^(---|\+\+\+)\s*$")
+
+
+Edit = tuple[int, int, list[str]]  # (start line, end line, new lines): lines[start:end] = new
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,7 @@ class Document:
         self.protected_names = tuple(p.casefold() for p in protected_sections)
         self.hermes = any(_strip_eol(ln).strip() == HERMES_SEP for ln in self.lines)
         self.sections: list[Section] = []
+        self._section_lines: list[int] = []  # each section's heading line, for section_at's bisect
         self.entries: list[Entry] = []
         if self.hermes:
             self._parse_hermes()
@@ -156,34 +164,26 @@ class Document:
             elif tok.type == "list_item_close":
                 depth -= 1
         n = len(self.lines)
-        stack: list[tuple[int, str | None]] = []  # (level, effective tag)
+        # the enclosing headings, each with its effective tag and whether it is protected: one pass,
+        # linear in the number of headings
+        stack: list[tuple[int, str | None, bool]] = []
         for k, (line, level, raw) in enumerate(headings):
-            end = n
-            for line2, _level2, _ in headings[k + 1:]:
-                end = line2
-                break
+            end = headings[k + 1][0] if k + 1 < len(headings) else n
             m = TAG_RE.search(raw)
             tag = m.group(1).upper() if m else None
             title = TAG_RE.sub("", raw).strip().strip("#").strip()
             while stack and stack[-1][0] >= level:
                 stack.pop()
-            inherited = next((t for _, t in reversed(stack) if t), None)
+            inherited = stack[-1][1] if stack else None
             prio = tag or inherited or "P1"
-            protected = title.casefold() in self.protected_names or any(
-                s.protected for s in self.sections if s.level < level and s.line < line
-                and self._encloses(s, line))
-            stack.append((level, tag or inherited))
+            protected = title.casefold() in self.protected_names or bool(stack and stack[-1][2])
+            stack.append((level, tag or inherited, protected))
             self.sections.append(Section(title, level, line, end, tag, prio, protected))
+        self._section_lines = [s.line for s in self.sections]
         for start, end in items:
             while end > start + 1 and not plain[end - 1].strip():
                 end -= 1
             self.entries.append(self._entry(start, end))
-
-    def _encloses(self, outer: Section, line: int) -> bool:
-        for s in self.sections:
-            if s.line > outer.line and s.level <= outer.level and s.line <= line:
-                return False
-        return True
 
     def _parse_hermes(self) -> None:
         chunk: list[int] = []
@@ -197,11 +197,9 @@ class Document:
                 chunk.append(i)
 
     def section_at(self, line: int) -> Section | None:
-        found = None
-        for s in self.sections:
-            if s.line <= line:
-                found = s
-        return found
+        """The last section whose heading is at or above `line`."""
+        k = bisect_right(self._section_lines, line)
+        return self.sections[k - 1] if k else None
 
     def _entry(self, start: int, end: int) -> Entry:
         text = "\n".join(_strip_eol(ln) for ln in self.lines[start:end])
@@ -225,14 +223,14 @@ class Document:
         """Each entry's words with whitespace collapsed: to tell whether a text is already there."""
         return frozenset(" ".join(e.body.split()) for e in self.entries)
 
-    @property
+    @cached_property
     def text(self) -> str:
         return "".join(self.lines)
 
     def to_bytes(self) -> bytes:
         return ((BOM if self.bom else "") + self.text).encode("utf-8")
 
-    @property
+    @cached_property
     def chars(self) -> int:
         """Characters used, the unit of a capacity budget."""
         return len(self.text)
@@ -260,8 +258,27 @@ class Document:
                                  f"give more of the entry's text.")
         return hits[0]
 
+    @cached_property
+    def _by_text(self) -> dict[str, list[Entry]]:
+        out: dict[str, list[Entry]] = {}
+        for e in self.entries:
+            out.setdefault(e.text, []).append(e)
+        return out
+
+    @cached_property
+    def _by_sha256(self) -> dict[str, list[Entry]]:
+        out: dict[str, list[Entry]] = {}
+        for e in self.entries:
+            out.setdefault(hashlib.sha256(e.text.encode("utf-8")).hexdigest(), []).append(e)
+        return out
+
+    def by_sha256(self, digest: str) -> list[Entry]:
+        """Entries whose text has this SHA-256 hex digest (how a target holding a secret is named)."""
+        return list(self._by_sha256.get(digest, ()))
+
     def exact(self, text: str) -> list[Entry]:
-        return [e for e in self.entries if e.text == text]
+        """Entries whose text is `text`, in file order (an index: no scan per lookup)."""
+        return list(self._by_text.get(text, ()))
 
     def section(self, name: str) -> Section:
         """The section whose heading text (without its tag) is `name`, case-insensitively."""
@@ -298,7 +315,8 @@ class Document:
         rest = [r if not r.strip() or r.startswith(pad) else pad + r.lstrip() for r in rest]
         return [ln + self.newline for ln in [first, *rest]]
 
-    def _splice(self, edits: list[tuple[int, int, list[str]]]) -> bytes:
+    def splice(self, edits: list[Edit]) -> bytes:
+        """The file's bytes with each (start, end, new lines) edit applied."""
         lines = list(self.lines)
         if lines and not lines[-1].endswith(("\n", "\r")):
             # an inserted line after a last line without a newline needs one there
@@ -307,6 +325,26 @@ class Document:
         for s, e, new in sorted(edits, key=lambda x: x[0], reverse=True):
             lines[s:e] = new
         return ((BOM if self.bom else "") + "".join(lines)).encode("utf-8")
+
+    def size_change(self, edits: list[Edit]) -> int | None:
+        """Characters the edits add (negative: remove), None when the bytes stay the same.
+
+        Costs the size of the edits, not of the file, so a selection can weigh thousands of
+        candidate edits without rebuilding the file for each one.
+        """
+        n = len(self.lines)
+        spans = sorted((s, e) for s, e, _ in edits)
+        overlap = any(a[1] > b[0] for a, b in zip(spans, spans[1:]))
+        eol_fix = bool(self.lines) and not self.lines[-1].endswith(("\n", "\r")) and any(
+            s >= n or e >= n for s, e, _ in edits)
+        if overlap or eol_fix:  # rare: let the splice itself decide
+            new = self.splice(edits)
+            if new == self.to_bytes():
+                return None
+            return len(new.decode("utf-8").lstrip(BOM)) - self.chars
+        if all(self.lines[s:e] == new for s, e, new in edits):
+            return None
+        return sum(sum(map(len, new)) - sum(map(len, self.lines[s:e])) for s, e, new in edits)
 
     def _removal(self, entry: Entry) -> tuple[int, int]:
         s, e = entry.start, entry.end
@@ -324,33 +362,32 @@ class Document:
                 return s, k + 1
         return s, e
 
-    def remove(self, entries: list[Entry]) -> bytes:
-        return self._splice([(*self._removal(e), []) for e in entries])
+    def remove_edits(self, entries: list[Entry]) -> list[Edit]:
+        return [(*self._removal(e), []) for e in entries]
 
-    def replace(self, entry: Entry, text: str) -> bytes:
-        return self._splice([(entry.start, entry.end, self.format_entry(text, entry))])
+    def replace_edits(self, entry: Entry, text: str) -> list[Edit]:
+        return [(entry.start, entry.end, self.format_entry(text, entry))]
 
-    def merge(self, entries: list[Entry], text: str) -> bytes:
+    def merge_edits(self, entries: list[Entry], text: str) -> list[Edit]:
         first = min(entries, key=lambda e: e.start)
         edits = [(first.start, first.end, self.format_entry(text, first))]
-        edits += [(*self._removal(e), []) for e in entries if e is not first]
-        return self._splice(edits)
+        return edits + [(*self._removal(e), []) for e in entries if e is not first]
 
-    def insert(self, section: Section | None, text: str, create_title: str | None = None) -> bytes:
+    def insert_edits(self, section: Section | None, text: str, create_title: str | None = None) -> list[Edit]:
         """Add an entry at the end of `section`'s entries (or of the file)."""
         if self.hermes:
             new = self.format_entry(text)
             if self.entries:
                 last = self.entries[-1].end
-                return self._splice([(last, last, [HERMES_SEP + self.newline, *new])])
-            return self._splice([(len(self.lines), len(self.lines), new)])
+                return [(last, last, [HERMES_SEP + self.newline, *new])]
+            return [(len(self.lines), len(self.lines), new)]
         if section is None:
             lines = []
             if self.lines and self.lines[-1].strip():
                 lines.append(self.newline)
             title = create_title or "Notes"
             lines += [f"## {title}{self.newline}", self.newline, *self.format_entry(text)]
-            return self._splice([(len(self.lines), len(self.lines), lines)])
+            return [(len(self.lines), len(self.lines), lines)]
         own = self.entries_in(section)
         like = own[-1] if own else None
         new = self.format_entry(text, like)
@@ -364,7 +401,20 @@ class Document:
                 new = [self.newline, *new]
             if at < len(self.lines) and self.lines[at].strip():
                 new = [*new, self.newline]  # else a paragraph below becomes the entry's lazy continuation
-        return self._splice([(at, at, new)])
+        return [(at, at, new)]
+
+    def remove(self, entries: list[Entry]) -> bytes:
+        return self.splice(self.remove_edits(entries))
+
+    def replace(self, entry: Entry, text: str) -> bytes:
+        return self.splice(self.replace_edits(entry, text))
+
+    def merge(self, entries: list[Entry], text: str) -> bytes:
+        return self.splice(self.merge_edits(entries, text))
+
+    def insert(self, section: Section | None, text: str, create_title: str | None = None) -> bytes:
+        """Add an entry at the end of `section`'s entries (or of the file)."""
+        return self.splice(self.insert_edits(section, text, create_title))
 
 
 _CACHE: dict[tuple[str, bytes, tuple[str, ...]], Document] = {}

@@ -174,7 +174,7 @@ def _norm(text: str | None) -> str:
 
 def _target(doc: Document, text: str, op: Operation) -> Entry:
     if text.startswith(HASHED):
-        hits = [e for e in doc.entries if hash_target(e.text) == text]
+        hits = doc.by_sha256(text[len(HASHED):])
     else:
         hits = doc.exact(text)
     if len(hits) == 1:
@@ -199,6 +199,44 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
     operation would touch a P0 or protected entry unless `allow_p0` (the caller's decision: a
     person who asked for it; never a field of the record, which may come from anyone).
     """
+    plan = _plan(op, read, protected, allow_p0)
+    if isinstance(plan, dict):
+        return plan
+    doc, data, edits, extra = plan
+    return {op.file: doc.splice(edits) if edits else data, **extra}
+
+
+def size_change(op: Operation, read: Callable[[str], bytes | None],
+                protected: tuple[str, ...] = ()) -> dict[str, int] | None:
+    """Characters `op` adds to (negative: removes from) each file it changes; None if it changes nothing.
+
+    Raises exactly what `apply` raises, but an edit of one memory file costs the size of the edit,
+    not of the file: nothing is rebuilt.
+    """
+    plan = _plan(op, read, protected, False)
+    if isinstance(plan, dict):
+        out = {p: _chars(d) - _chars(read(p)) for p, d in plan.items() if d != read(p)}
+        return out or None
+    doc, _data, edits, extra = plan
+    out = {}
+    d = doc.size_change(edits) if edits else None
+    if d is not None:
+        out[op.file] = d
+    for p, data in extra.items():
+        out[p] = _chars(data) - _chars(read(p))
+    return out or None
+
+
+def _chars(data: bytes | None) -> int:
+    return len(data.decode("utf-8", "replace").lstrip("\ufeff")) if data else 0
+
+
+Plan = tuple[Document, bytes, list, dict]
+
+
+def _plan(op: Operation, read: Callable[[str], bytes | None], protected: tuple[str, ...],
+          allow_p0: bool) -> dict[str, bytes | None] | Plan:
+    """What `op` does: whole-file changes, or (document, its bytes, line edits, other files' new bytes)."""
     # a record may come from a pulled proposal: a path leaving the workspace (or into .git) would
     # put '..' in main's tree and wedge every later command
     for path in () if op.extra.get("files") else (op.file, op.dest):
@@ -239,15 +277,15 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
     if op.op == "prune":
         if not targets:
             raise MemgitError("prune needs at least one target entry.")
-        return {op.file: doc.remove(targets)}
+        return doc, data, doc.remove_edits(targets), {}
     if op.op == "refresh":
         if len(targets) != 1 or not op.text:
             raise MemgitError("refresh needs one target entry and the new text.")
-        return {op.file: doc.replace(targets[0], op.text)}
+        return doc, data, doc.replace_edits(targets[0], op.text), {}
     if op.op == "merge":
         if len(targets) < 2 or not op.text:
             raise MemgitError("merge needs two or more target entries and the merged text.")
-        return {op.file: doc.merge(targets, op.text)}
+        return doc, data, doc.merge_edits(targets, op.text), {}
     if op.op == "consolidate":
         if not op.text:
             raise MemgitError("consolidate needs the new entry's text.")
@@ -260,8 +298,8 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
                                     f"person approves that by id with `memgit approve ID --allow-p0`.")
         # the entry is already there (say, the agent wrote it meanwhile): no change, not a duplicate
         if _norm(entry_body(op.text)) in doc.normalized_bodies:
-            return {op.file: data}
-        return {op.file: doc.insert(section, op.text, create_title=op.section)}
+            return doc, data, [], {}
+        return doc, data, doc.insert_edits(section, op.text, create_title=op.section), {}
     # move entries to another file: append them there, remove them here
     if not op.dest or not targets:
         raise MemgitError("a move of entries needs target entries and a destination file.")
@@ -273,8 +311,7 @@ def apply(op: Operation, read: Callable[[str], bytes | None],
     prefix = b"" if not dest_data or dest_data.endswith(b"\n") else nl.encode()
     dest_new = dest_data + prefix + (moved.replace("\n", nl) + nl).encode("utf-8")
     leave = op.extra.get("leave")
-    src_new = doc.merge(targets, leave) if leave else doc.remove(targets)
-    return {op.file: src_new, op.dest: dest_new}
+    return doc, data, doc.merge_edits(targets, leave) if leave else doc.remove_edits(targets), {op.dest: dest_new}
 
 
 def _move_files(files: list, read: Callable[[str], bytes | None]) -> dict[str, bytes | None]:

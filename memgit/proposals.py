@@ -209,12 +209,7 @@ def closed_states(ws: Workspace) -> dict[str, dict]:
     tip = ws.repo.ref(JOURNAL)
     if not tip:
         return {}
-    path = ws.repo.state_dir() / "states.json"
-    cached: dict = {}
-    try:
-        cached = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        cached = {}
+    cached = _read_cache(ws)
     if cached.get("tip") == tip and isinstance(cached.get("states"), dict):
         return cached["states"]
     states: dict[str, dict] = {}
@@ -238,6 +233,21 @@ def closed_states(ws: Workspace) -> dict[str, dict]:
     return states
 
 
+def _read_cache(ws: Workspace) -> dict:
+    """The states cache, or {} when it is missing or not of the shape memgit writes (it is then
+    rebuilt from the journal): {"tip": commit id, "states": {id: {"status": …, …}}}."""
+    try:
+        cached = json.loads((ws.repo.state_dir() / "states.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not (isinstance(cached, dict) and isinstance(cached.get("tip"), str)
+            and isinstance(cached.get("states"), dict)
+            and all(isinstance(k, str) and isinstance(v, dict) and v.get("status") in _STATUS.values()
+                    for k, v in cached["states"].items())):
+        return {}
+    return cached
+
+
 def _write_cache(ws: Workspace, tip: str, states: dict) -> None:
     # a cache, rebuilt from the journal whenever it is missing or stale: no fsync needed
     path = ws.repo.state_dir() / "states.json"
@@ -248,11 +258,8 @@ def _write_cache(ws: Workspace, tip: str, states: dict) -> None:
 
 def _advance_cache(ws: Workspace, old_tip: str | None, new_tip: str, updates: dict[str, dict]) -> None:
     """After this process appended journal events: move the states cache along without re-reading."""
-    try:
-        cached = json.loads((ws.repo.state_dir() / "states.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    if cached.get("tip") != old_tip or not isinstance(cached.get("states"), dict):
+    cached = _read_cache(ws)
+    if not cached or cached["tip"] != old_tip:
         return
     cached["states"].update(updates)
     _write_cache(ws, new_tip, cached["states"])

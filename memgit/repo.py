@@ -260,12 +260,15 @@ class Repo:
         """
         intent = self.git_dir / "memgit" / "refs-intent.json"
         try:
-            updates = json.loads(intent.read_text())
+            updates = _intent_updates(json.loads(intent.read_text(encoding="utf-8")))
         except FileNotFoundError:
             return []
-        except ValueError:
-            intent.unlink(missing_ok=True)
-            return []
+        except (ValueError, UnicodeDecodeError):
+            # not a record memgit wrote: keep it for a person to look at, and go on without it
+            aside = intent.with_name(f"refs-intent.malformed-{int(time.time())}.json")
+            os.replace(intent, aside)
+            return [f"{intent} was not a list of ref updates; it was set aside as {aside.name} and no ref was "
+                    f"changed from it: check the proposal branches with `memgit list`."]
         self._clear_stale_ref_locks([u[0] for u in updates])
         notes = []
         todo = []
@@ -572,6 +575,20 @@ class Repo:
         return d
 
 
+def _intent_updates(raw: object) -> list[tuple[str, str | None, str | None]]:
+    """The (ref, new id, old id) triples of a refs-intent record; ValueError if it is not one."""
+    if not isinstance(raw, list):
+        raise ValueError("not a list")
+    out = []
+    for u in raw:
+        if not (isinstance(u, list) and len(u) == 3 and isinstance(u[0], str)
+                and u[0].startswith("refs/") and ".." not in u[0]
+                and all(x is None or (isinstance(x, str) and HEX40.match(x)) for x in u[1:])):
+            raise ValueError(f"not a ref update: {u!r}")
+        out.append((u[0], u[1], u[2]))
+    return out
+
+
 def _git_env() -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("GIT_TERMINAL_PROMPT", "0")
@@ -599,14 +616,21 @@ def atomic_write(path: Path, data: bytes) -> None:
     """Write a file through a temp file and rename: readers see the old or the new bytes."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.memgit-{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    if path.exists():
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if path.exists():
+            with contextlib.suppress(OSError):
+                os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except OSError as e:
+        # a failed write (a full disk) leaves the old file as it was and no temp file beside it;
+        # the error names the file being written, which a failing write() or fsync() does not
         with contextlib.suppress(OSError):
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-    os.replace(tmp, path)
+            tmp.unlink()
+        raise OSError(e.errno, e.strerror or str(e), str(path)) from e
 
 
 def merge_file(ours: bytes, base: bytes, theirs: bytes, union: bool = False) -> bytes | None:

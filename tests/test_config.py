@@ -110,3 +110,35 @@ def test_init_refuses_a_broken_config_before_committing(tmp_path, run_cli, git):
     code, _out, err = run_cli(tmp_path, "init")
     assert code == 1 and err.startswith("Error: ") and "MEMORY.md" in err and "Traceback" not in err
     assert git(tmp_path, "rev-parse", "-q", "--verify", "refs/heads/main", check=False).returncode != 0
+
+
+def _numbers():
+    from dataclasses import fields
+
+    from memgit.config import _SECTIONS
+
+    for name, cls in _SECTIONS.items():
+        for f in fields(cls):
+            v = getattr(cls(), f.name)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                yield name, f.name, v
+
+
+@pytest.mark.parametrize("name,key,default", list(_numbers()))
+def test_every_number_has_bounds_naming_the_key_and_its_range(name, key, default):
+    from memgit.config import _RANGES
+
+    assert (name, key) in _RANGES, f"{name}.{key} has no range"
+    lo, hi, _ = _RANGES[(name, key)]
+    assert lo <= default <= hi
+    for bad in (999999999999, -1, *(("nan", "inf") if isinstance(default, float) else ())):
+        with pytest.raises(ConfigError) as ei:
+            parse_config(f"[{name}]\n{key} = {bad}\n", "memgit.toml")
+        msg = str(ei.value)
+        assert f"'{name}.{key}'" in msg and f"at most {hi:g}" in msg and "\n" not in msg
+    assert parse_config(f"[{name}]\n{key} = {hi!r}\n").__getattribute__(name).__getattribute__(key) == hi
+
+
+def test_capacity_has_an_upper_bound():
+    with pytest.raises(ConfigError, match="MEMORY.md.*100,000,000"):
+        parse_config('[capacity]\n"MEMORY.md" = 999999999999\n')

@@ -370,3 +370,66 @@ def test_a_hand_commit_after_a_kill_never_reverts_an_approval(tmp_path, how):
     consistent(ws)
     st = subprocess.run(["git", "status", "--porcelain"], cwd=ws.root, capture_output=True, text=True).stdout
     assert "MEMORY.md" not in st
+
+def _disk_full(*_a, **_kw):
+    import errno
+
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize("where", ["fsync", "replace"])
+def test_a_failed_write_leaves_the_old_file_and_no_temp_file(tmp_path, monkeypatch, where):
+    from memgit import repo
+
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes(b"- old\n")
+    monkeypatch.setattr(repo.os, where, _disk_full)
+    with pytest.raises(OSError) as info:
+        repo.atomic_write(path, b"- new\n")
+    assert info.value.filename == str(path) and "No space" in info.value.strerror
+    assert path.read_bytes() == b"- old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["MEMORY.md"]
+
+
+def test_a_failed_buffered_write_removes_its_temp_file(tmp_path, monkeypatch):
+    import builtins
+
+    from memgit import repo
+
+    real_open = builtins.open
+
+    class Full:
+        def __init__(self, f):
+            self.f = f
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, _data):
+            _disk_full()
+
+    monkeypatch.setattr(builtins, "open", lambda *a, **kw: Full(real_open(*a, **kw)))
+    with pytest.raises(OSError):
+        repo.atomic_write(tmp_path / "MEMORY.md", b"- new\n")
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_disk_full_is_one_sentence_naming_the_real_file(tmp_path, monkeypatch, capsys):
+    from memgit import cli, repo
+
+    (tmp_path / "MEMORY.md").write_text("- a fact\n", encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    monkeypatch.setattr(repo.os, "fsync", _disk_full)
+    monkeypatch.setattr(sys, "argv", ["memgit", "-C", str(tmp_path), "init"])
+    with pytest.raises(SystemExit) as info:
+        cli.main()
+    err = capsys.readouterr().err
+    assert info.value.code == 1 and "Traceback" not in err
+    assert "(file)" not in err and str(tmp_path) in err and "free some disk space" in err
+    assert err.count("\n") == 1 and not list(tmp_path.glob(".*.memgit-*.tmp"))
+    assert cli.os_error_message(OSError(28, "No space left on device")) == \
+        "No space left on device; free some disk space and retry."

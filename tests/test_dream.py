@@ -647,3 +647,49 @@ def test_the_primary_in_a_list_of_models_takes_the_new_primary(tmp_path):
     })
     cycle(ws)
     assert "- **Models:** `openrouter/qwen3-32b` primary, Llama 3 fallback, Phi-3 local (2026-05-30)" in read(ws)
+
+
+# -- scale: work grows with the file, not with its square ------------------------------------
+def test_forced_prune_of_a_large_file_never_rebuilds_or_reparses_it(tmp_path, monkeypatch):
+    from memgit import memory
+
+    notes = "".join(f"- [P2] n{i} tried x{i} on host{i} (2026-03-{i % 28 + 1:02d})\n" for i in range(400))
+    mem = MEM_HEAD + "## Experiments [P2]\n" + notes
+    ws = make(tmp_path, {"MEMORY.md": mem}, budget=len(mem) // 4)
+    counts = {"parse": 0, "splice": 0}
+    real_init, real_splice = memory.Document.__init__, memory.Document.splice
+
+    def counting_init(self, *a, **kw):
+        counts["parse"] += 1
+        real_init(self, *a, **kw)
+
+    def counting_splice(self, *a, **kw):
+        counts["splice"] += 1
+        return real_splice(self, *a, **kw)
+
+    monkeypatch.setattr(memory.Document, "__init__", counting_init)
+    monkeypatch.setattr(memory.Document, "splice", counting_splice)
+    memory._CACHE.clear()
+    report = dream(ws, NOW, dry_run=True)
+    assert report.counts["prune"] == ws.config.dream.max_ops  # hundreds of candidates were weighed
+    assert counts["parse"] <= 2                              # main's file, once (plus USER.md at most)
+    assert counts["splice"] == 0                             # sizes come from the edits, not new bytes
+
+
+def test_duplicate_pairs_grow_linearly_when_a_term_is_in_many_entries(tmp_path, monkeypatch):
+    from memgit.dream.rules import duplicates
+
+    # "gateway" is in 120 of 600 entries: still specific (≤ a quarter), but 7,140 pairs on its own
+    notes = "".join(f"- [P2] probe{i} {'gateway ' if i % 5 == 0 else ''}check on rack{i} "
+                    f"(2026-03-{i % 28 + 1:02d})\n" for i in range(600))
+    ws = make(tmp_path, {"MEMORY.md": MEM_HEAD + "## Checks [P2]\n" + notes}, budget=10 ** 6)
+    calls = {"n": 0}
+    real = duplicates._same_fact
+
+    def counting(*a):
+        calls["n"] += 1
+        return real(*a)
+
+    monkeypatch.setattr(duplicates, "_same_fact", counting)
+    dream(ws, NOW, dry_run=True)
+    assert calls["n"] <= 600  # about one pair per entry at most; every pair of the 120 (7,140) before

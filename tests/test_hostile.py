@@ -221,3 +221,68 @@ def test_entry_matcher_finds_exactly_one_or_says_why(entries, pick, cut, length)
         raise AssertionError(f"unexpected refusal {e}") from None
     else:
         assert needle in found.text or " ".join(needle.split()) in " ".join(found.text.split())
+
+
+# -- numbers out of range and state files of the wrong shape ------------------------------------
+@pytest.mark.parametrize("toml,cmd,key", [
+    ("[dream]\nwindow_days = 999999999999\n", "dream", "dream.window_days"),
+    ("[lifecycle]\nlog_days = 999999999999\n", "expire", "lifecycle.log_days"),
+    ("[lifecycle]\np2_days = 999999999999\n", "janitor", "lifecycle.p2_days"),
+])
+def test_huge_numbers_in_config_are_one_sentence_naming_key_and_range(tmp_path, toml, cmd, key):
+    root = ws(tmp_path)
+    (root / "memgit.toml").write_text(toml, encoding="utf-8")
+    clean_error(run(root, cmd, *NOW), key, "at most")
+
+
+@pytest.mark.parametrize("cmd", ["dream", "expire", "janitor", "reflect"])
+@pytest.mark.parametrize("day", ["0001-01-01", "9999-12-31"])
+def test_now_out_of_range_is_one_sentence(tmp_path, cmd, day):
+    root = ws(tmp_path)
+    clean_error(run(root, cmd, "--now", day), "--now", "out of range", "1970-01-01")
+
+
+@pytest.mark.parametrize("intent", ['{"refs/heads/main": "x"}', '[["refs/heads/main"]]', '[1, 2, 3]',
+                                    '[["refs/heads/main", "zz", null]]', '"text"', 'not json'])
+def test_malformed_refs_intent_is_set_aside_with_a_warning(tmp_path, intent):
+    root = ws(tmp_path)
+    state = root / ".git" / "memgit"
+    state.mkdir(exist_ok=True)
+    (state / "refs-intent.json").write_text(intent, encoding="utf-8")
+    main = subprocess.run(["git", "rev-parse", "main"], cwd=root, capture_output=True, text=True).stdout
+    p = run(root, "dream", *NOW)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    assert "set aside" in p.stdout + p.stderr
+    kept = list(state.glob("refs-intent.malformed-*.json"))
+    assert not (state / "refs-intent.json").exists() and len(kept) == 1
+    assert kept[0].read_text(encoding="utf-8") == intent
+    assert subprocess.run(["git", "rev-parse", "main"], cwd=root, capture_output=True, text=True).stdout == main
+
+
+@pytest.mark.parametrize("cache", ['[1, 2]', '{"tip": 3, "states": {}}', '{"tip": "%s", "states": []}',
+                                   '{"tip": "%s", "states": {"abc": 3}}', '{"tip": "%s", "states": {"a": {}}}',
+                                   '"x"', '{broken'])
+def test_malformed_states_cache_is_rebuilt_from_the_journal(tmp_path, cache):
+    from memgit import proposals
+    from memgit.ops import Operation
+    from memgit.workspace import Workspace
+
+    root = ws(tmp_path)
+    w = Workspace(root)
+    made = proposals.create(w, [Operation("consolidate", "MEMORY.md", text="[P1] Beta ships on Fridays",
+                                          section="Projects")])
+    pid = made[0].id
+    proposals.reject(w, [pid])
+    state = root / ".git" / "memgit"
+    tip = subprocess.run(["git", "rev-parse", "refs/memgit/journal"], cwd=root, capture_output=True,
+                         text=True).stdout.strip()
+    (state / "states.json").write_text(cache.replace("%s", tip), encoding="utf-8")
+    p = run(root, "proposals", "--all")
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    assert pid in p.stdout and "rejected" in p.stdout
+    assert Operation("consolidate", "MEMORY.md", text="[P1] Beta ships on Fridays",
+                     section="Projects").fingerprint in proposals.rejected_fingerprints(Workspace(root))
+    import json
+
+    rebuilt = json.loads((state / "states.json").read_text(encoding="utf-8"))
+    assert rebuilt["tip"] == tip and rebuilt["states"][pid]["status"] == "rejected"

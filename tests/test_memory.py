@@ -474,3 +474,30 @@ def test_insert_into_a_section_without_entries_never_absorbs_what_follows(follow
     added = [e for e in d2.entries if e.body == "added " + words]
     assert len(added) == 1 and added[0].section == "Target" and added[0].priority == "P2"
     assert [e.text for e in d2.entries if e is not added[0]] == [e.text for e in d.entries]
+
+
+def test_deeply_nested_list_parses_in_time_linear_in_its_size():
+    import time
+
+    # 1,600 levels of indentation: the trailing-date pattern used to retry from every space (cubic;
+    # about 50 s here), now it starts only where a run of spaces starts (well under a second)
+    data = ("## Notes\n" + "".join("  " * i + f"- level {i}\n" for i in range(1600))).encode()
+    t = time.perf_counter()
+    d = Document("MEMORY.md", data)
+    assert len(d.entries) == 1 and d.entries[0].date is None and d.entries[0].body.startswith("level 0")
+    assert time.perf_counter() - t < 15
+
+
+def test_date_tail_keeps_the_space_before_it_out_of_the_body():
+    d = Document("MEMORY.md", b"- fact one   (2026-01-02)\n- fact two\t(2026-01-03)  \n")
+    assert [e.body for e in d.entries] == ["fact one", "fact two"]
+    assert [e.date.isoformat() for e in d.entries] == ["2026-01-02", "2026-01-03"]
+
+
+def test_sections_and_protection_nest_in_one_pass():
+    data = (b"# A\n## B [P2]\n### C\n- c\n## D\n- d\n# E\n- e\n")
+    d = Document("MEMORY.md", data, protected_sections=("B",))
+    by = {s.title: s for s in d.sections}
+    assert by["C"].protected and by["C"].priority == "P2" and not by["D"].protected
+    assert [d.section_at(e.start).title for e in d.entries] == ["C", "D", "E"]
+    assert d.section_at(0).title == "A" and Document("M.md", b"- x\n").section_at(0) is None

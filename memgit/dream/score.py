@@ -69,20 +69,6 @@ def _bundle_forced(chosen: list[Candidate]) -> list[Candidate]:
     return sorted(bundles + out, key=lambda c: (PHASE[c.op.op], not c.forced, -c.score))
 
 
-def _apply_all(files: dict[str, bytes], op: Operation, protected: tuple[str, ...]) -> dict[str, bytes] | None:
-    try:
-        changes = ops.apply(op, lambda p: files.get(p), protected)
-    except MemgitError:
-        return None
-    new = dict(files)
-    for p, d in changes.items():
-        if d is None:
-            new.pop(p, None)
-        else:
-            new[p] = d
-    return new
-
-
 def _chars(data: bytes | None) -> int:
     return len(data.decode("utf-8", "replace").lstrip("\ufeff")) if data else 0
 
@@ -90,7 +76,7 @@ def _chars(data: bytes | None) -> int:
 def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops: int, pct: float,
            budgets: dict[str, int], known: set[str], protected: tuple[str, ...]) -> Selection:
     # Kept operations never share a target, so each is tried on memory as it is (parsed once) and
-    # the file sizes after them are the sum of their deltas: no re-parse per candidate.
+    # the file sizes after them are the sum of their deltas: no re-parse or rebuild per candidate.
     files = {name: doc.to_bytes() for name, doc in ctx.col.docs.items()}
     before = {n: _chars(d) for n, d in files.items()}
     size = dict(before)
@@ -103,13 +89,16 @@ def select(ctx: Context, candidates: list[Candidate], threshold: float, max_ops:
     deltas: dict[str, dict[str, int] | None] = {}
 
     def delta(op: Operation) -> dict[str, int] | None:
-        """How many characters `op` changes in each file it touches (None: it does not apply); memoised."""
+        """How many characters `op` changes in each file it touches (None: it does not apply); memoised.
+
+        Weighed on the parsed documents, at the cost of the edit: a forced prune tries one candidate
+        per entry of a large file, and rebuilding the file for each was quadratic."""
         fp = op.fingerprint
         if fp not in deltas:
-            new = _apply_all(files, op, protected)
-            deltas[fp] = None if new is None or new == files else {
-                n: _chars(new.get(n)) - _chars(files.get(n)) for n in set(new) | set(files)
-                if new.get(n) != files.get(n)}
+            try:
+                deltas[fp] = ops.size_change(op, files.get, protected)
+            except MemgitError:
+                deltas[fp] = None
         return deltas[fp]
 
     for c in order:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from functools import lru_cache
 
 from memgit.dream import lexicon as lx
 from memgit.ops import Operation
@@ -14,10 +15,26 @@ from memgit.dream.model import (
 )
 
 
+# A term more than this many entries of one file share names a topic, not a fact: it makes no
+# pairs (entries alike share rarer terms too). Without the cap a large file's pairs grow with the
+# square of its entries; with it they are at most MAX_POSTING per term an entry has. A file of up to
+# 4 × MAX_POSTING entries is unaffected: an anchor term is in at most a quarter of them.
+MAX_POSTING = 64
+
+
+# the same labels and values are compared in many pairs: their terms are computed once
+_terms = lru_cache(maxsize=65536)(term_set)
+
+
+@lru_cache(maxsize=65536)
+def _value_terms(body: str) -> frozenset[str]:
+    """The terms after an entry's label ("Shell: bash" → {bash})."""
+    return term_set(LABEL_RE.sub("", body, count=1))
+
+
 def _value_jaccard(a: str, b: str) -> float:
     """How alike the values after two entries' shared label are ("Shell: bash" vs "Shell: fish": 0)."""
-    va = term_set(LABEL_RE.sub("", a, count=1))
-    vb = term_set(LABEL_RE.sub("", b, count=1))
+    va, vb = _value_terms(a), _value_terms(b)
     return len(va & vb) / len(va | vb) if va and vb else 1.0
 
 
@@ -36,13 +53,14 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
             for t in it.subject:
                 if ctx.anchor(t):
                     postings.setdefault(t, []).append(i)
-        pairs = sorted({(x[p], x[q]) for x in postings.values() for p in range(len(x))
-                        for q in range(p + 1, len(x))})
+        pairs = sorted({(x[p], x[q]) for x in postings.values() if len(x) <= MAX_POSTING
+                        for p in range(len(x)) for q in range(p + 1, len(x))})
         vals = [_values(it.entry.body) for it in items]
         has_cjk = [bool(CJK_IN.search(it.entry.body)) for it in items]
         zh = [cjk_share(it.entry.body) >= 0.3 for it in items]
         labels = [_label(it.entry.body) for it in items]
         wsub = [ctx.weight(it.subject) for it in items]
+        sups = [lx.SUPERSEDE.search(it.folded) for it in items]  # once per entry, not once per pair
         for i, j in pairs:
             a, b = items[i], items[j]
             if a.entry.section != b.entry.section:
@@ -51,12 +69,12 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
             if not shared or not any(ctx.anchor(t) for t in shared):
                 continue
             newer, older = (b, a) if _newer(b, a) else (a, b)
-            sup = lx.SUPERSEDE.search(newer.folded)
+            sup = sups[j] if newer is b else sups[i]
             va, vb = vals[i], vals[j]
             jac = len(shared) / len(a.subject | b.subject)
             ov = ctx.weight(shared) / max(min(wsub[i], wsub[j]), 1e-9)
             la, lb = labels[i], labels[j]
-            if sup and not lx.SUPERSEDE.search(older.folded) and ov >= 0.3 and _names_retired(newer, older, sup):
+            if sup and not (sups[i] if newer is b else sups[j]) and ov >= 0.3 and _names_retired(newer, older, sup):
                 named = bool((older.subject - newer.subject) & newer.subject) or ov >= 0.3
                 used = [o for o in ctx.obs_about(newer) if (o.terms & (newer.subject - older.subject))
                         and any(ctx.anchor(t) for t in o.terms & (newer.subject - older.subject))]
@@ -75,7 +93,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                 new_only, old_only = newer.subject - older.subject, older.subject - newer.subject
                 used = [o for o in ctx.obs_about(newer) if o.terms & new_only]
                 stale = [o for o in ctx.obs_about(older) if o.terms & old_only]
-                short = max(len(term_set(LABEL_RE.sub("", x.entry.body, count=1))) for x in (a, b)) <= 3
+                short = max(len(_value_terms(x.entry.body)) for x in (a, b)) <= 3
                 score = confidence("label-conflict", only_newer_used=bool(used) and not stale, short=short)
                 op = Operation("prune", file, (older.entry.text,), confidence=score,
                                reason=f"'{la}' now has a newer value (line {newer.entry.line})",
@@ -88,7 +106,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                 continue  # same words, different numbers: not a duplicate
             n_anchor = len([t for t in shared if ctx.anchor(t)])
             cross = has_cjk[i] != has_cjk[j] or zh[i] != zh[j]
-            if la != lb and not cross and (la is None or lb is None or _overlap(term_set(la), term_set(lb)) < 0.6):
+            if la != lb and not cross and (la is None or lb is None or _overlap(_terms(la), _terms(lb)) < 0.6):
                 continue  # two labels are two fields (across languages a label is translated)
             # Chinese bigrams across word boundaries add noise terms: a lower bar for CJK text
             cjk = zh[i] and zh[j]
