@@ -126,12 +126,18 @@ def _line_hits(line: str, hits: list[_Hit]) -> None:
     if _LONG_NUMBER.search(line):
         _id_number_hits(line, hits)
         _bank_card_hits(line, hits)
+    if "PIN" in line or "pin " in lower:
+        _pin_hits(line, hits)
     if not _word_gate().search(lower):  # one scan for every family's words; most lines have none
         return
     if _has_any(lower, _PASSWORD_WORDS):
         _password_hits(line, hits)
     if _has_any(lower, _ASSIGNMENT_WORDS):
         _assignment_hits(line, hits)
+    if _has_any(lower, _LABEL_WORDS):
+        _labelled_hits(line, hits)
+    if _has_any(lower, _CLI_WORDS):
+        _cli_password_hits(line, hits)
     if _has_any(lower, _COST_WORDS):
         _cost_basis_hits(line, hits)
     if _has_any(lower, _SHARE_WORDS):
@@ -142,7 +148,8 @@ def _line_hits(line: str, hits: list[_Hit]) -> None:
 
 @lru_cache(maxsize=1)
 def _word_gate() -> re.Pattern[str]:
-    words = {*_PASSWORD_WORDS, *_ASSIGNMENT_WORDS, *_COST_WORDS, *_SHARE_WORDS, *_PNL_WORDS}
+    words = {*_PASSWORD_WORDS, *_ASSIGNMENT_WORDS, *_LABEL_WORDS, *_CLI_WORDS, *_COST_WORDS, *_SHARE_WORDS,
+             *_PNL_WORDS}
     return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
 
 
@@ -269,8 +276,9 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
         P("GitHub token", _L + r"gh[pousr]_[A-Za-z0-9]{30,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
         P(
             "GitLab token",
-            _L + r"gl(?:pat|dt|ft|rt|soat|cbt|ptt)-[A-Za-z0-9_\-]{20,}",
-            ("glpat-", "gldt-", "glft-", "glrt-", "glsoat-", "glcbt-", "glptt-"),
+            _L + r"gl(?:pat|dt|ft|rt|soat|cbt|ptt|ffct|imt|agent|oas)-[A-Za-z0-9_\-]{20,}",
+            ("glpat-", "gldt-", "glft-", "glrt-", "glsoat-", "glcbt-", "glptt-", "glffct-", "glimt-", "glagent-",
+             "gloas-"),
         ),
         P(
             "Slack webhook",
@@ -278,7 +286,7 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
             ("hooks.slack.com",),
         ),
         P("Slack token", _L + r"(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}", ("xox", "xapp-"), _letters_and_digits),
-        P("Stripe API key", _L + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}", ("k_live_", "k_test_")),
+        P("Stripe API key", _L + r"(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{16,}", ("k_live_", "k_test_", "k_prod_")),
         P("Stripe API key", _L + r"whsec_[0-9A-Za-z]{24,}", ("whsec_",)),
         P(
             "AWS access key",
@@ -296,6 +304,15 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
         P("age secret key", _L + r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", ("AGE-SECRET-KEY-",)),
         P("Discord webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
           ("/api/webhooks/",)),
+        *_gitleaks_prefix_rules(),
+        *_labelled_provider_rules(),
+        P(
+            "session cookie",
+            r"(?i)(?<![A-Za-z0-9])(?:sessionid|session_id|sessid|phpsessid|jsessionid|connect\.sid|[a-z_]*_session)"
+            r"=([A-Za-z0-9%._\-]{16,})",
+            ("ession", "ESSION", "essid", "ESSID", "connect.sid"),
+            _letters_and_digits,
+        ),
         P("bearer token", r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", ("earer", "EARER"), _credential_like),
         P(
             "basic auth credentials",
@@ -303,6 +320,100 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
             ("uthorization", "UTHORIZATION"),
         ),
     )
+
+
+# Prefixes from gitleaks' published rule set (config/gitleaks.toml) that the rules above and
+# detect-secrets do not cover: (kind, the token after its prefix, literal hints). Lengths are
+# gitleaks' own or a little looser, never shorter than its shortest documented token.
+_GITLEAKS_PREFIXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("1Password token", r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}", ("ops_eyJ",)),
+    ("1Password secret key", r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
+     ("A3-",)),
+    ("Adobe client secret", r"p8e-[A-Za-z0-9]{32}", ("p8e-",)),
+    ("Alibaba access key", r"LTAI[A-Za-z0-9]{20}", ("LTAI",)),
+    ("Artifactory credentials", r"cmVmd[A-Za-z0-9]{59}", ("cmVmd",)),
+    ("AWS Bedrock API key", r"ABSK[A-Za-z0-9+/]{109,269}={0,2}", ("ABSK",)),
+    ("Clojars token", r"CLOJARS_[A-Za-z0-9]{60}", ("CLOJARS_",)),
+    ("ClickHouse secret key", r"4b1d[A-Za-z0-9]{38}", ("4b1d",)),
+    ("Cloudflare origin CA key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", ("v1.0-",)),
+    ("Doppler token", r"dp\.pt\.[A-Za-z0-9]{43}", ("dp.pt.",)),
+    ("Duffel token", r"duffel_(?:test|live)_[A-Za-z0-9_\-=]{43}", ("duffel_",)),
+    ("Dynatrace token", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", ("dt0c01.",)),
+    ("EasyPost API key", r"EZ[AT]K[A-Za-z0-9]{54}", ("EZAK", "EZTK")),
+    ("Facebook access token", r"EAA[MC][A-Za-z0-9]{100,}", ("EAAM", "EAAC")),
+    ("Flutterwave secret key", r"FLWSECK(?:_TEST)?-[a-hA-H0-9]{12,32}(?:-X)?", ("FLWSECK",)),
+    ("Fly.io token", r"(?:fo1_[\w-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})",
+     ("fo1_", "fm1a_", "fm1r_", "fm2_")),
+    ("Frame.io token", r"fio-u-[A-Za-z0-9_\-=]{64}", ("fio-u-",)),
+    ("GitLab token", r"GR1348941[\w-]{20,}", ("GR1348941",)),
+    ("Grafana token", r"(?:eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}"
+     r"|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})", ("eyJrIjoi", "glc_", "glsa_")),
+    ("Harness API key", r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}", ("pat.", "sat.")),
+    ("Terraform Cloud token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9\-_=]{60,70}", (".atlasv1.",)),
+    ("Heroku API key", r"HRKU-AA[0-9A-Za-z_\-]{58}", ("HRKU-AA",)),
+    ("Hugging Face token", r"api_org_[A-Za-z]{34}", ("api_org_",)),
+    ("Infracost token", r"ico-[A-Za-z0-9]{32}", ("ico-",)),
+    ("42 client secret", r"s-s4t2(?:ud|af)-[a-f0-9]{64}", ("s-s4t2",)),
+    ("Mailgun API key", r"key-[a-f0-9]{32}", ("key-",)),
+    ("MaxMind license key", r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk", ("_mmk",)),
+    ("Microsoft Teams webhook",
+     r"https://[a-z0-9]+\.webhook\.office\.com/webhookb2/[a-z0-9@\-]{30,}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9\-]{36}",
+     ("webhook.office.com",)),
+    ("New Relic API key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9\-]{32}|NRJS-[a-f0-9]{19})", ("NRAK-", "NRII-", "NRJS-")),
+    ("Notion token", r"(?:ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})", ("ntn_", "secret_")),
+    ("OpenShift token", r"sha256~[\w-]{43}", ("sha256~",)),
+    ("Perplexity API key", r"pplx-[A-Za-z0-9]{48}", ("pplx-",)),
+    ("PlanetScale token", r"pscale_(?:tkn|oauth|pw)_[\w=.\-]{32,64}", ("pscale_",)),
+    ("Postman API key", r"PMAK-[A-Fa-f0-9]{24}-[A-Fa-f0-9]{34}", ("PMAK-",)),
+    ("Prefect API key", r"pnu_[A-Za-z0-9]{36}", ("pnu_",)),
+    ("Pulumi token", r"pul-[a-f0-9]{40}", ("pul-",)),
+    ("ReadMe API key", r"rdme_[a-z0-9]{70}", ("rdme_",)),
+    ("RubyGems API key", r"rubygems_[a-f0-9]{48}", ("rubygems_",)),
+    ("Scalingo token", r"tk-us-[\w-]{48}", ("tk-us-",)),
+    ("Sendinblue API key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", ("xkeysib-",)),
+    ("Sentry token", r"(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/=_]{50,})", ("sntryu_", "sntrys_")),
+    ("SettleMint token", r"sm_[aps]at_[A-Za-z0-9]{16}", ("sm_aat_", "sm_pat_", "sm_sat_")),
+    ("Shippo API key", r"shippo_(?:live|test)_[a-fA-F0-9]{40}", ("shippo_",)),
+    ("Sourcegraph token", r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}", ("sgp_",)),
+    ("Square access token", r"(?:EAAA|sq0atp-)[\w-]{22,60}", ("EAAA", "sq0atp-")),
+    ("Typeform token", r"tfp_[A-Za-z0-9\-_.=]{59}", ("tfp_",)),
+    ("Vault token", r"hvb\.[\w-]{138,300}", ("hvb.",)),
+    ("Yandex API key", r"AQVN[A-Za-z0-9_\-]{35,38}", ("AQVN",)),
+)
+
+
+def _gitleaks_prefix_rules() -> tuple[_ProviderRule, ...]:
+    # A random token mixes letters and digits; "EAAAAAAA…" padding or a word after the prefix does not.
+    return tuple(_ProviderRule(kind, _L + body + _R, hints, _letters_and_digits)
+                 for kind, body, hints in _GITLEAKS_PREFIXES)
+
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+# Values with no prefix of their own, known by the service named just before them (as gitleaks'
+# labelled rules do): "heroku: <uuid>", "twilio auth token <32 hex>". A UUID or hex string with no
+# such label is an id and is kept.
+_LABELLED_PROVIDERS: tuple[tuple[str, str, str], ...] = (
+    ("Heroku API key", "heroku", _UUID),
+    ("Twilio auth token", "twilio", r"[a-f0-9]{32}"),
+    ("Snyk token", "snyk", _UUID),
+    ("HubSpot API key", "hubspot", _UUID),
+    ("Datadog API key", "datadog", r"[a-f0-9]{32}(?:[a-f0-9]{8})?"),
+    ("Sentry token", "sentry", r"[a-f0-9]{64}"),
+    ("Cloudflare API key", "cloudflare", r"[a-f0-9]{37}|[A-Za-z0-9_\-]{40}"),
+    ("Algolia API key", "algolia", r"[a-f0-9]{32}"),
+    ("Okta token", "okta", r"00[\w=\-]{40}"),
+)
+
+
+def _labelled_provider_rules() -> tuple[_ProviderRule, ...]:
+    rules = []
+    for kind, word, value in _LABELLED_PROVIDERS:
+        # the service word, up to 30 label characters ("_API_KEY", " auth token"), an optional
+        # separator, then the value as a whole token
+        pattern = (rf"(?i){word}[\w .\-]{{0,30}}?[\"'\]]?[ \t]*(?:[:=：]|\bis\b)?[ \t]*[\"'`]?"
+                   rf"(?<![A-Za-z0-9_\-])((?-i:{value}))" + _R)
+        rules.append(_ProviderRule(kind, pattern, (word, word.upper(), word.capitalize()), _letters_and_digits))
+    return tuple(rules)
 
 
 # --- detect-secrets -----------------------------------------------------------------
@@ -414,7 +525,7 @@ _QUOTED = r"\"([^\"\n]+)\"|'([^'\n]+)'|`([^`\n]+)`|“([^”\n]+)”|「([^」\n
 # "&" ends the value only where a query string goes on ("password=x&ssl=true").
 _BARE = r"((?:[A-Za-z0-9!#$%()*+\-./:<=>?@\[\]^_{|}~\\]|&(?![A-Za-z_]\w*=))+)"
 _STRONG_SEP = r"(?::=|=>|=(?!=)|:|：)"
-_WEAK_SEP = r"(?:\s+is\s+|\s*(?:是|为|為)\s*[:：]?)"
+_WEAK_SEP = r"(?:\s+is\s+|\s*(?:就|即)?(?:是|为|為)\s*[:：]?)"
 
 # markdown emphasis around a label's colon ("**Gateway token:** `…`") and a short aside between the
 # label and its colon ("Current token (2026-03-15): …") do not end the label
@@ -437,7 +548,8 @@ _NOT_A_PASSWORD = frozenset({
     "field", "prompt", "policy",
 })
 
-_ASSIGNMENT_WORDS = ("key", "token", "secret", "credential", "令牌", "密钥", "密鑰", "秘钥", "秘鑰", "私钥", "私鑰")
+_ASSIGNMENT_WORDS = ("key", "token", "secret", "credential", "令牌", "密钥", "密鑰", "秘钥", "秘鑰", "私钥", "私鑰",
+                     "金鑰", "金钥")
 _ASSIGNMENT_KEYWORDS = (
     ("API key", r"api[_\-. ]?key|apikey|access[_\-]?key(?![_\-]?id)"),
     ("token", r"(?:auth|access|refresh|bot|api|session)?[_\-]?token|令牌"),
@@ -445,14 +557,15 @@ _ASSIGNMENT_KEYWORDS = (
         "secret",
         (
             r"client[_\-]?secret|secret(?:[_\-]?access)?(?:[_\-]?key)?"
-            r"|(?:private|signing|encryption|master)[_\-]?key|credentials?|密钥|密鑰|秘钥|秘鑰|私钥|私鑰"
+            r"|(?:private|signing|encryption|master)[_\-]?key|credentials?|密钥|密鑰|秘钥|秘鑰|私钥|私鑰|金鑰|金钥"
         ),
     ),
 )
 _ASSIGNMENT = _LazyRegex(
     "(?i)(?:"
     + "|".join(f"(?P<k{i}>{kw})" for i, (_, kw) in enumerate(_ASSIGNMENT_KEYWORDS))
-    + rf")[\"'\]]?{_ASIDE}[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|{_WEAK_SEP})(?:{_EMPH})?[ \t]*[\"'`“「]?"
+    + rf")[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|{_WEAK_SEP})(?:{_EMPH})?|(?<=[牌钥鑰])(?=[ \t]))"
+    r"[ \t]*[\"'`“「]?"
     r"([A-Za-z0-9_\-.+/~]{8,}={0,3})(?![A-Za-z0-9_\-.+/~=])"
 )
 
@@ -485,6 +598,96 @@ def _assignment_hits(line: str, hits: list[_Hit]) -> None:
             continue
         kind = next(k for i, (k, _) in enumerate(_ASSIGNMENT_KEYWORDS) if m.group(f"k{i}") is not None)
         hits.append((kind, m.start(m.re.groups), m.end(m.re.groups)))
+
+
+# The general rule: any label whose last word is key, token, secret, auth or pass — FOO_KEY,
+# storageKey, "Storage account key", "auth" — with a strong separator before a value that looks
+# random. The known labels above accept any credential-like value; these accept only a
+# high-entropy one, so "sort_key: created_at_desc" and "auth: enabled" stay.
+_LABEL_WORDS = ("key", "token", "secret", "auth", "pass", "pwd")
+_LABELLED = _LazyRegex(
+    r"(?:(?<![A-Za-z])(?P<word>(?i:key|token|secret|auth|passwd|pass|pwd))"
+    r"|(?<=[a-z0-9])(?P<camel>Key|Token|Secret|Auth|Passwd|Pass|Pwd))(?![A-Za-z])"
+    rf"[\"'\]]?{_ASIDE}[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP})(?:{_EMPH})?[ \t]*"
+    rf"(?:{_QUOTED}|([A-Za-z0-9_\-.+/~]{{8,}}={{0,3}}))(?![A-Za-z0-9_\-.+/~=])"
+)
+_LABEL_KIND = {"key": "secret", "token": "token", "secret": "secret", "auth": "token", "pass": "password",
+               "passwd": "password", "pwd": "password"}
+_SEGMENT = _LazyRegex(r"[A-Za-z0-9+/]+")
+
+
+def _labelled_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _LABELLED.finditer(line):
+        group = next(i for i in range(m.re.groups, 0, -1) if m.group(i) is not None)
+        value = m.group(group)
+        word = (m.group("word") or m.group("camel")).lower()
+        if _is_placeholder(value):
+            continue
+        if word in ("pass", "pwd", "passwd"):
+            # "pass" alone is a verb ("all tests pass: 3"); as the tail of a name (db_pass, SMTP_PASS) it is a password
+            named = m.group("camel") is not None or (m.start() >= 2 and line[m.start() - 1] in "_-."
+                                                     and line[m.start() - 2].isalnum())
+            if not (named and _password_like(value) and " " not in value):
+                continue
+        elif not _random_looking(value):
+            continue
+        kind = _LABEL_KIND[word]
+        if word == "auth" and _is_basic_auth(value):
+            kind = "basic auth credentials"
+        hits.append((kind, m.start(group), m.end(group)))
+
+
+def _random_looking(value: str) -> bool:
+    """A machine-made value: long, not a version/date/path, and one long run mixing letters and digits."""
+    if len(value) < 16 or not _credential_like(value):
+        return False
+    longest = max((seg.group(0) for seg in _SEGMENT.finditer(value)), key=len, default="")
+    return len(longest) >= 12 and _letters_and_digits(longest) and len(set(longest)) >= 8
+
+
+def _is_basic_auth(value: str) -> bool:
+    """A base64 "user:password" (Docker's config.json "auth", an HTTP Basic header)."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, sep, password = decoded.partition(":")
+    return bool(sep and user and password and decoded.isprintable())
+
+
+# Passwords given on a command line or in a .netrc line: the value is the flag's argument.
+_CLI_WORDS = ("password", "mysql", "mariadb", "curl", "sshpass", "--user")
+_CLI_ARG = r"('[^'\s]+'|\"[^\"\s]+\"|[^\s'\"]+)"
+_CLI_PASSWORD = _LazyRegex(
+    r"(?i)(?:\b(?:machine\s+\S+\s+)?login\s+\S+\s+password\s+" + _CLI_ARG
+    + r"|\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^|;&\n]*?\s-p" + _CLI_ARG
+    + r"|\bsshpass\s+-p\s*" + _CLI_ARG
+    + r"|\bcurl\b[^|;&\n]*?\s(?:-u|--user)[= ]\s*['\"]?[^\s:'\"]+:([^\s'\"@]+)"
+    + r"|--password[= ]" + _CLI_ARG + ")"
+)
+_PIN = _LazyRegex(
+    r"(?:\bPIN|(?i:\bpin[ \t]+(?:code|number)))[ \t]*(?:码|碼|code|Code)?[ \t]*(?:[:：=]|是|为|為|\bis\b)?[ \t]*"
+    r"(?<![0-9])([0-9]{4,8})(?![0-9]|[.,:/%][0-9]|\s*%)"
+)
+
+
+def _cli_password_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _CLI_PASSWORD.finditer(line):
+        group = next(i for i in range(1, m.re.groups + 1) if m.group(i) is not None)
+        start, end = m.span(group)
+        if line[start] in "'\"":
+            start, end = start + 1, end - 1
+        value = line[start:end]
+        if len(value) >= 3 and not _is_placeholder(value) and value.lower() not in _NOT_A_PASSWORD:
+            hits.append(("password", start, end))
+
+
+def _pin_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _PIN.finditer(line):
+        hits.append(("PIN", m.start(1), m.end(1)))
 
 
 def _strip_trailing(value: str) -> str:
