@@ -128,6 +128,8 @@ def _line_hits(line: str, hits: list[_Hit]) -> None:
         _bank_card_hits(line, hits)
     if "PIN" in line or "pin " in lower:
         _pin_hits(line, hits)
+    if "$" in line and _UP_DOWN_GATE.search(line):
+        _up_down_hits(line, hits)
     if not _word_gate().search(lower):  # one scan for every family's words; most lines have none
         return
     if _has_any(lower, _PASSWORD_WORDS):
@@ -144,13 +146,43 @@ def _line_hits(line: str, hits: list[_Hit]) -> None:
         _holdings_hits(line, hits)
     if _has_any(lower, _PNL_WORDS):
         _pnl_hits(line, hits)
+    if _has_any(lower, _VALUE_WORDS):
+        _holding_value_hits(line, hits)
+    if _has_any(lower, _ACCOUNT_WORDS):
+        _brokerage_account_hits(line, hits)
 
 
 @lru_cache(maxsize=1)
 def _word_gate() -> re.Pattern[str]:
     words = {*_PASSWORD_WORDS, *_ASSIGNMENT_WORDS, *_LABEL_WORDS, *_CLI_WORDS, *_COST_WORDS, *_SHARE_WORDS,
-             *_PNL_WORDS}
-    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+             *_PNL_WORDS, *_VALUE_WORDS, *_ACCOUNT_WORDS}
+    return re.compile(_trie_pattern(words))
+
+
+def _trie_pattern(words: set[str]) -> str:
+    """One regex for many literals, factored by common prefix ("sk-ant-|sk-" → "sk\\-(?:ant\\-)?").
+
+    re tries the branches of a flat alternation one by one at every position; a trie lets it
+    drop a position after its first character, which keeps a gate of a hundred hints cheap.
+    """
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:
+            return body + "?" if len(branches) == 1 and len(body) == 1 else "(?:" + body + ")?"
+        return body
+
+    return build(trie)
 
 
 def _has_any(text: str, words: tuple[str, ...]) -> bool:
@@ -258,8 +290,7 @@ class _ProviderRule:
 
 @lru_cache(maxsize=1)
 def _provider_gate() -> re.Pattern[str]:
-    hints = sorted({h for rule in _provider_rules() for h in rule.hints}, key=len, reverse=True)
-    return re.compile("|".join(re.escape(h) for h in hints))
+    return re.compile(_trie_pattern({h for rule in _provider_rules() for h in rule.hints}))
 
 
 @lru_cache(maxsize=1)
@@ -310,7 +341,7 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
             "session cookie",
             r"(?i)(?<![A-Za-z0-9])(?:sessionid|session_id|sessid|phpsessid|jsessionid|connect\.sid|[a-z_]*_session)"
             r"=([A-Za-z0-9%._\-]{16,})",
-            ("ession", "ESSION", "essid", "ESSID", "connect.sid"),
+            ("essionid=", "ESSIONID=", "ession_id=", "SESSION_ID=", "essid=", "ESSID=", "connect.sid=", "_session="),
             _letters_and_digits,
         ),
         P("bearer token", r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", ("earer", "EARER"), _credential_like),
@@ -327,8 +358,8 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
 # gitleaks' own or a little looser, never shorter than its shortest documented token.
 _GITLEAKS_PREFIXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("1Password token", r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}", ("ops_eyJ",)),
-    ("1Password secret key", r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}",
-     ("A3-",)),
+    ("1Password secret key",
+     r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}", ("A3-",)),
     ("Adobe client secret", r"p8e-[A-Za-z0-9]{32}", ("p8e-",)),
     ("Alibaba access key", r"LTAI[A-Za-z0-9]{20}", ("LTAI",)),
     ("Artifactory credentials", r"cmVmd[A-Za-z0-9]{59}", ("cmVmd",)),
@@ -359,7 +390,8 @@ _GITLEAKS_PREFIXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Microsoft Teams webhook",
      r"https://[a-z0-9]+\.webhook\.office\.com/webhookb2/[a-z0-9@\-]{30,}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9\-]{36}",
      ("webhook.office.com",)),
-    ("New Relic API key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9\-]{32}|NRJS-[a-f0-9]{19})", ("NRAK-", "NRII-", "NRJS-")),
+    ("New Relic API key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9\-]{32}|NRJS-[a-f0-9]{19})",
+     ("NRAK-", "NRII-", "NRJS-")),
     ("Notion token", r"(?:ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})", ("ntn_", "secret_")),
     ("OpenShift token", r"sha256~[\w-]{43}", ("sha256~",)),
     ("Perplexity API key", r"pplx-[A-Za-z0-9]{48}", ("pplx-",)),
@@ -748,8 +780,9 @@ _ID_NUMBER = _LazyRegex(
 )
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _BANK_CARD = _LazyRegex(
-    r"(?<![0-9A-Za-z.\-])(?:[2-6][0-9]{15,18}"
-    r"|[2-6][0-9]{3}(?P<sep>[ \-])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{4}(?:(?P=sep)[0-9]{1,3})?)"
+    r"(?<![0-9A-Za-z.\-])(?:[2-6][0-9]{13,18}"
+    r"|[2-6][0-9]{3}(?P<sep>[ \-])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{4}(?:(?P=sep)[0-9]{1,3})?"
+    r"|3[0-9]{3}(?P<sep2>[ \-])[0-9]{6}(?P=sep2)[0-9]{4,5})"  # Amex 4-6-5, Diners 4-6-4
     r"(?![0-9A-Za-z])"
 )
 
@@ -765,8 +798,21 @@ def _id_number_hits(line: str, hits: list[_Hit]) -> None:
 def _bank_card_hits(line: str, hits: list[_Hit]) -> None:
     for m in _BANK_CARD.finditer(line):
         digits = [int(c) for c in m.group(0) if c.isdigit()]
-        if 16 <= len(digits) <= 19 and _luhn_ok(digits):
+        if _card_length_ok(digits) and _luhn_ok(digits):
             hits.append(("bank card number", m.start(), m.end()))
+
+
+def _card_length_ok(digits: list[int]) -> bool:
+    # 16-19 digits for Visa, Mastercard, UnionPay, JCB…; the shorter numbers only under their
+    # schemes' prefixes: American Express (34, 37: 15 digits), Diners Club (300-305, 36, 38, 39: 14)
+    if 16 <= len(digits) <= 19:
+        return True
+    head = digits[0] * 10 + digits[1]
+    if len(digits) == 15:
+        return head in (34, 37)
+    if len(digits) == 14:
+        return head in (36, 38, 39) or (head == 30 and digits[2] <= 5)
+    return False
 
 
 def _luhn_ok(digits: list[int]) -> bool:
@@ -783,18 +829,21 @@ def _luhn_ok(digits: list[int]) -> bool:
 # --- trading figures -------------------------------------------------------------------
 
 _NUMBER = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?"
-_CURRENCY = r"(?:US|HK|C|A|S)?\$|¥|￥|€|£"
-_MONEY_UNIT = r"元|美元|港元|港币|港幣|块|塊|USD|CNY|RMB|HKD|dollars?|bucks"
+_CURRENCY = r"(?:US|HK|NT|C|A|S)?\$|¥|￥|€|£"
+_MONEY_UNIT = r"元|美元|港元|港币|港幣|台币|台幣|新台币|新台幣|块|塊|USD|CNY|RMB|HKD|TWD|NTD|dollars?|bucks"
 _NOT_PERCENT = r"(?![0-9]|[.,][0-9])(?!\s*[%‰％])"  # the whole number, and not a percentage
 
 _COST_WORDS = ("成本", "均价", "均價", "买入价", "買入價", "开仓价", "開倉價", "建仓价", "建倉價", "cost", "price",
-               "bought at")
+               "bought at", "basis", "paid")
 _COST_BASIS = _LazyRegex(
     r"(?i)(?:成本价|成本價|持仓成本|持倉成本|成本均价|成本均價|买入均价|買入均價|均价|均價|买入价|買入價"
     r"|开仓价|開倉價|建仓价|建倉價|\bcost basis|\bavg\.? cost|\baverage cost|\bavg\.? price|\baverage price"
-    r"|\bentry price|\bpurchase price|\bbuy price|\bcost per share|\bbought at)"
+    r"|\bentry price|\bpurchase price|\bbuy price|\bcost per share|\bbought at|摊薄成本|攤薄成本|成本)"
     rf"\s*(?:[:：=@]|是|为|為|\bat\b|\bof\b)?\s*(?:{_CURRENCY})?\s*(?:{_NUMBER}){_NOT_PERCENT}"
     rf"(?:\s*(?:{_MONEY_UNIT}))?"
+    # a bare "basis" or "paid" is a cost basis only with a currency (and "paid", per share)
+    rf"|(?i:\bbasis)\s*(?:[:：=]|\bis\b|\bwas\b|\bof\b|\bat\b)?\s*(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}"
+    rf"|(?i:\bpaid)\s+(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}\s*(?i:a|per|/|each)\s*(?i:share)\b"
 )
 
 _SHARE_WORDS = ("股", "手", "share", "lot")
@@ -806,7 +855,7 @@ _SHARES = _LazyRegex(
 _HOLDINGS_KW = _LazyRegex(
     r"(?i)持仓|持倉|持有|持股|仓位|倉位|\bholdings?\b|\bpositions?\b|\bheld\b"
     r"|买入|買入|买了|買了|卖出|賣出|卖了|賣了|加仓|加倉|减仓|減倉|建仓|建倉|清仓|清倉|补仓|補倉"
-    r"|\bbought\b|\bsold\b|\bbuy(?:ing)?\b|\bsell(?:ing)?\b"
+    r"|\bbought\b|\bsold\b|\bbuy(?:ing)?\b|\bsell(?:ing)?\b|\b(?:long|short)(?:ed|ing)?\b"
 )
 # A ticker or an A-share code right before a share count: "NVDA 800 shares", "600519 20 手"...
 _TICKER_BEFORE = _LazyRegex(r"(?:\b[A-Z]{2,5}|(?<![0-9])[0-9]{6}|\b[0-9]{4,5}\.HK)[ \t]*\Z")
@@ -816,22 +865,89 @@ _NOUN_SHARES_AFTER = _LazyRegex(r"\s*(?:$|[,.;:，。；)\]]|(?:of|at|in|held|wo
 _TRADE_PRICE = _LazyRegex(rf"(?i)(?:\bat\b|@)\s*(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}")
 
 _PNL_WORDS = ("盈", "亏", "虧", "损", "損", "获利", "獲利", "赚", "賺", "收益", "实现", "實現", "p&l", "p/l", "pnl",
-              "realis", "realiz", "profit", "loss", "gain")
+              "realis", "realiz", "profit", "loss", "gain", "lost", "lose", "losing")
 _PNL_STRONG = _LazyRegex(
     r"(?i)盈亏|盈虧|浮盈|浮亏|浮虧|盈利|亏损|虧損|获利|獲利|赚了|賺了|亏了|虧了|收益|未实现|未實現|已实现|已實現"
     r"|P&L|P/L|\bPnL\b|\bunreali[sz]ed\b|\breali[sz]ed\b"
 )
 # "stop loss" and "take profit" name rules, not results.
-_PNL_WEAK = _LazyRegex(r"(?i)(?<!stop )(?<!stop-)(?<!stop_)(?<!take )\b(?:profits?|loss(?:es)?|gains?)\b")
+_PNL_WEAK = _LazyRegex(
+    r"(?i)(?<!stop )(?<!stop-)(?<!stop_)(?<!take )\b(?:profits?|loss(?:es)?|gains?|lost|lose|losing)\b"
+)
 _AMOUNT = _LazyRegex(
     rf"(?i)(?<![0-9A-Za-z.,\]])(?P<sign>[+\-−＋－])?\s*(?P<cur>{_CURRENCY})?\s*(?:{_NUMBER}){_NOT_PERCENT}"
-    rf"(?:\s*(?:[kKmM]\b|万|萬|千|bn\b))?(?:\s*(?P<unit>{_MONEY_UNIT}))?"
+    rf"(?:\s*(?P<mult>[kKmM]\b|万|萬|千|亿|億|bn\b))?(?:\s*(?P<unit>{_MONEY_UNIT}))?"
 )
+# After a strong P&L word a figure needs no currency when it has a 万 or at least three digits,
+# and is not a count, a date or a time: "赚了 2.3 万", "亏损 4200", not "盈利 3 次", "收益 2026 年".
+_BARE_FIGURE = _LazyRegex(r"[0-9]{3}|[0-9][,.]?[0-9]*\s*[万萬千亿億]")
+_NOT_A_FIGURE_AFTER = _LazyRegex(r"\s*(?:[次天笔筆个個只年月日号號周週倍%％]|[-/:][0-9])")
 _CLAUSE_BREAK = _LazyRegex(r"[。；;!?！？\n]|\.\s")
 _PNL_AFTER = 24  # characters between a P&L keyword and its amount
 _PNL_BEFORE = 12  # "$5,400 unrealized gain"
 _AMOUNT_MAX = 40  # longest amount text considered: bounds the search window around a keyword
 _BEFORE_GAP = _LazyRegex(r"[ \t]*[A-Za-z]*[ \t]*")  # "$5,400 profit", not "$500, profit share"
+
+
+# What a position or an account is worth: "仓位 65 万", "持仓市值 82.4 万元", "总资产 153 万",
+# "portfolio worth $412,000". A figure needs a currency, a 万/k or four digits: "仓位 30%" is a rule.
+_VALUE_WORDS = ("仓位", "倉位", "市值", "资产", "資產", "portfolio", "net worth", "account value", "market value",
+                "long", "short")
+_HOLDING_VALUE = _LazyRegex(
+    r"(?:仓位|倉位|持仓市值|持倉市值|持股市值|持仓总值|持倉總值|总资产|總資產|净资产|淨資產|账户资产|帳戶資產"
+    r"|(?i:\bportfolio(?:\s+is)?\s+(?:worth|valued?(?:\s+at)?)|\bnet worth|\baccount value|\bmarket value"
+    r"|\bposition (?:size|value)))"
+    rf"\s*(?:[:：=]|是|为|為|约|約|(?i:\bis\b|\bof\b|\babout\b|\baround\b))?\s*"
+    rf"(?P<amount>(?P<cur>{_CURRENCY})?\s*(?:{_NUMBER}){_NOT_PERCENT}"
+    rf"(?:\s*(?P<mult>[kKmM]\b|万|萬|千|亿|億|bn\b))?(?:\s*(?P<unit>{_MONEY_UNIT}))?)"
+)
+# "long 500 TSLA", "short 1,200 NIO": a trade direction, a count and a ticker
+_LONG_SHORT = _LazyRegex(
+    rf"(?i:\b(?:long|short)(?:ed|ing)?)\s+(?P<amount>(?:{_NUMBER}){_NOT_PERCENT}\s+"
+    r"(?!(?:MB|GB|KB|TB|MS|PR|CPU|GPU)s?\b)[A-Z]{1,5}(?:\.[A-Z]{1,2})?)\b"
+)
+
+
+def _holding_value_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _HOLDING_VALUE.finditer(line):
+        digits = sum(c.isdigit() for c in m.group("amount").split(".")[0])
+        if m.group("cur") or m.group("mult") or m.group("unit") or digits >= 4:
+            hits.append(("trading figure (holdings)", m.start("amount"), m.end("amount")))
+    for m in _LONG_SHORT.finditer(line):
+        hits.append(("trading figure (holdings)", m.start("amount"), m.end("amount")))
+
+
+# "up $3,200 on NVDA", "NVDA is up $3,200": a gain on a named position, not a price move in general
+_UP_DOWN_GATE = _LazyRegex(r"(?i)\b(?:up|down)\s+(?:US|HK|NT|C|A|S)?\$")
+_UP_DOWN = _LazyRegex(
+    rf"(?:(?:\b[A-Z]{{2,5}}|(?i:\bposition|\bportfolio|\baccount|\bI'?m|\bwe'?re))\s+(?:(?i:is|was|are|am)\s+)?"
+    rf"(?i:up|down)\s+(?P<a>(?:{_CURRENCY})\s*(?:{_NUMBER})(?:\s*[kK]\b)?)"
+    rf"|(?i:\b(?:up|down))\s+(?P<b>(?:{_CURRENCY})\s*(?:{_NUMBER})(?:\s*[kK]\b)?)\s+(?i:on|in)\s+"
+    r"(?:\b[A-Z]{2,5}\b|(?i:(?:the|my|this|that)\s+(?:position|trade|stake|shares|stock|calls|puts|options))))"
+)
+
+
+def _up_down_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _UP_DOWN.finditer(line):
+        group = "a" if m.group("a") is not None else "b"
+        hits.append(("trading figure (P&L)", m.start(group), m.end(group)))
+
+
+# Brokerage account numbers: IBKR's U + 7-8 digits next to its name, or a number after 资金账号/證券帳號
+_ACCOUNT_WORDS = ("ibkr", "interactive brokers", "盈透", "账号", "帐号", "帳號", "賬號", "账户", "帳戶", "代码", "代碼",
+                  "account")
+_BROKERAGE_ACCOUNT = _LazyRegex(
+    r"(?:(?i:\bIBKR\b|\bInteractive Brokers\b|盈透)[^\n]{0,30}?\b(U[0-9]{7,8})\b"
+    r"|(?:(?:资金|資金|证券|證券|股东|股東|交易|券商|期货|期貨)(?:账号|帐号|帳號|賬號|账户|帐户|帳戶|賬戶|代码|代碼)"
+    r"|(?i:\bbrokerage account|\btrading account|\bbroker account)(?:\s+(?i:number|no\.?|#))?)"
+    r"\s*(?:[:：=#]|是|为|為|(?i:\bis\b))?\s*([A-Z]?[0-9]{6,14})(?![0-9]))"
+)
+
+
+def _brokerage_account_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _BROKERAGE_ACCOUNT.finditer(line):
+        group = 1 if m.group(1) is not None else 2
+        hits.append(("brokerage account number", m.start(group), m.end(group)))
 
 
 def _cost_basis_hits(line: str, hits: list[_Hit]) -> None:
@@ -866,7 +982,9 @@ def _pnl_hits(line: str, hits: list[_Hit]) -> None:
             for amount in _AMOUNT.finditer(line, lo, hi):
                 text = amount.group(0)
                 currency = bool(amount.group("cur") or amount.group("unit"))
-                if not text.strip() or not (currency or (strong and amount.group("sign"))):
+                bare = strong and _BARE_FIGURE.search(text) is not None and (
+                    amount.group("mult") or not _NOT_A_FIGURE_AFTER.match(line, amount.end()))
+                if not text.strip() or not (currency or (strong and amount.group("sign")) or bare):
                     continue
                 if amount.start() >= kw.end():
                     gap = line[kw.end():amount.start()]
