@@ -90,19 +90,24 @@ class _LazyRegex:
 
 
 def _iter_findings(text: str) -> Iterator[Finding]:
-    in_pem = False
+    # the multi-line key block we are inside ("pem", "ppk" or "ppk-private"), and whether its
+    # first line stood after a prefix (a diff's "+", a list's "- "), which its other lines then carry too
+    block: str | None = None
+    prefixed = False
     # Split on "\n" only, so line numbers and redact() agree on what a line is;
     # a trailing "\r" stays outside every span.
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.removesuffix("\r")
         hits: list[_Hit] = []
-        if in_pem:
-            in_pem, pem_hit = _pem_continuation(line)
-            if pem_hit is not None:
-                hits.append(pem_hit)
+        if block is not None:
+            block, block_hit = _block_continuation(block, prefixed, line)
+            if block_hit is not None:
+                hits.append(block_hit)
         if not hits:
-            if "PRIVATE KEY" in line:
-                in_pem = _pem_start(line, hits)
+            if "PRIVATE KEY" in line and _pem_start(line, hits):
+                block, prefixed = "pem", hits[-1][1] > 0
+            elif "PuTTY-User-Key-File-" in line and _ppk_start(line, hits):
+                block, prefixed = "ppk", hits[-1][1] > 0
             _line_hits(line, hits)
         for kind, start, end in _resolve(hits):
             yield Finding(kind, number, start, end)
@@ -227,13 +232,30 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-# --- PEM private key blocks (the only multi-line rule) ------------------------------
+# --- private key blocks: PEM / PGP armour and PuTTY .ppk (the only multi-line rules) ----
 
 _PEM_LABEL = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 _PEM_BEGIN = _LazyRegex(r"-----BEGIN " + _PEM_LABEL)
 _PEM_END = _LazyRegex(r"-----END " + _PEM_LABEL)
-# base64 body lines and RFC 1421 headers such as "Proc-Type: 4,ENCRYPTED"
-_PEM_BODY = _LazyRegex(r"[ \t>]*(?:[A-Za-z0-9+/=]+|[A-Za-z][A-Za-z0-9-]*: \S.*)\s*")
+# What may stand before each line of a block: indentation, a unified diff's "-", "+" or " ",
+# markdown quote and list markers ("> ", "- ", "* ", "1. "), in any mix ("+> - ").
+_BLOCK_PREFIX = _LazyRegex(r"[ \t]*(?:(?:[-+>*]|[0-9]{1,3}[.)])[ \t]*)*")
+# A block that opens at the start of its line has indentation and quote marks at most: a "+" or
+# "-" there is base64, not a prefix.
+_BLOCK_INDENT = _LazyRegex(r"[ \t>]*")
+_BASE64_LINE = _LazyRegex(r"[A-Za-z0-9+/=]+\s*")
+# base64 body lines and RFC 1421 / OpenPGP armour headers such as "Proc-Type: 4,ENCRYPTED"
+_PEM_BODY = _LazyRegex(r"(?:[A-Za-z0-9+/=]+|[A-Za-z][A-Za-z0-9-]*: \S.*)\s*")
+# a .ppk file: "PuTTY-User-Key-File-3: ssh-ed25519", headers, public lines, "Private-Lines: N",
+# the private lines, "Private-MAC: <hex>"
+_PPK_HEADER = _LazyRegex(r"(?P<name>[A-Za-z][A-Za-z0-9-]*): ?(?P<value>.*?)\s*")
+
+
+def _block_line(line: str, prefixed: bool = True) -> tuple[int, str]:
+    """The start of a block line's own text, after any diff, quote or list prefix, and that text."""
+    m = (_BLOCK_PREFIX if prefixed else _BLOCK_INDENT).match(line)
+    start = m.end() if m else 0
+    return start, line[start:]
 
 
 def _pem_start(line: str, hits: list[_Hit]) -> bool:
@@ -249,17 +271,39 @@ def _pem_start(line: str, hits: list[_Hit]) -> bool:
     return True
 
 
-def _pem_continuation(line: str) -> tuple[bool, _Hit | None]:
-    """Inside a PEM block: flag body and END lines; leave the block at anything else."""
-    indent = len(line) - len(line.lstrip(" \t>"))
-    end = _PEM_END.search(line)
-    if end is not None:
-        return False, ("private key", indent, end.end())
-    if not line.strip():
-        return True, None
-    if _PEM_BODY.fullmatch(line):
-        return True, ("private key", indent, len(line.rstrip()))
-    return False, None
+def _ppk_start(line: str, hits: list[_Hit]) -> bool:
+    start, rest = _block_line(line)
+    if not rest.startswith("PuTTY-User-Key-File-"):
+        return False
+    hits.append(("private key", start, len(line.rstrip())))
+    return True
+
+
+def _block_continuation(block: str, prefixed: bool, line: str) -> tuple[str | None, _Hit | None]:
+    """Inside a key block: the block's state after `line`, and the hit on `line` if any."""
+    start, rest = _block_line(line, prefixed)
+    end = len(line.rstrip())
+    if not rest.strip():
+        return block, None  # a blank line (or a diff's bare "+") does not end a block
+    if block == "pem":
+        pem_end = _PEM_END.search(line)
+        if pem_end is not None:
+            # the prefix pattern also eats the END line's own dashes: the hit starts where END does
+            return None, ("private key", min(start, pem_end.start()), pem_end.end())
+        if _PEM_BODY.fullmatch(rest):
+            return block, ("private key", start, end)
+        return None, None
+    if block == "ppk-private" and _BASE64_LINE.fullmatch(rest):
+        return block, ("private key", start, end)
+    header = _PPK_HEADER.fullmatch(rest)
+    if header is not None:
+        name = header.group("name")
+        if name == "Private-MAC":
+            return None, ("private key", start + header.start("value"), start + header.end("value"))
+        return ("ppk-private" if name == "Private-Lines" else "ppk"), None
+    if block == "ppk" and _BASE64_LINE.fullmatch(rest):
+        return block, None  # the public lines
+    return None, None
 
 
 # --- provider keys detect-secrets misses or matches only in part ------------------
@@ -514,12 +558,15 @@ def _detect_secrets_hits(line: str, lower: str, hits: list[_Hit]) -> None:
         # analyze_string yields values, not positions: find them with the same patterns.
         for pattern in plugin.denylist:  # type: ignore[attr-defined]
             for m in pattern.finditer(line):
-                span = _ds_span(line, m, values, in_group)
+                # a key block's marker line is a marker, not a token: widening it would take a diff's "-"
+                span = _ds_span(line, m, values, in_group, widen=kind != "private key")
                 if span is not None and not _is_placeholder(line[span[0]:span[1]]):
                     hits.append((kind, span[0], span[1]))
 
 
-def _ds_span(line: str, m: re.Match[str], values: set[str], in_group: bool) -> tuple[int, int] | None:
+def _ds_span(
+    line: str, m: re.Match[str], values: set[str], in_group: bool, widen: bool = True
+) -> tuple[int, int] | None:
     groups = [i for i in range(1, (m.re.groups or 0) + 1) if m.group(i) and m.group(i) in values]
     if m.group(0) not in values and not groups:
         return None
@@ -530,6 +577,8 @@ def _ds_span(line: str, m: re.Match[str], values: set[str], in_group: bool) -> t
         start += 1
     while end > start and line[end - 1] in _EDGE_JUNK:
         end -= 1
+    if not widen:
+        return start, end
     # Some patterns match a fixed-length prefix of a longer key (Stripe, GitHub) or stop
     # before a JWT's signature: widen to the whole token so no tail of it survives.
     while start > 0 and line[start - 1] in _TOKEN_CHARS:

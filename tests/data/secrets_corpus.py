@@ -584,3 +584,35 @@ MORE_LOOKALIKES: list[str] = [
     "build 30569309025905 finished",
 ]
 LOOKALIKES += MORE_LOOKALIKES
+
+# private key blocks whose every line carries a prefix: a unified diff's "-" / "+" / " ",
+# markdown quotes and list items; PGP armour; PuTTY .ppk files
+_PGP_B64 = base64.b64encode(_rng.randbytes(240)).decode()
+PGP_BODY = [_PGP_B64[i:i + 64] for i in range(0, len(_PGP_B64), 64)]
+PGP_PRIVATE = "\n".join(["-----BEGIN PGP PRIVATE KEY BLOCK-----", "Comment: backup of jw@h1", "",
+                         *PGP_BODY, "=" + _rand(4), "-----END PGP PRIVATE KEY BLOCK-----"])
+PPK_PUBLIC = base64.b64encode(b"\x00\x00\x00\x0bssh-ed25519" + _rng.randbytes(36)).decode()
+_PPK_PRIVATE_B64 = base64.b64encode(_rng.randbytes(90)).decode()
+PPK_PRIVATE = [_PPK_PRIVATE_B64[i:i + 64] for i in range(0, len(_PPK_PRIVATE_B64), 64)]
+PPK_MAC = _rand(64, HEX)
+PPK = "\n".join(["PuTTY-User-Key-File-3: ssh-ed25519", "Encryption: none", "Comment: eddsa-key-20261130",
+                 "Public-Lines: 1", PPK_PUBLIC, f"Private-Lines: {len(PPK_PRIVATE)}", *PPK_PRIVATE,
+                 f"Private-MAC: {PPK_MAC}"])
+
+
+def prefixed(block: str, prefix: str) -> str:
+    return "\n".join(prefix + line for line in block.split("\n"))
+
+
+BLOCK_POSITIVES: list[tuple[str, str, list[str]]] = [
+    ("private key", PGP_PRIVATE, PGP_BODY),
+    ("private key", prefixed(PEM_PKCS8, "-"), PEM_BODY),  # a diff pruning the key
+    ("private key", prefixed(PEM_OPENSSH, "+"), PEM_BODY),  # a diff adding it
+    ("private key", prefixed(PEM_RSA, " "), PEM_BODY),  # diff context
+    ("private key", prefixed(PEM_EC, "> "), PEM_BODY),  # a markdown quote
+    ("private key", "- deploy key:\n" + prefixed(PEM_PKCS8, "  - "), PEM_BODY),  # a list item
+    ("private key", prefixed(PGP_PRIVATE, "-"), PGP_BODY),
+    ("private key", PPK, [*PPK_PRIVATE, PPK_MAC]),
+    ("private key", prefixed(PPK, "-"), [*PPK_PRIVATE, PPK_MAC]),
+]
+POSITIVES += BLOCK_POSITIVES
