@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Generic, TypeVar
 
 REDACTED = "[REDACTED]"
 
@@ -120,10 +121,8 @@ def _line_hits(line: str, hits: list[_Hit]) -> None:
     costs a few `in` tests instead of dozens of regex scans.
     """
     lower = line.lower()
-    if _provider_gate().search(line):  # one scan for every provider's hints; most lines have none
-        for rule in _provider_rules():
-            if _has_any(line, rule.hints):
-                rule.find(line, hits)
+    for rule in _provider_index().select(line):  # one scan for every provider's hints; most lines have none
+        rule.find(line, hits)
     if _DS_HINT.search(line):
         _detect_secrets_hits(line, lower, hits)
     if "://" in line:
@@ -135,33 +134,59 @@ def _line_hits(line: str, hits: list[_Hit]) -> None:
         _pin_hits(line, hits)
     if "$" in line and _UP_DOWN_GATE.search(line):
         _up_down_hits(line, hits)
-    if not _word_gate().search(lower):  # one scan for every family's words; most lines have none
-        return
-    if _has_any(lower, _PASSWORD_WORDS):
-        _password_hits(line, hits)
-    if _has_any(lower, _ASSIGNMENT_WORDS):
-        _assignment_hits(line, hits)
-    if _has_any(lower, _LABEL_WORDS):
-        _labelled_hits(line, hits)
-    if _has_any(lower, _CLI_WORDS):
-        _cli_password_hits(line, hits)
-    if _has_any(lower, _COST_WORDS):
-        _cost_basis_hits(line, hits)
-    if _has_any(lower, _SHARE_WORDS):
-        _holdings_hits(line, hits)
-    if _has_any(lower, _PNL_WORDS):
-        _pnl_hits(line, hits)
-    if _has_any(lower, _VALUE_WORDS):
-        _holding_value_hits(line, hits)
-    if _has_any(lower, _ACCOUNT_WORDS):
-        _brokerage_account_hits(line, hits)
+    for family in _family_index().select(lower):  # one scan for every family's words; most lines have none
+        family(line, hits)
+
+
+_T = TypeVar("_T")
+
+
+class _HintIndex(Generic[_T]):
+    """Items (rules, rule families) each behind literal hints; `select` gives those whose hints occur.
+
+    One regex search over every hint rejects most lines; on the others, one more pass finds which
+    hints occur, so no item's hints are tested one by one.
+    """
+
+    def __init__(self, entries: list[tuple[_T, tuple[str, ...]]]) -> None:
+        self.items = [item for item, _ in entries]
+        hints = {h for _, item_hints in entries for h in item_hints}
+        pattern = _trie_pattern(hints)
+        self.gate = re.compile(pattern)
+        # zero-width, so overlapping hints are all seen; the trie matches the longest hint at a
+        # position, and every shorter hint there is its prefix
+        self.every = re.compile(f"(?=({pattern}))")
+        self.by_hint = {h: frozenset(i for i, (_, item_hints) in enumerate(entries)
+                                     if any(h.startswith(x) for x in item_hints)) for h in hints}
+
+    def select(self, text: str) -> list[_T]:
+        if self.gate.search(text) is None:
+            return []
+        found: set[int] = set()
+        for m in self.every.finditer(text):
+            found |= self.by_hint[m.group(1)]
+        return [self.items[i] for i in sorted(found)]
 
 
 @lru_cache(maxsize=1)
-def _word_gate() -> re.Pattern[str]:
-    words = {*_PASSWORD_WORDS, *_ASSIGNMENT_WORDS, *_LABEL_WORDS, *_CLI_WORDS, *_COST_WORDS, *_SHARE_WORDS,
-             *_PNL_WORDS, *_VALUE_WORDS, *_ACCOUNT_WORDS}
-    return re.compile(_trie_pattern(words))
+def _provider_index() -> _HintIndex[_ProviderRule]:
+    return _HintIndex([(rule, rule.hints) for rule in _provider_rules()])
+
+
+@lru_cache(maxsize=1)
+def _family_index() -> _HintIndex[Callable[[str, list[_Hit]], None]]:
+    # in priority order: a password or key found first outranks a figure in the same span
+    return _HintIndex([
+        (_password_hits, _PASSWORD_WORDS),
+        (_assignment_hits, _ASSIGNMENT_WORDS),
+        (_labelled_hits, _LABEL_WORDS),
+        (_cli_password_hits, _CLI_WORDS),
+        (_cost_basis_hits, _COST_WORDS),
+        (_holdings_hits, _SHARE_WORDS),
+        (_pnl_hits, _PNL_WORDS),
+        (_holding_value_hits, _VALUE_WORDS),
+        (_brokerage_account_hits, _ACCOUNT_WORDS),
+    ])
 
 
 def _trie_pattern(words: set[str]) -> str:
@@ -330,11 +355,6 @@ class _ProviderRule:
         for m in self.regex.finditer(line):
             if self.check is None or self.check(m.group(group)):
                 hits.append((self.kind, m.start(group), m.end(group)))
-
-
-@lru_cache(maxsize=1)
-def _provider_gate() -> re.Pattern[str]:
-    return re.compile(_trie_pattern({h for rule in _provider_rules() for h in rule.hints}))
 
 
 @lru_cache(maxsize=1)
