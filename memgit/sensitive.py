@@ -980,7 +980,8 @@ _LONG_SHORT = _LazyRegex(
 def _holding_value_hits(line: str, hits: list[_Hit]) -> None:
     for m in _HOLDING_VALUE.finditer(line):
         digits = sum(c.isdigit() for c in m.group("amount").split(".")[0])
-        if m.group("cur") or m.group("mult") or m.group("unit") or digits >= 4:
+        if m.group("cur") or m.group("mult") or m.group("unit") or (
+                digits >= 4 and not _NOT_A_FIGURE_AFTER.match(line, m.end("amount"))):
             hits.append(("trading figure (holdings)", m.start("amount"), m.end("amount")))
     for m in _LONG_SHORT.finditer(line):
         hits.append(("trading figure (holdings)", m.start("amount"), m.end("amount")))
@@ -1019,8 +1020,14 @@ def _brokerage_account_hits(line: str, hits: list[_Hit]) -> None:
         hits.append(("brokerage account number", m.start(group), m.end(group)))
 
 
+# "成本 100 元/月" is what something costs to run, not what a position cost
+_PER_PERIOD = _LazyRegex(r"\s*(?:/|每|一)\s*(?:个|個)?\s*(?:月|年|天|日|周|週|小时|小時|month|year|day|mo\b|yr\b)")
+
+
 def _cost_basis_hits(line: str, hits: list[_Hit]) -> None:
     for m in _COST_BASIS.finditer(line):
+        if m.group(0).startswith("成本") and _PER_PERIOD.match(line, m.end()):
+            continue
         hits.append(("trading figure (cost basis)", m.start(), m.end()))
 
 

@@ -553,6 +553,8 @@ MORE_LOOKALIKES: list[str] = [
     "仓位控制在五成以内",
     "总资产配置：股票 60%，债券 40%",
     "成本降低 20%，收益率提高 3%",
+    "VPS 成本 100 元/月，够用",
+    "总资产 2026 年目标：先不定",
     "portfolio rebalancing happens quarterly",
     "long-term holders only; short squeeze risk noted",
     "a long 200 ms pause before the retry",
