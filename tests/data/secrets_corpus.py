@@ -549,7 +549,7 @@ MORE_LOOKALIKES: list[str] = [
     # trading rules, targets and percentages are not the user's figures
     "-8% 硬止损，不讨论",
     "stop loss at -8%, take profit at +20%",
-    "倉位 30%，單票不超過 10%",
+    "倉位上限 80%，現金至少留兩成",
     "仓位控制在五成以内",
     "总资产配置：股票 60%，债券 40%",
     "成本降低 20%，收益率提高 3%",
@@ -562,7 +562,7 @@ MORE_LOOKALIKES: list[str] = [
     "the price went up $5 after the announcement of the dividend",
     "lost 3 hours to the flaky test",
     "account U-turn policy changed",
-    "资金账号和密码都不要写进记忆",
+    "资金账号只在券商 app 里查看",
     "PIN 码不要写进记忆",
     "pin the version to 1.2.3",
     # labelled values that are not secrets
