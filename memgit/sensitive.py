@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Generic, TypeVar
 
 REDACTED = "[REDACTED]"
 
@@ -90,19 +91,24 @@ class _LazyRegex:
 
 
 def _iter_findings(text: str) -> Iterator[Finding]:
-    in_pem = False
+    # the multi-line key block we are inside ("pem", "ppk" or "ppk-private"), and whether its
+    # first line stood after a prefix (a diff's "+", a list's "- "), which its other lines then carry too
+    block: str | None = None
+    prefixed = False
     # Split on "\n" only, so line numbers and redact() agree on what a line is;
     # a trailing "\r" stays outside every span.
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.removesuffix("\r")
         hits: list[_Hit] = []
-        if in_pem:
-            in_pem, pem_hit = _pem_continuation(line)
-            if pem_hit is not None:
-                hits.append(pem_hit)
+        if block is not None:
+            block, block_hit = _block_continuation(block, prefixed, line)
+            if block_hit is not None:
+                hits.append(block_hit)
         if not hits:
-            if "PRIVATE KEY" in line:
-                in_pem = _pem_start(line, hits)
+            if "PRIVATE KEY" in line and _pem_start(line, hits):
+                block, prefixed = "pem", hits[-1][1] > 0
+            elif "PuTTY-User-Key-File-" in line and _ppk_start(line, hits):
+                block, prefixed = "ppk", hits[-1][1] > 0
             _line_hits(line, hits)
         for kind, start, end in _resolve(hits):
             yield Finding(kind, number, start, end)
@@ -115,10 +121,8 @@ def _line_hits(line: str, hits: list[_Hit]) -> None:
     costs a few `in` tests instead of dozens of regex scans.
     """
     lower = line.lower()
-    if _provider_gate().search(line):  # one scan for every provider's hints; most lines have none
-        for rule in _provider_rules():
-            if _has_any(line, rule.hints):
-                rule.find(line, hits)
+    for rule in _provider_index().select(line):  # one scan for every provider's hints; most lines have none
+        rule.find(line, hits)
     if _DS_HINT.search(line):
         _detect_secrets_hits(line, lower, hits)
     if "://" in line:
@@ -126,24 +130,89 @@ def _line_hits(line: str, hits: list[_Hit]) -> None:
     if _LONG_NUMBER.search(line):
         _id_number_hits(line, hits)
         _bank_card_hits(line, hits)
-    if not _word_gate().search(lower):  # one scan for every family's words; most lines have none
-        return
-    if _has_any(lower, _PASSWORD_WORDS):
-        _password_hits(line, hits)
-    if _has_any(lower, _ASSIGNMENT_WORDS):
-        _assignment_hits(line, hits)
-    if _has_any(lower, _COST_WORDS):
-        _cost_basis_hits(line, hits)
-    if _has_any(lower, _SHARE_WORDS):
-        _holdings_hits(line, hits)
-    if _has_any(lower, _PNL_WORDS):
-        _pnl_hits(line, hits)
+    if "PIN" in line or "pin " in lower:
+        _pin_hits(line, hits)
+    if "$" in line and _UP_DOWN_GATE.search(line):
+        _up_down_hits(line, hits)
+    for family in _family_index().select(lower):  # one scan for every family's words; most lines have none
+        family(line, hits)
+
+
+_T = TypeVar("_T")
+
+
+class _HintIndex(Generic[_T]):
+    """Items (rules, rule families) each behind literal hints; `select` gives those whose hints occur.
+
+    One regex search over every hint rejects most lines; on the others, one more pass finds which
+    hints occur, so no item's hints are tested one by one.
+    """
+
+    def __init__(self, entries: list[tuple[_T, tuple[str, ...]]]) -> None:
+        self.items = [item for item, _ in entries]
+        hints = {h for _, item_hints in entries for h in item_hints}
+        pattern = _trie_pattern(hints)
+        self.gate = re.compile(pattern)
+        # zero-width, so overlapping hints are all seen; the trie matches the longest hint at a
+        # position, and every shorter hint there is its prefix
+        self.every = re.compile(f"(?=({pattern}))")
+        self.by_hint = {h: frozenset(i for i, (_, item_hints) in enumerate(entries)
+                                     if any(h.startswith(x) for x in item_hints)) for h in hints}
+
+    def select(self, text: str) -> list[_T]:
+        if self.gate.search(text) is None:
+            return []
+        found: set[int] = set()
+        for m in self.every.finditer(text):
+            found |= self.by_hint[m.group(1)]
+        return [self.items[i] for i in sorted(found)]
 
 
 @lru_cache(maxsize=1)
-def _word_gate() -> re.Pattern[str]:
-    words = {*_PASSWORD_WORDS, *_ASSIGNMENT_WORDS, *_COST_WORDS, *_SHARE_WORDS, *_PNL_WORDS}
-    return re.compile("|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+def _provider_index() -> _HintIndex[_ProviderRule]:
+    return _HintIndex([(rule, rule.hints) for rule in _provider_rules()])
+
+
+@lru_cache(maxsize=1)
+def _family_index() -> _HintIndex[Callable[[str, list[_Hit]], None]]:
+    # in priority order: a password or key found first outranks a figure in the same span
+    return _HintIndex([
+        (_password_hits, _PASSWORD_WORDS),
+        (_assignment_hits, _ASSIGNMENT_WORDS),
+        (_labelled_hits, _LABEL_WORDS),
+        (_cli_password_hits, _CLI_WORDS),
+        (_cost_basis_hits, _COST_WORDS),
+        (_holdings_hits, _SHARE_WORDS),
+        (_pnl_hits, _PNL_WORDS),
+        (_holding_value_hits, _VALUE_WORDS),
+        (_brokerage_account_hits, _ACCOUNT_WORDS),
+    ])
+
+
+def _trie_pattern(words: set[str]) -> str:
+    """One regex for many literals, factored by common prefix ("sk-ant-|sk-" → "sk\\-(?:ant\\-)?").
+
+    re tries the branches of a flat alternation one by one at every position; a trie lets it
+    drop a position after its first character, which keeps a gate of a hundred hints cheap.
+    """
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:
+        ends = "" in node
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:
+            return body + "?" if len(branches) == 1 and len(body) == 1 else "(?:" + body + ")?"
+        return body
+
+    return build(trie)
 
 
 def _has_any(text: str, words: tuple[str, ...]) -> bool:
@@ -188,13 +257,30 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-# --- PEM private key blocks (the only multi-line rule) ------------------------------
+# --- private key blocks: PEM / PGP armour and PuTTY .ppk (the only multi-line rules) ----
 
 _PEM_LABEL = r"(?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 _PEM_BEGIN = _LazyRegex(r"-----BEGIN " + _PEM_LABEL)
 _PEM_END = _LazyRegex(r"-----END " + _PEM_LABEL)
-# base64 body lines and RFC 1421 headers such as "Proc-Type: 4,ENCRYPTED"
-_PEM_BODY = _LazyRegex(r"[ \t>]*(?:[A-Za-z0-9+/=]+|[A-Za-z][A-Za-z0-9-]*: \S.*)\s*")
+# What may stand before each line of a block: indentation, a unified diff's "-", "+" or " ",
+# markdown quote and list markers ("> ", "- ", "* ", "1. "), in any mix ("+> - ").
+_BLOCK_PREFIX = _LazyRegex(r"[ \t]*(?:(?:[-+>*]|[0-9]{1,3}[.)])[ \t]*)*")
+# A block that opens at the start of its line has indentation and quote marks at most: a "+" or
+# "-" there is base64, not a prefix.
+_BLOCK_INDENT = _LazyRegex(r"[ \t>]*")
+_BASE64_LINE = _LazyRegex(r"[A-Za-z0-9+/=]+\s*")
+# base64 body lines and RFC 1421 / OpenPGP armour headers such as "Proc-Type: 4,ENCRYPTED"
+_PEM_BODY = _LazyRegex(r"(?:[A-Za-z0-9+/=]+|[A-Za-z][A-Za-z0-9-]*: \S.*)\s*")
+# a .ppk file: "PuTTY-User-Key-File-3: ssh-ed25519", headers, public lines, "Private-Lines: N",
+# the private lines, "Private-MAC: <hex>"
+_PPK_HEADER = _LazyRegex(r"(?P<name>[A-Za-z][A-Za-z0-9-]*): ?(?P<value>.*?)\s*")
+
+
+def _block_line(line: str, prefixed: bool = True) -> tuple[int, str]:
+    """The start of a block line's own text, after any diff, quote or list prefix, and that text."""
+    m = (_BLOCK_PREFIX if prefixed else _BLOCK_INDENT).match(line)
+    start = m.end() if m else 0
+    return start, line[start:]
 
 
 def _pem_start(line: str, hits: list[_Hit]) -> bool:
@@ -210,17 +296,39 @@ def _pem_start(line: str, hits: list[_Hit]) -> bool:
     return True
 
 
-def _pem_continuation(line: str) -> tuple[bool, _Hit | None]:
-    """Inside a PEM block: flag body and END lines; leave the block at anything else."""
-    indent = len(line) - len(line.lstrip(" \t>"))
-    end = _PEM_END.search(line)
-    if end is not None:
-        return False, ("private key", indent, end.end())
-    if not line.strip():
-        return True, None
-    if _PEM_BODY.fullmatch(line):
-        return True, ("private key", indent, len(line.rstrip()))
-    return False, None
+def _ppk_start(line: str, hits: list[_Hit]) -> bool:
+    start, rest = _block_line(line)
+    if not rest.startswith("PuTTY-User-Key-File-"):
+        return False
+    hits.append(("private key", start, len(line.rstrip())))
+    return True
+
+
+def _block_continuation(block: str, prefixed: bool, line: str) -> tuple[str | None, _Hit | None]:
+    """Inside a key block: the block's state after `line`, and the hit on `line` if any."""
+    start, rest = _block_line(line, prefixed)
+    end = len(line.rstrip())
+    if not rest.strip():
+        return block, None  # a blank line (or a diff's bare "+") does not end a block
+    if block == "pem":
+        pem_end = _PEM_END.search(line)
+        if pem_end is not None:
+            # the prefix pattern also eats the END line's own dashes: the hit starts where END does
+            return None, ("private key", min(start, pem_end.start()), pem_end.end())
+        if _PEM_BODY.fullmatch(rest):
+            return block, ("private key", start, end)
+        return None, None
+    if block == "ppk-private" and _BASE64_LINE.fullmatch(rest):
+        return block, ("private key", start, end)
+    header = _PPK_HEADER.fullmatch(rest)
+    if header is not None:
+        name = header.group("name")
+        if name == "Private-MAC":
+            return None, ("private key", start + header.start("value"), start + header.end("value"))
+        return ("ppk-private" if name == "Private-Lines" else "ppk"), None
+    if block == "ppk" and _BASE64_LINE.fullmatch(rest):
+        return block, None  # the public lines
+    return None, None
 
 
 # --- provider keys detect-secrets misses or matches only in part ------------------
@@ -250,12 +358,6 @@ class _ProviderRule:
 
 
 @lru_cache(maxsize=1)
-def _provider_gate() -> re.Pattern[str]:
-    hints = sorted({h for rule in _provider_rules() for h in rule.hints}, key=len, reverse=True)
-    return re.compile("|".join(re.escape(h) for h in hints))
-
-
-@lru_cache(maxsize=1)
 def _provider_rules() -> tuple[_ProviderRule, ...]:
     P = _ProviderRule
     return (
@@ -269,8 +371,9 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
         P("GitHub token", _L + r"gh[pousr]_[A-Za-z0-9]{30,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),
         P(
             "GitLab token",
-            _L + r"gl(?:pat|dt|ft|rt|soat|cbt|ptt)-[A-Za-z0-9_\-]{20,}",
-            ("glpat-", "gldt-", "glft-", "glrt-", "glsoat-", "glcbt-", "glptt-"),
+            _L + r"gl(?:pat|dt|ft|rt|soat|cbt|ptt|ffct|imt|agent|oas)-[A-Za-z0-9_\-]{20,}",
+            ("glpat-", "gldt-", "glft-", "glrt-", "glsoat-", "glcbt-", "glptt-", "glffct-", "glimt-", "glagent-",
+             "gloas-"),
         ),
         P(
             "Slack webhook",
@@ -278,7 +381,7 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
             ("hooks.slack.com",),
         ),
         P("Slack token", _L + r"(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}", ("xox", "xapp-"), _letters_and_digits),
-        P("Stripe API key", _L + r"(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}", ("k_live_", "k_test_")),
+        P("Stripe API key", _L + r"(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{16,}", ("k_live_", "k_test_", "k_prod_")),
         P("Stripe API key", _L + r"whsec_[0-9A-Za-z]{24,}", ("whsec_",)),
         P(
             "AWS access key",
@@ -296,6 +399,15 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
         P("age secret key", _L + r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", ("AGE-SECRET-KEY-",)),
         P("Discord webhook", r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_\-]+",
           ("/api/webhooks/",)),
+        *_gitleaks_prefix_rules(),
+        *_labelled_provider_rules(),
+        P(
+            "session cookie",
+            r"(?i)(?<![A-Za-z0-9])(?:sessionid|session_id|sessid|phpsessid|jsessionid|connect\.sid|[a-z_]*_session)"
+            r"=([A-Za-z0-9%._\-]{16,})",
+            ("essionid=", "ESSIONID=", "ession_id=", "SESSION_ID=", "essid=", "ESSID=", "connect.sid=", "_session="),
+            _letters_and_digits,
+        ),
         P("bearer token", r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)", ("earer", "EARER"), _credential_like),
         P(
             "basic auth credentials",
@@ -303,6 +415,101 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
             ("uthorization", "UTHORIZATION"),
         ),
     )
+
+
+# Prefixes from gitleaks' published rule set (config/gitleaks.toml) that the rules above and
+# detect-secrets do not cover: (kind, the token after its prefix, literal hints). Lengths are
+# gitleaks' own or a little looser, never shorter than its shortest documented token.
+_GITLEAKS_PREFIXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("1Password token", r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}", ("ops_eyJ",)),
+    ("1Password secret key",
+     r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}", ("A3-",)),
+    ("Adobe client secret", r"p8e-[A-Za-z0-9]{32}", ("p8e-",)),
+    ("Alibaba access key", r"LTAI[A-Za-z0-9]{20}", ("LTAI",)),
+    ("Artifactory credentials", r"cmVmd[A-Za-z0-9]{59}", ("cmVmd",)),
+    ("AWS Bedrock API key", r"ABSK[A-Za-z0-9+/]{109,269}={0,2}", ("ABSK",)),
+    ("Clojars token", r"CLOJARS_[A-Za-z0-9]{60}", ("CLOJARS_",)),
+    ("ClickHouse secret key", r"4b1d[A-Za-z0-9]{38}", ("4b1d",)),
+    ("Cloudflare origin CA key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", ("v1.0-",)),
+    ("Doppler token", r"dp\.pt\.[A-Za-z0-9]{43}", ("dp.pt.",)),
+    ("Duffel token", r"duffel_(?:test|live)_[A-Za-z0-9_\-=]{43}", ("duffel_",)),
+    ("Dynatrace token", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", ("dt0c01.",)),
+    ("EasyPost API key", r"EZ[AT]K[A-Za-z0-9]{54}", ("EZAK", "EZTK")),
+    ("Facebook access token", r"EAA[MC][A-Za-z0-9]{100,}", ("EAAM", "EAAC")),
+    ("Flutterwave secret key", r"FLWSECK(?:_TEST)?-[a-hA-H0-9]{12,32}(?:-X)?", ("FLWSECK",)),
+    ("Fly.io token", r"(?:fo1_[\w-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})",
+     ("fo1_", "fm1a_", "fm1r_", "fm2_")),
+    ("Frame.io token", r"fio-u-[A-Za-z0-9_\-=]{64}", ("fio-u-",)),
+    ("GitLab token", r"GR1348941[\w-]{20,}", ("GR1348941",)),
+    ("Grafana token", r"(?:eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}"
+     r"|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})", ("eyJrIjoi", "glc_", "glsa_")),
+    ("Harness API key", r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}", ("pat.", "sat.")),
+    ("Terraform Cloud token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9\-_=]{60,70}", (".atlasv1.",)),
+    ("Heroku API key", r"HRKU-AA[0-9A-Za-z_\-]{58}", ("HRKU-AA",)),
+    ("Hugging Face token", r"api_org_[A-Za-z]{34}", ("api_org_",)),
+    ("Infracost token", r"ico-[A-Za-z0-9]{32}", ("ico-",)),
+    ("42 client secret", r"s-s4t2(?:ud|af)-[a-f0-9]{64}", ("s-s4t2",)),
+    ("Mailgun API key", r"key-[a-f0-9]{32}", ("key-",)),
+    ("MaxMind license key", r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk", ("_mmk",)),
+    ("Microsoft Teams webhook",
+     r"https://[a-z0-9]+\.webhook\.office\.com/webhookb2/[a-z0-9@\-]{30,}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9\-]{36}",
+     ("webhook.office.com",)),
+    ("New Relic API key", r"(?:NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9\-]{32}|NRJS-[a-f0-9]{19})",
+     ("NRAK-", "NRII-", "NRJS-")),
+    ("Notion token", r"(?:ntn_[0-9]{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})", ("ntn_", "secret_")),
+    ("OpenShift token", r"sha256~[\w-]{43}", ("sha256~",)),
+    ("Perplexity API key", r"pplx-[A-Za-z0-9]{48}", ("pplx-",)),
+    ("PlanetScale token", r"pscale_(?:tkn|oauth|pw)_[\w=.\-]{32,64}", ("pscale_",)),
+    ("Postman API key", r"PMAK-[A-Fa-f0-9]{24}-[A-Fa-f0-9]{34}", ("PMAK-",)),
+    ("Prefect API key", r"pnu_[A-Za-z0-9]{36}", ("pnu_",)),
+    ("Pulumi token", r"pul-[a-f0-9]{40}", ("pul-",)),
+    ("ReadMe API key", r"rdme_[a-z0-9]{70}", ("rdme_",)),
+    ("RubyGems API key", r"rubygems_[a-f0-9]{48}", ("rubygems_",)),
+    ("Scalingo token", r"tk-us-[\w-]{48}", ("tk-us-",)),
+    ("Sendinblue API key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", ("xkeysib-",)),
+    ("Sentry token", r"(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/=_]{50,})", ("sntryu_", "sntrys_")),
+    ("SettleMint token", r"sm_[aps]at_[A-Za-z0-9]{16}", ("sm_aat_", "sm_pat_", "sm_sat_")),
+    ("Shippo API key", r"shippo_(?:live|test)_[a-fA-F0-9]{40}", ("shippo_",)),
+    ("Sourcegraph token", r"sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}", ("sgp_",)),
+    ("Square access token", r"(?:EAAA|sq0atp-)[\w-]{22,60}", ("EAAA", "sq0atp-")),
+    ("Typeform token", r"tfp_[A-Za-z0-9\-_.=]{59}", ("tfp_",)),
+    ("Vault token", r"hvb\.[\w-]{138,300}", ("hvb.",)),
+    ("Yandex API key", r"AQVN[A-Za-z0-9_\-]{35,38}", ("AQVN",)),
+)
+
+
+def _gitleaks_prefix_rules() -> tuple[_ProviderRule, ...]:
+    # A random token mixes letters and digits; "EAAAAAAA…" padding or a word after the prefix does not.
+    return tuple(_ProviderRule(kind, _L + body + _R, hints, _letters_and_digits)
+                 for kind, body, hints in _GITLEAKS_PREFIXES)
+
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+# Values with no prefix of their own, known by the service named just before them (as gitleaks'
+# labelled rules do): "heroku: <uuid>", "twilio auth token <32 hex>". A UUID or hex string with no
+# such label is an id and is kept.
+_LABELLED_PROVIDERS: tuple[tuple[str, str, str], ...] = (
+    ("Heroku API key", "heroku", _UUID),
+    ("Twilio auth token", "twilio", r"[a-f0-9]{32}"),
+    ("Snyk token", "snyk", _UUID),
+    ("HubSpot API key", "hubspot", _UUID),
+    ("Datadog API key", "datadog", r"[a-f0-9]{32}(?:[a-f0-9]{8})?"),
+    ("Sentry token", "sentry", r"[a-f0-9]{64}"),
+    ("Cloudflare API key", "cloudflare", r"[a-f0-9]{37}|[A-Za-z0-9_\-]{40}"),
+    ("Algolia API key", "algolia", r"[a-f0-9]{32}"),
+    ("Okta token", "okta", r"00[\w=\-]{40}"),
+)
+
+
+def _labelled_provider_rules() -> tuple[_ProviderRule, ...]:
+    rules = []
+    for kind, word, value in _LABELLED_PROVIDERS:
+        # the service word, up to 30 label characters ("_API_KEY", " auth token"), an optional
+        # separator, then the value as a whole token
+        pattern = (rf"(?i){word}[\w .\-]{{0,30}}?[\"'\]]?[ \t]*(?:[:=：]|\bis\b)?[ \t]*[\"'`]?"
+                   rf"(?<![A-Za-z0-9_\-])((?-i:{value}))" + _R)
+        rules.append(_ProviderRule(kind, pattern, (word, word.upper(), word.capitalize()), _letters_and_digits))
+    return tuple(rules)
 
 
 # --- detect-secrets -----------------------------------------------------------------
@@ -371,12 +578,15 @@ def _detect_secrets_hits(line: str, lower: str, hits: list[_Hit]) -> None:
         # analyze_string yields values, not positions: find them with the same patterns.
         for pattern in plugin.denylist:  # type: ignore[attr-defined]
             for m in pattern.finditer(line):
-                span = _ds_span(line, m, values, in_group)
+                # a key block's marker line is a marker, not a token: widening it would take a diff's "-"
+                span = _ds_span(line, m, values, in_group, widen=kind != "private key")
                 if span is not None and not _is_placeholder(line[span[0]:span[1]]):
                     hits.append((kind, span[0], span[1]))
 
 
-def _ds_span(line: str, m: re.Match[str], values: set[str], in_group: bool) -> tuple[int, int] | None:
+def _ds_span(
+    line: str, m: re.Match[str], values: set[str], in_group: bool, widen: bool = True
+) -> tuple[int, int] | None:
     groups = [i for i in range(1, (m.re.groups or 0) + 1) if m.group(i) and m.group(i) in values]
     if m.group(0) not in values and not groups:
         return None
@@ -387,6 +597,8 @@ def _ds_span(line: str, m: re.Match[str], values: set[str], in_group: bool) -> t
         start += 1
     while end > start and line[end - 1] in _EDGE_JUNK:
         end -= 1
+    if not widen:
+        return start, end
     # Some patterns match a fixed-length prefix of a longer key (Stripe, GitHub) or stop
     # before a JWT's signature: widen to the whole token so no tail of it survives.
     while start > 0 and line[start - 1] in _TOKEN_CHARS:
@@ -414,7 +626,7 @@ _QUOTED = r"\"([^\"\n]+)\"|'([^'\n]+)'|`([^`\n]+)`|“([^”\n]+)”|「([^」\n
 # "&" ends the value only where a query string goes on ("password=x&ssl=true").
 _BARE = r"((?:[A-Za-z0-9!#$%()*+\-./:<=>?@\[\]^_{|}~\\]|&(?![A-Za-z_]\w*=))+)"
 _STRONG_SEP = r"(?::=|=>|=(?!=)|:|：)"
-_WEAK_SEP = r"(?:\s+is\s+|\s*(?:是|为|為)\s*[:：]?)"
+_WEAK_SEP = r"(?:\s+is\s+|\s*(?:就|即)?(?:是|为|為)\s*[:：]?)"
 
 # markdown emphasis around a label's colon ("**Gateway token:** `…`") and a short aside between the
 # label and its colon ("Current token (2026-03-15): …") do not end the label
@@ -437,7 +649,8 @@ _NOT_A_PASSWORD = frozenset({
     "field", "prompt", "policy",
 })
 
-_ASSIGNMENT_WORDS = ("key", "token", "secret", "credential", "令牌", "密钥", "密鑰", "秘钥", "秘鑰", "私钥", "私鑰")
+_ASSIGNMENT_WORDS = ("key", "token", "secret", "credential", "令牌", "密钥", "密鑰", "秘钥", "秘鑰", "私钥", "私鑰",
+                     "金鑰", "金钥")
 _ASSIGNMENT_KEYWORDS = (
     ("API key", r"api[_\-. ]?key|apikey|access[_\-]?key(?![_\-]?id)"),
     ("token", r"(?:auth|access|refresh|bot|api|session)?[_\-]?token|令牌"),
@@ -445,14 +658,15 @@ _ASSIGNMENT_KEYWORDS = (
         "secret",
         (
             r"client[_\-]?secret|secret(?:[_\-]?access)?(?:[_\-]?key)?"
-            r"|(?:private|signing|encryption|master)[_\-]?key|credentials?|密钥|密鑰|秘钥|秘鑰|私钥|私鑰"
+            r"|(?:private|signing|encryption|master)[_\-]?key|credentials?|密钥|密鑰|秘钥|秘鑰|私钥|私鑰|金鑰|金钥"
         ),
     ),
 )
 _ASSIGNMENT = _LazyRegex(
     "(?i)(?:"
     + "|".join(f"(?P<k{i}>{kw})" for i, (_, kw) in enumerate(_ASSIGNMENT_KEYWORDS))
-    + rf")[\"'\]]?{_ASIDE}[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|{_WEAK_SEP})(?:{_EMPH})?[ \t]*[\"'`“「]?"
+    + rf")[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|{_WEAK_SEP})(?:{_EMPH})?|(?<=[牌钥鑰])(?=[ \t]))"
+    r"[ \t]*[\"'`“「]?"
     r"([A-Za-z0-9_\-.+/~]{8,}={0,3})(?![A-Za-z0-9_\-.+/~=])"
 )
 
@@ -485,6 +699,96 @@ def _assignment_hits(line: str, hits: list[_Hit]) -> None:
             continue
         kind = next(k for i, (k, _) in enumerate(_ASSIGNMENT_KEYWORDS) if m.group(f"k{i}") is not None)
         hits.append((kind, m.start(m.re.groups), m.end(m.re.groups)))
+
+
+# The general rule: any label whose last word is key, token, secret, auth or pass — FOO_KEY,
+# storageKey, "Storage account key", "auth" — with a strong separator before a value that looks
+# random. The known labels above accept any credential-like value; these accept only a
+# high-entropy one, so "sort_key: created_at_desc" and "auth: enabled" stay.
+_LABEL_WORDS = ("key", "token", "secret", "auth", "pass", "pwd")
+_LABELLED = _LazyRegex(
+    r"(?:(?<![A-Za-z])(?P<word>(?i:key|token|secret|auth|passwd|pass|pwd))"
+    r"|(?<=[a-z0-9])(?P<camel>Key|Token|Secret|Auth|Passwd|Pass|Pwd))(?![A-Za-z])"
+    rf"[\"'\]]?{_ASIDE}[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP})(?:{_EMPH})?[ \t]*"
+    rf"(?:{_QUOTED}|([A-Za-z0-9_\-.+/~]{{8,}}={{0,3}}))(?![A-Za-z0-9_\-.+/~=])"
+)
+_LABEL_KIND = {"key": "secret", "token": "token", "secret": "secret", "auth": "token", "pass": "password",
+               "passwd": "password", "pwd": "password"}
+_SEGMENT = _LazyRegex(r"[A-Za-z0-9+/]+")
+
+
+def _labelled_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _LABELLED.finditer(line):
+        group = next(i for i in range(m.re.groups, 0, -1) if m.group(i) is not None)
+        value = m.group(group)
+        word = (m.group("word") or m.group("camel")).lower()
+        if _is_placeholder(value):
+            continue
+        if word in ("pass", "pwd", "passwd"):
+            # "pass" alone is a verb ("all tests pass: 3"); as the tail of a name (db_pass, SMTP_PASS) it is a password
+            named = m.group("camel") is not None or (m.start() >= 2 and line[m.start() - 1] in "_-."
+                                                     and line[m.start() - 2].isalnum())
+            if not (named and _password_like(value) and " " not in value):
+                continue
+        elif not _random_looking(value):
+            continue
+        kind = _LABEL_KIND[word]
+        if word == "auth" and _is_basic_auth(value):
+            kind = "basic auth credentials"
+        hits.append((kind, m.start(group), m.end(group)))
+
+
+def _random_looking(value: str) -> bool:
+    """A machine-made value: long, not a version/date/path, and one long run mixing letters and digits."""
+    if len(value) < 16 or not _credential_like(value):
+        return False
+    longest = max((seg.group(0) for seg in _SEGMENT.finditer(value)), key=len, default="")
+    return len(longest) >= 12 and _letters_and_digits(longest) and len(set(longest)) >= 8
+
+
+def _is_basic_auth(value: str) -> bool:
+    """A base64 "user:password" (Docker's config.json "auth", an HTTP Basic header)."""
+    import base64
+    import binascii
+
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    user, sep, password = decoded.partition(":")
+    return bool(sep and user and password and decoded.isprintable())
+
+
+# Passwords given on a command line or in a .netrc line: the value is the flag's argument.
+_CLI_WORDS = ("password", "mysql", "mariadb", "curl", "sshpass", "--user")
+_CLI_ARG = r"('[^'\s]+'|\"[^\"\s]+\"|[^\s'\"]+)"
+_CLI_PASSWORD = _LazyRegex(
+    r"(?i)(?:\b(?:machine\s+\S+\s+)?login\s+\S+\s+password\s+" + _CLI_ARG
+    + r"|\b(?:mysql|mysqldump|mysqladmin|mariadb)\b[^|;&\n]*?\s-p" + _CLI_ARG
+    + r"|\bsshpass\s+-p\s*" + _CLI_ARG
+    + r"|\bcurl\b[^|;&\n]*?\s(?:-u|--user)[= ]\s*['\"]?[^\s:'\"]+:([^\s'\"@]+)"
+    + r"|--password[= ]" + _CLI_ARG + ")"
+)
+_PIN = _LazyRegex(
+    r"(?:\bPIN|(?i:\bpin[ \t]+(?:code|number)))[ \t]*(?:码|碼|code|Code)?[ \t]*(?:[:：=]|是|为|為|\bis\b)?[ \t]*"
+    r"(?<![0-9])([0-9]{4,8})(?![0-9]|[.,:/%][0-9]|\s*%)"
+)
+
+
+def _cli_password_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _CLI_PASSWORD.finditer(line):
+        group = next(i for i in range(1, m.re.groups + 1) if m.group(i) is not None)
+        start, end = m.span(group)
+        if line[start] in "'\"":
+            start, end = start + 1, end - 1
+        value = line[start:end]
+        if len(value) >= 3 and not _is_placeholder(value) and value.lower() not in _NOT_A_PASSWORD:
+            hits.append(("password", start, end))
+
+
+def _pin_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _PIN.finditer(line):
+        hits.append(("PIN", m.start(1), m.end(1)))
 
 
 def _strip_trailing(value: str) -> str:
@@ -545,8 +849,9 @@ _ID_NUMBER = _LazyRegex(
 )
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _BANK_CARD = _LazyRegex(
-    r"(?<![0-9A-Za-z.\-])(?:[2-6][0-9]{15,18}"
-    r"|[2-6][0-9]{3}(?P<sep>[ \-])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{4}(?:(?P=sep)[0-9]{1,3})?)"
+    r"(?<![0-9A-Za-z.\-])(?:[2-6][0-9]{13,18}"
+    r"|[2-6][0-9]{3}(?P<sep>[ \-])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{4}(?:(?P=sep)[0-9]{1,3})?"
+    r"|3[0-9]{3}(?P<sep2>[ \-])[0-9]{6}(?P=sep2)[0-9]{4,5})"  # Amex 4-6-5, Diners 4-6-4
     r"(?![0-9A-Za-z])"
 )
 
@@ -562,8 +867,21 @@ def _id_number_hits(line: str, hits: list[_Hit]) -> None:
 def _bank_card_hits(line: str, hits: list[_Hit]) -> None:
     for m in _BANK_CARD.finditer(line):
         digits = [int(c) for c in m.group(0) if c.isdigit()]
-        if 16 <= len(digits) <= 19 and _luhn_ok(digits):
+        if _card_length_ok(digits) and _luhn_ok(digits):
             hits.append(("bank card number", m.start(), m.end()))
+
+
+def _card_length_ok(digits: list[int]) -> bool:
+    # 16-19 digits for Visa, Mastercard, UnionPay, JCB…; the shorter numbers only under their
+    # schemes' prefixes: American Express (34, 37: 15 digits), Diners Club (300-305, 36, 38, 39: 14)
+    if 16 <= len(digits) <= 19:
+        return True
+    head = digits[0] * 10 + digits[1]
+    if len(digits) == 15:
+        return head in (34, 37)
+    if len(digits) == 14:
+        return head in (36, 38, 39) or (head == 30 and digits[2] <= 5)
+    return False
 
 
 def _luhn_ok(digits: list[int]) -> bool:
@@ -580,18 +898,21 @@ def _luhn_ok(digits: list[int]) -> bool:
 # --- trading figures -------------------------------------------------------------------
 
 _NUMBER = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?"
-_CURRENCY = r"(?:US|HK|C|A|S)?\$|¥|￥|€|£"
-_MONEY_UNIT = r"元|美元|港元|港币|港幣|块|塊|USD|CNY|RMB|HKD|dollars?|bucks"
+_CURRENCY = r"(?:US|HK|NT|C|A|S)?\$|¥|￥|€|£"
+_MONEY_UNIT = r"元|美元|港元|港币|港幣|台币|台幣|新台币|新台幣|块|塊|USD|CNY|RMB|HKD|TWD|NTD|dollars?|bucks"
 _NOT_PERCENT = r"(?![0-9]|[.,][0-9])(?!\s*[%‰％])"  # the whole number, and not a percentage
 
 _COST_WORDS = ("成本", "均价", "均價", "买入价", "買入價", "开仓价", "開倉價", "建仓价", "建倉價", "cost", "price",
-               "bought at")
+               "bought at", "basis", "paid")
 _COST_BASIS = _LazyRegex(
     r"(?i)(?:成本价|成本價|持仓成本|持倉成本|成本均价|成本均價|买入均价|買入均價|均价|均價|买入价|買入價"
     r"|开仓价|開倉價|建仓价|建倉價|\bcost basis|\bavg\.? cost|\baverage cost|\bavg\.? price|\baverage price"
-    r"|\bentry price|\bpurchase price|\bbuy price|\bcost per share|\bbought at)"
+    r"|\bentry price|\bpurchase price|\bbuy price|\bcost per share|\bbought at|摊薄成本|攤薄成本|成本)"
     rf"\s*(?:[:：=@]|是|为|為|\bat\b|\bof\b)?\s*(?:{_CURRENCY})?\s*(?:{_NUMBER}){_NOT_PERCENT}"
     rf"(?:\s*(?:{_MONEY_UNIT}))?"
+    # a bare "basis" or "paid" is a cost basis only with a currency (and "paid", per share)
+    rf"|(?i:\bbasis)\s*(?:[:：=]|\bis\b|\bwas\b|\bof\b|\bat\b)?\s*(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}"
+    rf"|(?i:\bpaid)\s+(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}\s*(?i:a|per|/|each)\s*(?i:share)\b"
 )
 
 _SHARE_WORDS = ("股", "手", "share", "lot")
@@ -603,7 +924,7 @@ _SHARES = _LazyRegex(
 _HOLDINGS_KW = _LazyRegex(
     r"(?i)持仓|持倉|持有|持股|仓位|倉位|\bholdings?\b|\bpositions?\b|\bheld\b"
     r"|买入|買入|买了|買了|卖出|賣出|卖了|賣了|加仓|加倉|减仓|減倉|建仓|建倉|清仓|清倉|补仓|補倉"
-    r"|\bbought\b|\bsold\b|\bbuy(?:ing)?\b|\bsell(?:ing)?\b"
+    r"|\bbought\b|\bsold\b|\bbuy(?:ing)?\b|\bsell(?:ing)?\b|\b(?:long|short)(?:ed|ing)?\b"
 )
 # A ticker or an A-share code right before a share count: "NVDA 800 shares", "600519 20 手"...
 _TICKER_BEFORE = _LazyRegex(r"(?:\b[A-Z]{2,5}|(?<![0-9])[0-9]{6}|\b[0-9]{4,5}\.HK)[ \t]*\Z")
@@ -613,17 +934,23 @@ _NOUN_SHARES_AFTER = _LazyRegex(r"\s*(?:$|[,.;:，。；)\]]|(?:of|at|in|held|wo
 _TRADE_PRICE = _LazyRegex(rf"(?i)(?:\bat\b|@)\s*(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}")
 
 _PNL_WORDS = ("盈", "亏", "虧", "损", "損", "获利", "獲利", "赚", "賺", "收益", "实现", "實現", "p&l", "p/l", "pnl",
-              "realis", "realiz", "profit", "loss", "gain")
+              "realis", "realiz", "profit", "loss", "gain", "lost", "lose", "losing")
 _PNL_STRONG = _LazyRegex(
     r"(?i)盈亏|盈虧|浮盈|浮亏|浮虧|盈利|亏损|虧損|获利|獲利|赚了|賺了|亏了|虧了|收益|未实现|未實現|已实现|已實現"
     r"|P&L|P/L|\bPnL\b|\bunreali[sz]ed\b|\breali[sz]ed\b"
 )
 # "stop loss" and "take profit" name rules, not results.
-_PNL_WEAK = _LazyRegex(r"(?i)(?<!stop )(?<!stop-)(?<!stop_)(?<!take )\b(?:profits?|loss(?:es)?|gains?)\b")
+_PNL_WEAK = _LazyRegex(
+    r"(?i)(?<!stop )(?<!stop-)(?<!stop_)(?<!take )\b(?:profits?|loss(?:es)?|gains?|lost|lose|losing)\b"
+)
 _AMOUNT = _LazyRegex(
     rf"(?i)(?<![0-9A-Za-z.,\]])(?P<sign>[+\-−＋－])?\s*(?P<cur>{_CURRENCY})?\s*(?:{_NUMBER}){_NOT_PERCENT}"
-    rf"(?:\s*(?:[kKmM]\b|万|萬|千|bn\b))?(?:\s*(?P<unit>{_MONEY_UNIT}))?"
+    rf"(?:\s*(?P<mult>[kKmM]\b|万|萬|千|亿|億|bn\b))?(?:\s*(?P<unit>{_MONEY_UNIT}))?"
 )
+# After a strong P&L word a figure needs no currency when it has a 万 or at least three digits,
+# and is not a count, a date or a time: "赚了 2.3 万", "亏损 4200", not "盈利 3 次", "收益 2026 年".
+_BARE_FIGURE = _LazyRegex(r"[0-9]{3}|[0-9][,.]?[0-9]*\s*[万萬千亿億]")
+_NOT_A_FIGURE_AFTER = _LazyRegex(r"\s*(?:[次天笔筆个個只年月日号號周週倍%％]|[-/:][0-9])")
 _CLAUSE_BREAK = _LazyRegex(r"[。；;!?！？\n]|\.\s")
 _PNL_AFTER = 24  # characters between a P&L keyword and its amount
 _PNL_BEFORE = 12  # "$5,400 unrealized gain"
@@ -631,8 +958,76 @@ _AMOUNT_MAX = 40  # longest amount text considered: bounds the search window aro
 _BEFORE_GAP = _LazyRegex(r"[ \t]*[A-Za-z]*[ \t]*")  # "$5,400 profit", not "$500, profit share"
 
 
+# What a position or an account is worth: "仓位 65 万", "持仓市值 82.4 万元", "总资产 153 万",
+# "portfolio worth $412,000". A figure needs a currency, a 万/k or four digits: "仓位 30%" is a rule.
+_VALUE_WORDS = ("仓位", "倉位", "市值", "资产", "資產", "portfolio", "net worth", "account value", "market value",
+                "long", "short")
+_HOLDING_VALUE = _LazyRegex(
+    r"(?:仓位|倉位|持仓市值|持倉市值|持股市值|持仓总值|持倉總值|总资产|總資產|净资产|淨資產|账户资产|帳戶資產"
+    r"|(?i:\bportfolio(?:\s+is)?\s+(?:worth|valued?(?:\s+at)?)|\bnet worth|\baccount value|\bmarket value"
+    r"|\bposition (?:size|value)))"
+    rf"\s*(?:[:：=]|是|为|為|约|約|(?i:\bis\b|\bof\b|\babout\b|\baround\b))?\s*"
+    rf"(?P<amount>(?P<cur>{_CURRENCY})?\s*(?:{_NUMBER}){_NOT_PERCENT}"
+    rf"(?:\s*(?P<mult>[kKmM]\b|万|萬|千|亿|億|bn\b))?(?:\s*(?P<unit>{_MONEY_UNIT}))?)"
+)
+# "long 500 TSLA", "short 1,200 NIO": a trade direction, a count and a ticker
+_LONG_SHORT = _LazyRegex(
+    rf"(?i:\b(?:long|short)(?:ed|ing)?)\s+(?P<amount>(?:{_NUMBER}){_NOT_PERCENT}\s+"
+    r"(?!(?:MB|GB|KB|TB|MS|PR|CPU|GPU)s?\b)[A-Z]{1,5}(?:\.[A-Z]{1,2})?)\b"
+)
+
+
+def _holding_value_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _HOLDING_VALUE.finditer(line):
+        digits = sum(c.isdigit() for c in m.group("amount").split(".")[0])
+        if m.group("cur") or m.group("mult") or m.group("unit") or (
+                digits >= 4 and not _NOT_A_FIGURE_AFTER.match(line, m.end("amount"))):
+            hits.append(("trading figure (holdings)", m.start("amount"), m.end("amount")))
+    for m in _LONG_SHORT.finditer(line):
+        hits.append(("trading figure (holdings)", m.start("amount"), m.end("amount")))
+
+
+# "up $3,200 on NVDA", "NVDA is up $3,200": a gain on a named position, not a price move in general
+_UP_DOWN_GATE = _LazyRegex(r"(?i)\b(?:up|down)\s+(?:US|HK|NT|C|A|S)?\$")
+_UP_DOWN = _LazyRegex(
+    rf"(?:(?:\b[A-Z]{{2,5}}|(?i:\bposition|\bportfolio|\baccount|\bI'?m|\bwe'?re))\s+(?:(?i:is|was|are|am)\s+)?"
+    rf"(?i:up|down)\s+(?P<a>(?:{_CURRENCY})\s*(?:{_NUMBER})(?:\s*[kK]\b)?)"
+    rf"|(?i:\b(?:up|down))\s+(?P<b>(?:{_CURRENCY})\s*(?:{_NUMBER})(?:\s*[kK]\b)?)\s+(?i:on|in)\s+"
+    r"(?:\b[A-Z]{2,5}\b|(?i:(?:the|my|this|that)\s+(?:position|trade|stake|shares|stock|calls|puts|options))))"
+)
+
+
+def _up_down_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _UP_DOWN.finditer(line):
+        group = "a" if m.group("a") is not None else "b"
+        hits.append(("trading figure (P&L)", m.start(group), m.end(group)))
+
+
+# Brokerage account numbers: IBKR's U + 7-8 digits next to its name, or a number after 资金账号/證券帳號
+_ACCOUNT_WORDS = ("ibkr", "interactive brokers", "盈透", "账号", "帐号", "帳號", "賬號", "账户", "帳戶", "代码", "代碼",
+                  "account")
+_BROKERAGE_ACCOUNT = _LazyRegex(
+    r"(?:(?i:\bIBKR\b|\bInteractive Brokers\b|盈透)[^\n]{0,30}?\b(U[0-9]{7,8})\b"
+    r"|(?:(?:资金|資金|证券|證券|股东|股東|交易|券商|期货|期貨)(?:账号|帐号|帳號|賬號|账户|帐户|帳戶|賬戶|代码|代碼)"
+    r"|(?i:\bbrokerage account|\btrading account|\bbroker account)(?:\s+(?i:number|no\.?|#))?)"
+    r"\s*(?:[:：=#]|是|为|為|(?i:\bis\b))?\s*([A-Z]?[0-9]{6,14})(?![0-9]))"
+)
+
+
+def _brokerage_account_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _BROKERAGE_ACCOUNT.finditer(line):
+        group = 1 if m.group(1) is not None else 2
+        hits.append(("brokerage account number", m.start(group), m.end(group)))
+
+
+# "成本 100 元/月" is what something costs to run, not what a position cost
+_PER_PERIOD = _LazyRegex(r"\s*(?:/|每|一)\s*(?:个|個)?\s*(?:月|年|天|日|周|週|小时|小時|month|year|day|mo\b|yr\b)")
+
+
 def _cost_basis_hits(line: str, hits: list[_Hit]) -> None:
     for m in _COST_BASIS.finditer(line):
+        if m.group(0).startswith("成本") and _PER_PERIOD.match(line, m.end()):
+            continue
         hits.append(("trading figure (cost basis)", m.start(), m.end()))
 
 
@@ -663,7 +1058,9 @@ def _pnl_hits(line: str, hits: list[_Hit]) -> None:
             for amount in _AMOUNT.finditer(line, lo, hi):
                 text = amount.group(0)
                 currency = bool(amount.group("cur") or amount.group("unit"))
-                if not text.strip() or not (currency or (strong and amount.group("sign"))):
+                bare = strong and _BARE_FIGURE.search(text) is not None and (
+                    amount.group("mult") or not _NOT_A_FIGURE_AFTER.match(line, amount.end()))
+                if not text.strip() or not (currency or (strong and amount.group("sign")) or bare):
                     continue
                 if amount.start() >= kw.end():
                     gap = line[kw.end():amount.start()]

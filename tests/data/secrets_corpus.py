@@ -380,3 +380,241 @@ LOOKALIKES: list[str] = [
     "AG.ngeVfQFYQlKU0ufo8x5d1A.TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr",
     "bm90X3ZhbGlkX2pzb25fYXRfYWxs.bm90X3ZhbGlkX2pzb25fYXRfYWxs.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
 ]
+
+# --- forms added later: more providers, labelled values, CLI passwords, cards, trading figures ----
+# (generated after everything above, so the values above do not change)
+
+HEX = "0123456789abcdef"
+BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
+
+
+def _uuid() -> str:
+    h = _rand(32, HEX)
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:]}"
+
+
+MAILGUN = "key-" + _rand(32, HEX)
+DOCKER_AUTH = base64.b64encode(b"jw:" + _rand(14).encode()).decode()
+DISCORD_HOOK = "https://discord.com/api/webhooks/" + _digits(19) + "/" + _rand(68, URLSAFE)
+DIGITALOCEAN = "dop_v1_" + _rand(64, HEX)
+SHOPIFY_AT = "shpat_" + _rand(32, HEX)
+SHOPIFY_SS = "shpss_" + _rand(32, HEX)
+SQUARE_AT = "EAAA" + _rand(60, URLSAFE)
+SQUARE_OLD = "sq0atp-" + _rand(22, URLSAFE)
+HEROKU = _uuid()
+TWILIO_AUTH = _rand(32, HEX)
+AZURE_STORAGE = _rand(86, ALNUM + "+/") + "=="
+AGE_KEY = "AGE-SECRET-KEY-1" + "".join(_rng.choice(BECH32) for _ in range(58))
+VAULT = "hvs." + _rand(95, URLSAFE)
+DATABRICKS = "dapi" + _rand(32, HEX)
+NOTION_LEGACY = "secret_" + _rand(43)
+NOTION = "ntn_" + _digits(11) + _rand(35)
+LINEAR = "lin_api_" + _rand(40)
+SESSION_COOKIE = _rand(32, string.ascii_lowercase + string.digits)
+PERPLEXITY = "pplx-" + _rand(48)
+POSTMAN = "PMAK-" + _rand(24, HEX) + "-" + _rand(34, HEX)
+PULUMI = "pul-" + _rand(40, HEX)
+SENTRY_USER = "sntryu_" + _rand(64, HEX)
+GRAFANA_SA = "glsa_" + _rand(32) + "_" + _rand(8, HEX)
+ALIBABA = "LTAI" + _rand(20)
+SENDINBLUE = "xkeysib-" + _rand(64, HEX) + "-" + _rand(16)
+PREFECT = "pnu_" + _rand(36)
+RUBYGEMS = "rubygems_" + _rand(48, HEX)
+DOPPLER = "dp.pt." + _rand(43)
+NEW_RELIC = "NRAK-" + _rand(27, UPPER_DIGITS)
+PLANETSCALE = "pscale_tkn_" + _rand(43, URLSAFE)
+DB_PASS = _rand(12)
+NETRC_PASS = _rand(16)
+MYSQL_PASS = _rand(10)
+CURL_PASS = _rand(12)
+SSHPASS = _rand(10)
+ACCOUNT_KEY_B64 = _rand(42, ALNUM + "+/") + "="
+CARD_AMEX = luhn_complete("37" + _digits(12))
+CARD_DINERS = luhn_complete("3056" + _digits(9))
+GENERIC_HIGH_ENTROPY = _rand(40, URLSAFE)
+
+
+def _amex_group(n: str) -> str:
+    return f"{n[:4]} {n[4:10]} {n[10:]}"
+
+
+MORE_POSITIVES: list[tuple[str, str, list[str]]] = [
+    # providers
+    ("Mailgun API key", f"MAILGUN_API_KEY={MAILGUN}", [MAILGUN]),
+    ("Mailgun API key", f"mailgun 用 {MAILGUN} 发信", [MAILGUN]),
+    ("basic auth credentials", '{"auths": {"ghcr.io": {"auth": "' + DOCKER_AUTH + '"}}}', [DOCKER_AUTH]),
+    ("Discord webhook", f"告警也发 Discord：{DISCORD_HOOK}", [DISCORD_HOOK]),
+    ("DigitalOcean token", f"doctl auth init -t {DIGITALOCEAN}", [DIGITALOCEAN]),
+    ("Shopify token", f"SHOPIFY_ACCESS_TOKEN={SHOPIFY_AT}", [SHOPIFY_AT]),
+    ("Shopify token", f"shared secret {SHOPIFY_SS} for the webhook", [SHOPIFY_SS]),
+    ("Square access token", f"square prod token {SQUARE_AT}", [SQUARE_AT]),
+    ("Square access token", f"old square key {SQUARE_OLD} revoked?", [SQUARE_OLD]),
+    ("Heroku API key", f"heroku: {HEROKU}", [HEROKU]),
+    ("Heroku API key", f"the heroku api key {HEROKU} is on the NAS", [HEROKU]),
+    ("Twilio auth token", f"twilio auth token {TWILIO_AUTH}", [TWILIO_AUTH]),
+    ("Twilio auth token", f"TWILIO_AUTH_TOKEN={TWILIO_AUTH}", [TWILIO_AUTH]),
+    ("secret", f"AZURE_STORAGE_KEY={AZURE_STORAGE}", [AZURE_STORAGE]),
+    ("age secret key", f"备份用的 age key：{AGE_KEY}", [AGE_KEY]),
+    ("Vault token", f"logged in to vault with {VAULT} this morning", [VAULT]),
+    ("Databricks token", f"databricks configure, token {DATABRICKS}", [DATABRICKS]),
+    ("Notion token", f"Notion integration secret {NOTION_LEGACY}", [NOTION_LEGACY]),
+    ("Notion token", f"NOTION_TOKEN={NOTION}", [NOTION]),
+    ("Linear API key", f"linear key {LINEAR}", [LINEAR]),
+    ("session cookie", f"Cookie: sessionid={SESSION_COOKIE}; csrftoken=abc", [SESSION_COOKIE]),
+    ("Perplexity API key", f"pplx key {PERPLEXITY}", [PERPLEXITY]),
+    ("Postman API key", f"postman {POSTMAN}", [POSTMAN]),
+    ("Pulumi token", f"PULUMI_ACCESS_TOKEN={PULUMI}", [PULUMI]),
+    ("Sentry token", f"sentry-cli uses {SENTRY_USER}", [SENTRY_USER]),
+    ("Grafana token", f"grafana service account {GRAFANA_SA}", [GRAFANA_SA]),
+    ("Alibaba access key", f"aliyun AccessKeyId {ALIBABA}", [ALIBABA]),
+    ("Sendinblue API key", f"brevo {SENDINBLUE}", [SENDINBLUE]),
+    ("Prefect API key", f"prefect cloud login -k {PREFECT}", [PREFECT]),
+    ("RubyGems API key", f"gem push with {RUBYGEMS}", [RUBYGEMS]),
+    ("Doppler token", f"doppler {DOPPLER}", [DOPPLER]),
+    ("New Relic API key", f"newrelic user key {NEW_RELIC}", [NEW_RELIC]),
+    ("PlanetScale token", f"pscale {PLANETSCALE}", [PLANETSCALE]),
+    # a label, in any of its forms, before a high-entropy value
+    ("secret", f"**Storage account key:** `{ACCOUNT_KEY_B64}`", [ACCOUNT_KEY_B64]),
+    ("token", f"Deploy token (prod, rotated): {GENERIC_HIGH_ENTROPY}", [GENERIC_HIGH_ENTROPY]),
+    ("secret", f"webhook_signing_secret = \"{GENERIC_HIGH_ENTROPY}\"", [GENERIC_HIGH_ENTROPY]),
+    ("token", f"refreshToken: '{GENERIC_HIGH_ENTROPY}'", [GENERIC_HIGH_ENTROPY]),
+    ("secret", f"金鑰：{GENERIC_HIGH_ENTROPY}", [GENERIC_HIGH_ENTROPY]),
+    ("token", f"令牌 {GENERIC_HIGH_ENTROPY}", [GENERIC_HIGH_ENTROPY]),
+    ("password", f"wachtwoord: {DB_PASS}", [DB_PASS]),
+    ("password", f"пароль: {DB_PASS}", [DB_PASS]),
+    ("password", f"**Contraseña:** {DB_PASS}", [DB_PASS]),
+    # passwords in configs and command lines
+    ("password", f"db_pass: {DB_PASS}", [DB_PASS]),
+    ("password", f"SMTP_PASS={DB_PASS}", [DB_PASS]),
+    ("password", f"machine api.example.internal login jw password {NETRC_PASS}", [NETRC_PASS]),
+    ("password", f"mysql -u root -p{MYSQL_PASS} app < dump.sql", [MYSQL_PASS]),
+    ("password", f"curl -u jw:{CURL_PASS} https://nas.example.internal/api", [CURL_PASS]),
+    ("password", f"sshpass -p '{SSHPASS}' ssh jw@h1", [SSHPASS]),
+    ("password", f"pg_dump --password={MYSQL_PASS} app", [MYSQL_PASS]),
+    ("password", "NAS 的密码就是 jw19880317", ["jw19880317"]),
+    ("password", "路由器密碼就是 Tea4two!", ["Tea4two!"]),
+    ("PIN", "银行卡 PIN 码是 4827", ["4827"]),
+    ("PIN", "門禁 PIN 碼：906512", ["906512"]),
+    # cards: Amex (15 digits) and Diners (14 digits)
+    ("bank card number", f"Amex {_amex_group(CARD_AMEX)} exp 11/28", [_amex_group(CARD_AMEX)]),
+    ("bank card number", f"公司卡 {CARD_AMEX}", [CARD_AMEX]),
+    ("bank card number", f"Diners {CARD_DINERS[:4]} {CARD_DINERS[4:10]} {CARD_DINERS[10:]}",
+     [f"{CARD_DINERS[:4]} {CARD_DINERS[4:10]} {CARD_DINERS[10:]}"]),
+    ("bank card number", f"diners club card {CARD_DINERS}", [CARD_DINERS]),
+    # trading figures: holdings and their value
+    ("trading figure (holdings)", "仓位 65 万，明天再加一点", ["65 万"]),
+    ("trading figure (holdings)", "倉位 40 萬，先不動", ["40 萬"]),
+    ("trading figure (holdings)", "持仓市值 82.4 万元", ["82.4"]),
+    ("trading figure (holdings)", "總資產 NT$4,250,000，比上月多", ["4,250,000"]),
+    ("trading figure (holdings)", "总资产 153 万", ["153 万"]),
+    ("trading figure (holdings)", "台積電持股市值 NT$3,250,000", ["3,250,000"]),
+    ("trading figure (holdings)", "portfolio worth $412,000 as of today", ["412,000"]),
+    ("trading figure (holdings)", "long 500 TSLA into earnings", ["500 TSLA"]),
+    ("trading figure (holdings)", "short 1,200 shares of NIO", ["1,200"]),
+    # cost basis
+    ("trading figure (cost basis)", "NVDA 成本 318.6，先拿着", ["318.6"]),
+    ("trading figure (cost basis)", "摊薄成本 27.35 元", ["27.35"]),
+    ("trading figure (cost basis)", "攤薄成本 27.35", ["27.35"]),
+    ("trading figure (cost basis)", "my basis is $41.20 on AMD", ["41.20"]),
+    ("trading figure (cost basis)", "paid $172 a share for AAPL", ["172"]),
+    # P&L
+    ("trading figure (P&L)", "这周赚了 2.3 万", ["2.3 万"]),
+    ("trading figure (P&L)", "這週賺了 1.2 萬", ["1.2 萬"]),
+    ("trading figure (P&L)", "昨天亏损 4200", ["4200"]),
+    ("trading figure (P&L)", "昨天虧損 4200", ["4200"]),
+    ("trading figure (P&L)", "lost 4,500 dollars on the options", ["4,500"]),
+    ("trading figure (P&L)", "NVDA is up $3,200 on the position", ["3,200"]),
+    ("trading figure (P&L)", "up $3,200 on NVDA since Monday", ["3,200"]),
+    # brokerage account numbers
+    ("brokerage account number", "IBKR account U4829173", ["U4829173"]),
+    ("brokerage account number", "资金账号 310012345678", ["310012345678"]),
+    ("brokerage account number", "證券帳號：9801234567", ["9801234567"]),
+]
+POSITIVES += MORE_POSITIVES
+
+MORE_LOOKALIKES: list[str] = [
+    # versions, commit ids and checksums in prose, dates, times, ports, issue numbers
+    "upgraded to v2.3.1, then v2.3.2-rc.1",
+    "fixed in a1b2c3d, see the changelog",
+    "the regression came in with 9fceb02d0ae598e95dc970b74767f19372d61af8",
+    "checksum e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 matches the release page",
+    "SHA-256 of the ISO: 5f70bf18a086007016e948b04aed3b82103a36bea41755b6cddfaf10ace3c6ef",
+    "meeting moved to 2026-12-03 14:30 (UTC+8)",
+    "the job ran 03:15–03:42",
+    "nginx listens on 443 and 8443; grafana on :3000",
+    "closes #4821, see also issue 1337",
+    # UUIDs used as ids in prose are kept: they name a thing, they grant nothing
+    "workspace id 9b2f6c1e-4d7a-4f3e-8a1b-2c3d4e5f6a7b in the dashboard",
+    "trace 3f2a9c1d-4e5b-4a7f-8091-a2b3c4d5e6f7 shows the retry",
+    # trading rules, targets and percentages are not the user's figures
+    "-8% 硬止损，不讨论",
+    "stop loss at -8%, take profit at +20%",
+    "倉位上限 80%，現金至少留兩成",
+    "仓位控制在五成以内",
+    "总资产配置：股票 60%，债券 40%",
+    "成本降低 20%，收益率提高 3%",
+    "VPS 成本 100 元/月，够用",
+    "总资产 2026 年目标：先不定",
+    "portfolio rebalancing happens quarterly",
+    "long-term holders only; short squeeze risk noted",
+    "a long 200 ms pause before the retry",
+    "up 3% today on the index",
+    "the price went up $5 after the announcement of the dividend",
+    "lost 3 hours to the flaky test",
+    "account U-turn policy changed",
+    "资金账号只在券商 app 里查看",
+    "PIN 码不要写进记忆",
+    "pin the version to 1.2.3",
+    # labelled values that are not secrets
+    "sort_key: created_at_desc",
+    "primary_key: user_id_v2",
+    "auth: enabled",
+    "auth: oauth2-proxy",
+    "token_limit: 200000",
+    "cache_key_prefix = memgit-recall-v1",
+    "password_min_length: 12",
+    "pass rate: 97.5%",
+    "all tests pass: 354 of 354",
+    "login with jw, password in 1Password",
+    "mysql -u root -p app",
+    "curl -u \"$USER:$PASS\" https://example.internal",
+    "the machine login page moved",
+    "sessionid= is set by Django after login",
+    "secret_sauce_recipe is a joke variable name",
+    # card-length numbers that are not cards
+    "order 371449635398432 is the tracking number",
+    "build 30569309025905 finished",
+]
+LOOKALIKES += MORE_LOOKALIKES
+
+# private key blocks whose every line carries a prefix: a unified diff's "-" / "+" / " ",
+# markdown quotes and list items; PGP armour; PuTTY .ppk files
+_PGP_B64 = base64.b64encode(_rng.randbytes(240)).decode()
+PGP_BODY = [_PGP_B64[i:i + 64] for i in range(0, len(_PGP_B64), 64)]
+PGP_PRIVATE = "\n".join(["-----BEGIN PGP PRIVATE KEY BLOCK-----", "Comment: backup of jw@h1", "",
+                         *PGP_BODY, "=" + _rand(4), "-----END PGP PRIVATE KEY BLOCK-----"])
+PPK_PUBLIC = base64.b64encode(b"\x00\x00\x00\x0bssh-ed25519" + _rng.randbytes(36)).decode()
+_PPK_PRIVATE_B64 = base64.b64encode(_rng.randbytes(90)).decode()
+PPK_PRIVATE = [_PPK_PRIVATE_B64[i:i + 64] for i in range(0, len(_PPK_PRIVATE_B64), 64)]
+PPK_MAC = _rand(64, HEX)
+PPK = "\n".join(["PuTTY-User-Key-File-3: ssh-ed25519", "Encryption: none", "Comment: eddsa-key-20261130",
+                 "Public-Lines: 1", PPK_PUBLIC, f"Private-Lines: {len(PPK_PRIVATE)}", *PPK_PRIVATE,
+                 f"Private-MAC: {PPK_MAC}"])
+
+
+def prefixed(block: str, prefix: str) -> str:
+    return "\n".join(prefix + line for line in block.split("\n"))
+
+
+BLOCK_POSITIVES: list[tuple[str, str, list[str]]] = [
+    ("private key", PGP_PRIVATE, PGP_BODY),
+    ("private key", prefixed(PEM_PKCS8, "-"), PEM_BODY),  # a diff pruning the key
+    ("private key", prefixed(PEM_OPENSSH, "+"), PEM_BODY),  # a diff adding it
+    ("private key", prefixed(PEM_RSA, " "), PEM_BODY),  # diff context
+    ("private key", prefixed(PEM_EC, "> "), PEM_BODY),  # a markdown quote
+    ("private key", "- deploy key:\n" + prefixed(PEM_PKCS8, "  - "), PEM_BODY),  # a list item
+    ("private key", prefixed(PGP_PRIVATE, "-"), PGP_BODY),
+    ("private key", PPK, [*PPK_PRIVATE, PPK_MAC]),
+    ("private key", prefixed(PPK, "-"), [*PPK_PRIVATE, PPK_MAC]),
+]
+POSITIVES += BLOCK_POSITIVES
