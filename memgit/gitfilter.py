@@ -10,6 +10,8 @@ the raw text.
 """
 from __future__ import annotations
 
+import json
+import re
 import sys
 from typing import BinaryIO
 
@@ -20,15 +22,39 @@ MAX_PKT = 65516
 ATTR_MARK = "# memgit: memory, logs and transcripts are stored redacted (secrets never reach git)"
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
 def clean(data: bytes) -> bytes:
-    """What git stores for a file: the same bytes with every sensitive value replaced by [REDACTED]."""
+    """What git stores for a file: the same bytes with every sensitive value replaced by [REDACTED].
+
+    A transcript's JSON line is also read string by string as JSON decodes it, so a value hidden by
+    escaping (a key block's "\\n", "\\u" escapes, quotes around a labelled value) is seen as the agent
+    saw it; only the strings that hold one are rewritten.
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
+    if "{" in text or "[" in text:
+        text = "".join(_clean_json_line(line) if line.lstrip()[:1] in ("{", "[") else line
+                       for line in text.splitlines(keepends=True))
     if not sensitive.has_sensitive(text):
-        return data
+        return text.encode("utf-8") if text.encode("utf-8") != data else data
     return sensitive.redact(text).encode("utf-8")
+
+
+def _clean_json_line(line: str) -> str:
+    def one(m: re.Match) -> str:
+        try:
+            value = json.loads(m.group(0))
+        except ValueError:
+            return m.group(0)
+        if not isinstance(value, str) or len(value) < 6 or not sensitive.has_sensitive(value):
+            return m.group(0)
+        return json.dumps(sensitive.redact(value), ensure_ascii=False)
+
+    return _JSON_STRING.sub(one, line)
 
 
 def attributes(paths: list[str]) -> str:

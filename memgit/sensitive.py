@@ -297,8 +297,9 @@ def _pem_start(line: str, hits: list[_Hit]) -> bool:
 
 
 def _ppk_start(line: str, hits: list[_Hit]) -> bool:
-    start, rest = _block_line(line)
-    if not rest.startswith("PuTTY-User-Key-File-"):
+    # the header may follow any prefix: a diff or list marker, a log line's time ("- 10:00 PuTTY-…")
+    start = line.find("PuTTY-User-Key-File-")
+    if start < 0 or not re.match(r"PuTTY-User-Key-File-\d+: ", line[start:]):
         return False
     hits.append(("private key", start, len(line.rstrip())))
     return True

@@ -1,7 +1,8 @@
 """Secrets end to end: every positive of the corpus (detect-secrets' own test values and real-looking
 provider formats, Chinese ID and bank card numbers, trading figures) planted in logs, sessions and memory;
-a full cycle through the CLI; zero may reach memory, a proposal, a commit message, the journal or
-output. The look-alikes (versions, hashes in prose, dates, rules such as "-8% stop loss") must survive.
+a full cycle through the CLI, a push to a bare remote and a clone of it; zero may reach memory, a
+proposal, a commit message, the journal, any ref of the three repositories or output, and the agent's
+logs and transcripts stay byte for byte as written. The look-alikes (versions, hashes in prose, dates, rules such as "-8% stop loss") must survive.
 Both rates are printed (`pytest -s`)."""
 from __future__ import annotations
 
@@ -45,6 +46,7 @@ def test_no_planted_secret_leaks_and_lookalikes_survive(tmp_path):
     (root / "MEMORY.md").write_text("\n".join(memory) + "\n", encoding="utf-8")
     (root / "memgit.toml").write_text('[capacity]\n"MEMORY.md" = 200000\n\n[dream]\nwindow_days = 7\nmax_ops = 100\n')
 
+    written = {p: p.read_bytes() for p in [*(root / "memory").iterdir(), *(root / "sessions").iterdir()]}
     output = []
     init(root)
     for args in (["dream", "--now", "2026-06-01"], ["dream", "--now", "2026-06-01", "--json"],
@@ -71,12 +73,29 @@ def test_no_planted_secret_leaks_and_lookalikes_survive(tmp_path):
         assert p.returncode == 0, (args, p.stderr)
         output.append(p.stdout + p.stderr)
 
+    # push to a bare remote, clone it elsewhere: neither may hold a value either
+    hub = tmp_path / "hub.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(hub)], check=True)
+    subprocess.run(["git", "-C", str(root), "remote", "add", "origin", str(hub)], check=True)
+    p = cli(root, "push")
+    assert p.returncode == 0, p.stderr
+    output.append(p.stdout + p.stderr)
+    other = tmp_path / "other"
+    subprocess.run(["git", "clone", "-q", str(hub), str(other)], check=True)
+    init(other)
+    p = cli(other, "pull")
+    assert p.returncode == 0, p.stderr
+    output.append(p.stdout + p.stderr)
+    # the agent's logs and transcripts are byte for byte what it wrote
+    assert {p: p.read_bytes() for p in written} == written
+
     printed = "\n".join(output)
     after = (root / "MEMORY.md").read_text(encoding="utf-8")
-    messages = subprocess.run(["git", "log", "--all", "--format=%B"], cwd=root, capture_output=True,
-                              text=True).stdout
-    refs = subprocess.run(["git", "for-each-ref", "--format=%(refname)"], cwd=root, capture_output=True,
-                          text=True).stdout.split()
+    repos = [root, hub, other]
+    messages = "\n".join(subprocess.run(["git", "-C", str(r), "log", "--all", "--format=%B"], capture_output=True,
+                                        text=True).stdout for r in repos)
+    refs = {r: subprocess.run(["git", "-C", str(r), "for-each-ref", "--format=%(refname)"], capture_output=True,
+                              text=True).stdout.split() for r in repos}
     leaks = []
     for v in values:
         # as a token of its own: a short figure such as "1200" may well occur inside a commit id
@@ -88,10 +107,11 @@ def test_no_planted_secret_leaks_and_lookalikes_survive(tmp_path):
             where.append("output")
         if token.search(messages):
             where.append("a commit message or the journal")
-        g = subprocess.run(["git", "grep", "-l", "-F", "-e", v, *refs, "--", ".", ":!memory/", ":!sessions/"],
-                           cwd=root, capture_output=True, text=True).stdout
-        if g.strip():
-            where.append("a ref's tree: " + g.split()[0])
+        for r in repos:  # every ref's tree, logs and transcripts included, here, on the remote, in the clone
+            g = subprocess.run(["git", "-C", str(r), "grep", "-l", "-F", "-e", v, *refs[r]], capture_output=True,
+                               text=True).stdout
+            if g.strip():
+                where.append(f"a ref's tree in {r.name}: " + g.split()[0])
         if where:
             leaks.append((v[:12], where))
     kept = [x for x in lookalikes if f"- [P1] {x} (2026-05-01)" in after]
