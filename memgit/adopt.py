@@ -164,17 +164,22 @@ def install_filter(repo: Repo, cfg) -> None:
     repo.git("config", f"filter.{gitfilter.NAME}.process", f'"{sys.executable}" -m memgit hook filter')
     repo.git("config", f"filter.{gitfilter.NAME}.required", "true")
     mem = cfg.memory
-    paths = list(dict.fromkeys([*cfg.memory_files, *(d.strip("/") + "/" for d in (
-        mem.logs_dir, mem.sessions_dir, mem.archive_dir, mem.reference_dir, "reflections") if d.strip("/"))]))
+    # the memory files themselves are not filtered: main is exactly what the agent reads, and a secret
+    # there is the dream's to prune (then `memgit scrub` cleans the history)
+    paths = list(dict.fromkeys(d.strip("/") + "/" for d in (
+        mem.logs_dir, mem.sessions_dir, mem.archive_dir, mem.reference_dir, "reflections") if d.strip("/")))
     path = repo.root / ".gitattributes"
     try:
         current = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         current = ""
-    block = gitfilter.attributes(paths)
+    block = gitfilter.attributes(paths, exempt=list(cfg.memory_files))
     if gitfilter.ATTR_MARK in current:
         head, _, rest = current.partition(gitfilter.ATTR_MARK)
-        tail = "\n".join(ln for ln in rest.split("\n")[1:] if not ln.endswith(f"filter={gitfilter.NAME}"))
+        rest_lines = rest.split("\n")[1:]
+        while rest_lines and rest_lines[0].endswith((f" filter={gitfilter.NAME}", " -filter")):
+            rest_lines.pop(0)  # the block memgit wrote before
+        tail = "\n".join(rest_lines)
         new = head + block + tail.lstrip("\n")
     else:
         new = current + ("\n" if current and not current.endswith("\n") else "") + block

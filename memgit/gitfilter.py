@@ -1,5 +1,7 @@
-"""The git clean filter that keeps secrets out of what git stores: memory files, daily logs and
-transcripts go into git redacted, while the agent's working files stay as the agent wrote them.
+"""The git clean filter that keeps secrets out of what git stores: daily logs, transcripts and the
+folders memgit moves them to go into git redacted, while the agent's working files stay as the agent
+wrote them. Memory files are not filtered: main is exactly what the agent reads; a secret there is
+pruned through a reviewed proposal, and `memgit scrub` then cleans the history.
 
 Declared by `memgit init` in `.gitattributes` (`<path> filter=memgit`), so it covers memgit's own
 snapshots and a person's `git add` alike, and configured in `.git/config` as a long-running
@@ -19,7 +21,7 @@ from memgit import sensitive
 
 NAME = "memgit"
 MAX_PKT = 65516
-ATTR_MARK = "# memgit: memory, logs and transcripts are stored redacted (secrets never reach git)"
+ATTR_MARK = "# memgit: logs and transcripts are stored redacted (secrets never reach git)"
 
 
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
@@ -57,12 +59,15 @@ def _clean_json_line(line: str) -> str:
     return _JSON_STRING.sub(one, line)
 
 
-def attributes(paths: list[str]) -> str:
-    """The .gitattributes block for these workspace paths (files, or folders ending in /)."""
+def attributes(paths: list[str], exempt: list[str] = ()) -> str:
+    """The .gitattributes block for these workspace paths (files, or folders ending in /); the
+    `exempt` files (memory files inside one of those folders) are stored as they are."""
     lines = [ATTR_MARK]
     for p in paths:
         p = p.replace(" ", "[[:space:]]")
         lines.append(f"{p}** filter={NAME}" if p.endswith("/") else f"{p} filter={NAME}")
+    for p in exempt:
+        lines.append(f"{p.replace(' ', '[[:space:]]')} -filter")
     return "\n".join(lines) + "\n"
 
 

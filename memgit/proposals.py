@@ -484,6 +484,8 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None,
         if secret_prunes:
             _rebase_open(ws)  # open proposals made while the secret was in memory must not keep it
             _scrub_records(ws, secret_prunes)
+            ws.warnings.append("the pruned entry held a secret: rotate that credential, and run `memgit scrub` "
+                               "so no older commit keeps it (until then `memgit push` refuses to send it).")
         return ApproveResult(approved, refused, ws.repo.ref(MAIN) if approved else None)
 
 

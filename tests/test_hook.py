@@ -32,17 +32,18 @@ def unfiltered(git, root) -> None:
 
 
 @pytest.mark.parametrize("line, kind, value", SECRETS)
-def test_a_hand_made_commit_of_a_secret_stores_it_redacted(workspace, git, line, kind, value):
+def test_a_hand_made_commit_of_a_secret_in_a_log_stores_it_redacted(workspace, git, line, kind, value):
+    """Logs and transcripts pass git's clean filter (memgit.gitfilter): stored redacted, kept as written."""
     root = workspace.root
-    text = MEMORY_MD.replace("## Notes [P2]\n", "## Notes [P2]\n" + line + "\n")
-    (root / "MEMORY.md").write_text(text, encoding="utf-8")
-    git(root, "add", "MEMORY.md")
+    log = root / "memory" / "2026-11-30.md"
+    text = f"# 2026-11-30\n{line}\n"
+    log.write_text(text, encoding="utf-8")
+    git(root, "add", "memory/2026-11-30.md")
     p = commit(git, root)
     assert p.returncode == 0, p.stderr
-    stored = git(root, "show", "HEAD:MEMORY.md")
+    stored = git(root, "show", "HEAD:memory/2026-11-30.md")
     assert value not in stored and "[REDACTED]" in stored
-    assert (root / "MEMORY.md").read_text(encoding="utf-8") == text  # the file stays as written
-    p = commit(git, root, "--no-verify", "--allow-empty")
+    assert log.read_text(encoding="utf-8") == text  # the file stays as written
     assert value not in git(root, "log", "-p", "--all")
 
 
@@ -122,8 +123,7 @@ def test_memgits_own_snapshot_of_a_secret_warns_instead(workspace, git, run_cli)
     lineno = len(MEMORY_MD.splitlines()) + 1
     assert f"MEMORY.md:{lineno}: password" in err
     assert PASSWORD not in out + err
-    assert PASSWORD in (root / "MEMORY.md").read_text(encoding="utf-8")  # the agent's write was not lost
-    assert PASSWORD not in git(root, "show", "main:MEMORY.md")  # git holds it redacted
+    assert PASSWORD in git(root, "show", "main:MEMORY.md")  # the agent's write was not lost
     assert "agent snapshot" in git(root, "log", "--format=%s", "main")
 
 

@@ -32,14 +32,13 @@ def grep_all(root: Path, value: str) -> str:
     return hits + ("message" if value in msgs else "") + ("object" if value.encode() in out else "")
 
 
-def test_logs_transcripts_and_memory_go_into_git_redacted_and_stay_as_written(workspace: Workspace):
+def test_logs_and_transcripts_go_into_git_redacted_and_stay_as_written(workspace: Workspace):
     root = workspace.root
     log = root / "memory" / "2026-11-30.md"
     log.write_text(f"# 2026-11-30\n- 10:00 set the deploy token {TOKEN}\n", encoding="utf-8")
     session = root / "sessions" / "s2.jsonl"
     session.write_text('{"role": "user", "text": "my NAS password: ' + PASSWORD + '"}\n', encoding="utf-8")
-    (root / "MEMORY.md").write_text(MEMORY_MD + f"- [P2] GitHub token {TOKEN}\n", encoding="utf-8")
-    before = {p: p.read_bytes() for p in (log, session, root / "MEMORY.md")}
+    before = {p: p.read_bytes() for p in (log, session)}
     with workspace.repo.lock():
         workspace.prepare()
     assert grep_all(root, TOKEN) == "" and grep_all(root, PASSWORD) == ""
@@ -52,7 +51,8 @@ def test_logs_transcripts_and_memory_go_into_git_redacted_and_stay_as_written(wo
     assert grep_all(root, TOKEN) == ""
 
 
-def test_the_dream_prunes_what_git_holds_redacted_and_the_live_line_goes(workspace: Workspace, run_cli):
+def test_an_approved_secret_prune_says_rotate_and_scrub_and_push_waits_for_it(workspace: Workspace, run_cli,
+                                                                              tmp_path):
     root = workspace.root
     (root / "MEMORY.md").write_text(MEMORY_MD + f"- [P2] GitHub token {TOKEN}\n", encoding="utf-8")
     code, out, err = run_cli(root, "dream", "--now", "2026-11-30")
@@ -60,9 +60,17 @@ def test_the_dream_prunes_what_git_holds_redacted_and_the_live_line_goes(workspa
     secret = [p for p in proposals.list_proposals(workspace) if p.op.op == "prune"
               and p.op.targets[0].startswith("sha256:")]
     assert len(secret) == 1
-    assert run_cli(root, "approve", secret[0].id)[0] == 0
-    assert TOKEN not in (root / "MEMORY.md").read_text(encoding="utf-8")
+    code, _, err = run_cli(root, "approve", secret[0].id)
+    assert code == 0 and "rotate" in err and "memgit scrub" in err and TOKEN not in err
     assert (root / "MEMORY.md").read_text(encoding="utf-8") == MEMORY_MD
+    hub = tmp_path / "hub.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(hub)], check=True)
+    g(root, "remote", "add", "origin", str(hub))
+    code, _, err = run_cli(root, "push")
+    assert code == 1 and "MEMORY.md" in err and TOKEN not in err  # the older commit still holds it
+    assert run_cli(root, "scrub")[0] == 0
+    assert run_cli(root, "push")[0] == 0
+    assert grep_all(hub, TOKEN) == ""
 
 
 def test_push_and_a_plain_git_push_refuse_a_commit_holding_a_secret(workspace: Workspace, tmp_path, run_cli):

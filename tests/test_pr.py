@@ -73,7 +73,7 @@ def test_secrets_are_redacted_in_diff_title_and_evidence(workspace, git) -> None
     [p] = proposals.create(workspace, [Operation(
         "prune", "MEMORY.md", (target,), reason=f"remove {SECRET}",
         evidence=(Evidence("MEMORY.md:21", f"- GitHub deploy token {SECRET}"),))])
-    assert SECRET not in workspace.repo.diff(p.base, p.commit)  # git holds it redacted (memgit.gitfilter)
+    assert SECRET in workspace.repo.diff(p.base, p.commit)   # the raw git diff holds it: the PR must not
     pr = build(workspace, p.id)
     assert SECRET not in pr.text()
     assert "-- GitHub deploy token [REDACTED]" in pr.body

@@ -1,6 +1,6 @@
 """Secrets end to end: every positive of the corpus (detect-secrets' own test values and real-looking
 provider formats, Chinese ID and bank card numbers, trading figures) planted in logs, sessions and memory;
-a full cycle through the CLI, a push to a bare remote and a clone of it; zero may reach memory, a
+a full cycle through the CLI, `memgit scrub` of what the approved prunes left in history, a push to a bare remote and a clone of it; zero may reach memory, a
 proposal, a commit message, the journal, any ref of the three repositories or output, and the agent's
 logs and transcripts stay byte for byte as written. The look-alikes (versions, hashes in prose, dates, rules such as "-8% stop loss") must survive.
 Both rates are printed (`pytest -s`)."""
@@ -73,6 +73,10 @@ def test_no_planted_secret_leaks_and_lookalikes_survive(tmp_path):
         assert p.returncode == 0, (args, p.stderr)
         output.append(p.stdout + p.stderr)
 
+    # the approved prunes left the secrets in older commits: push refuses until they are scrubbed
+    p = cli(root, "scrub")
+    assert p.returncode == 0, p.stderr
+    output.append(p.stdout + p.stderr)
     # push to a bare remote, clone it elsewhere: neither may hold a value either
     hub = tmp_path / "hub.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(hub)], check=True)

@@ -129,10 +129,8 @@ def test_adopting_a_secret_warns_with_file_line_kind_never_the_value(tmp_path, g
     assert any(w.startswith(f"MEMORY.md:{line}: connection string") for w in r.warnings), r.warnings
     assert len([w for w in r.warnings if w.startswith("MEMORY.md:")]) == 1
     assert not any("S3cretPass" in w for w in r.warnings)
-    # adopted, not refused: git holds it redacted, the file stays as the user wrote it
-    assert Workspace(tmp_path).repo.read(head(git, tmp_path), "MEMORY.md") == \
-        memory.replace("S3cretPass", "[REDACTED]").encode()
-    assert (tmp_path / "MEMORY.md").read_text(encoding="utf-8") == memory
+    # adopted as it is: the user's bytes are committed, not refused
+    assert Workspace(tmp_path).repo.read(head(git, tmp_path), "MEMORY.md") == memory.encode()
 
 
 def test_init_cli_prints_the_warning_without_the_value(tmp_path, run_cli):
@@ -213,8 +211,7 @@ def test_a_snapshot_of_a_secret_warns_and_is_never_refused(workspace, git):
     (root / "MEMORY.md").write_text(MEMORY_MD + f"- db: {CONNECTION}\n", encoding="utf-8")
     with workspace.repo.lock():
         sha = workspace.snapshot()
-    assert sha and workspace.repo.read(sha, "MEMORY.md").decode().endswith(
-        CONNECTION.replace("S3cretPass", "[REDACTED]") + "\n")  # stored redacted, never refused
+    assert sha and workspace.repo.read(sha, "MEMORY.md").decode().endswith(CONNECTION + "\n")
     line = len(MEMORY_MD.splitlines()) + 1
     assert [w for w in workspace.warnings if w.startswith("MEMORY.md:")] == [
         (f"MEMORY.md:{line}: connection string with credentials: sensitive data in memory; "
@@ -283,14 +280,12 @@ def test_bench_workspaces_adopt_round_trip_and_take_a_manual_prune(bench_case, g
     assert git(ws.root, "status", "--porcelain") == ""
     docs = ws.documents()
     assert "MEMORY.md" in docs and ws.warnings == []
-    from memgit.gitfilter import clean
-
-    for doc_name, doc in docs.items():  # main holds the file as git stores it: redacted
-        assert doc.to_bytes() == clean((ws.root / doc_name).read_bytes())
+    for doc_name, doc in docs.items():
+        assert doc.to_bytes() == (ws.root / doc_name).read_bytes()
     doc = docs["MEMORY.md"]
     last = doc.entries[-1]
     [p] = proposals.create(ws, [Operation("prune", "MEMORY.md", (last.text,))])
     assert proposals.approve(ws, [p.id], allow_p0=True).approved  # a person's own prune, approved by id
     before = doc.to_bytes().decode("utf-8").splitlines(keepends=True)
-    after = clean((ws.root / "MEMORY.md").read_bytes()).decode("utf-8").splitlines(keepends=True)
+    after = (ws.root / "MEMORY.md").read_bytes().decode("utf-8").splitlines(keepends=True)
     assert after == before[:last.start] + before[last.end:]
