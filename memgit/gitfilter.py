@@ -117,6 +117,7 @@ def serve(inp: BinaryIO | None = None, out: BinaryIO | None = None) -> None:
     if "git-filter-client" not in hello or "version=2" not in hello:
         raise SystemExit("memgit filter: not a git filter-process client")
     _write(out, b"git-filter-server\n", b"version=2\n", None)
+    out.flush()  # git reads the reply before it sends its capabilities
     caps = _read_list(inp)
     # smudge is served as is (git writes what it holds); a required filter must answer both
     _write(out, *[f"{c}\n".encode() for c in ("capability=clean", "capability=smudge") if c in caps], None)

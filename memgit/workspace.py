@@ -186,11 +186,13 @@ class Workspace:
                 f.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(self.root / src, f)
                 self._prune_dirs((self.root / src).parent)
+        self._lagging = False
         for path in changed:
             if self._sync_file(path, olds[path], news[path]):
                 kept.append(path)
         self.repo.refresh_index(changed)
-        self.mark_synced(main)
+        if not self._lagging:  # else the marker stays behind: the next command finishes the sync
+            self.mark_synced(main)
         return kept
 
     def _sync_file(self, path: str, old: bytes | None, new: bytes | None) -> bool:
@@ -235,17 +237,16 @@ class Workspace:
                         self.warnings.append(f"{path}: the agent changed it while memgit updated it; the "
                                              f"agent's version was kept, review it with `git diff main -- {path}`.")
                         return True
-                if fd is not None and _changed_since(f, fd, len(cur or b"")):
-                    continue  # the agent wrote while we merged: start again from its bytes
                 if fd is None:
                     atomic_write(f, merged)
-                elif not self._write_in_place(path, cur or b"", merged):
-                    continue
+                elif _replaced(f, fd) or not self._write_in_place(path, cur or b"", merged):
+                    continue  # the agent rewrote the file while we merged: start again from its bytes
                 return False
             finally:
                 if fd is not None:
                     os.close(fd)
         self.warnings.append(f"{path}: the agent kept writing; left as it is, the next command syncs it.")
+        self._lagging = True
         return True
 
     def _write_in_place(self, path: str, cur: bytes, new: bytes) -> bool:
@@ -262,8 +263,12 @@ class Workspace:
             return False
         intent = self.repo.state_dir() / "sync-intent.json"
         try:
-            if os.fstat(fd).st_size != len(cur) or _read_fd(fd) != cur:
-                return False
+            now = _read_fd(fd)
+            if now != cur:
+                if not now.startswith(cur):
+                    return False
+                new += now[len(cur):]  # appended since we read it: kept after the new text
+                cur = now
             import json
 
             atomic_write(intent, json.dumps({"path": path, "cur": self.repo.write_blob(cur),
@@ -325,8 +330,17 @@ class Workspace:
             d = d.parent
 
     def snapshot(self, note: str = "agent snapshot") -> str | None:
-        """Commit the agent's live edits (everything in the working tree) onto main."""
+        """Commit the agent's live edits (everything in the working tree) onto main.
+
+        Never while the working tree still lags main (a sync the agent's writing kept from finishing):
+        its files would carry main back to before an approval."""
         main = self.main()
+        if self.synced() not in (None, main):
+            self.sync_worktree()
+            if self.synced() != main:
+                self.warnings.append("the working tree is not yet up to date with main; agent edits are "
+                                     "committed by the next command.")
+                return None
         tree = self.repo.stage_all_tree()
         if tree == self.repo.tree_of(main):
             self.mark_synced(main)
@@ -446,13 +460,12 @@ def _pwrite_all(fd: int, data: bytes, offset: int) -> None:
         view, offset = view[n:], offset + n
 
 
-def _changed_since(path: Path, fd: int, size: int) -> bool:
+def _replaced(path: Path, fd: int) -> bool:
+    """The name now points to another file than the one we read (the agent replaced it)."""
     try:
-        st = os.stat(path)
+        return os.stat(path).st_ino != os.fstat(fd).st_ino
     except FileNotFoundError:
         return True
-    own = os.fstat(fd)
-    return st.st_ino != own.st_ino or own.st_size != size
 
 
 def merge3(ours: bytes, base: bytes, theirs: bytes, union: bool = False) -> bytes | None:

@@ -156,3 +156,37 @@ def test_scrub_refuses_when_the_commits_were_already_pushed(workspace: Workspace
     code, _, err = run_cli(root, "scrub", "--pushed")
     assert code == 0, err
     assert TOKEN not in g(root, "log", "--all", "--format=%B").stdout
+
+
+def test_the_filter_answers_git_hello_before_git_sends_its_capabilities(tmp_path):
+    """git's filter-process client reads the server's hello before it writes anything more (a reply
+    left in a buffer deadlocks `git add`): drive `memgit hook filter` in exactly that order."""
+    import sys
+
+    def pkt(b: bytes) -> bytes:
+        return b"%04x" % (len(b) + 4) + b
+
+    def read_list(out) -> list[bytes]:
+        items = []
+        while (head := out.read(4)) != b"0000":
+            items.append(out.read(int(head, 16) - 4))
+        return items
+
+    p = subprocess.Popen([sys.executable, "-m", "memgit", "hook", "filter"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, cwd=tmp_path)
+    try:
+        p.stdin.write(pkt(b"git-filter-client\n") + pkt(b"version=2\n") + b"0000")
+        p.stdin.flush()
+        assert read_list(p.stdout) == [b"git-filter-server\n", b"version=2\n"]
+        p.stdin.write(pkt(b"capability=clean\n") + pkt(b"capability=smudge\n") + b"0000")
+        p.stdin.flush()
+        assert read_list(p.stdout) == [b"capability=clean\n", b"capability=smudge\n"]
+        body = f"- 10:00 token {TOKEN}\n".encode()
+        p.stdin.write(pkt(b"command=clean\n") + pkt(b"pathname=memory/x.md\n") + b"0000" + pkt(body) + b"0000")
+        p.stdin.flush()
+        assert read_list(p.stdout) == [b"status=success\n"]
+        assert b"".join(read_list(p.stdout)) == b"- 10:00 token [REDACTED]\n"
+        assert read_list(p.stdout) == []
+    finally:
+        p.stdin.close()
+        p.wait(timeout=10)
