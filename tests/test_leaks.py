@@ -190,3 +190,26 @@ def test_the_filter_answers_git_hello_before_git_sends_its_capabilities(tmp_path
     finally:
         p.stdin.close()
         p.wait(timeout=10)
+
+
+def test_the_pre_push_hook_chains_a_foreign_hook_and_both_read_the_refs(tmp_path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    hub = tmp_path / "hub.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(hub)], check=True)
+    g(root.parent, "init", "-q", "-b", "main", str(root))
+    seen = tmp_path / "foreign.txt"
+    hook = root / ".git" / "hooks" / "pre-push"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text(f"#!/bin/sh\ncat > '{seen}'\nexit 0\n")
+    hook.chmod(0o755)
+    (root / "MEMORY.md").write_text("# MEMORY\n- [P2] a fact (2026-11-01)\n", encoding="utf-8")
+    adopt.init(root)
+    g(root, "remote", "add", "origin", str(hub))
+    assert g(root, "push", "-q", "origin", "main", check=False).returncode == 0
+    assert "refs/heads/main" in seen.read_text()  # the chained hook still got git's ref lines
+    with open(root / "MEMORY.md", "a", encoding="utf-8") as f:
+        f.write(f"- token {TOKEN}\n")
+    g(root, "commit", "-q", "--no-verify", "-am", "x")
+    p = g(root, "push", "origin", "main", check=False)
+    assert p.returncode != 0 and "MEMORY.md:3" in p.stderr and TOKEN not in p.stderr
