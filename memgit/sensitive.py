@@ -672,13 +672,19 @@ _ASSIGNMENT = _LazyRegex(
 )
 
 
+def _matched(m: re.Match[str], last_first: bool = False) -> int:
+    """The number of the capturing group that matched (the first one, or with last_first the last)."""
+    order = range(m.re.groups, 0, -1) if last_first else range(1, m.re.groups + 1)
+    return next(i for i in order if m.group(i) is not None)
+
+
 def _password_hits(line: str, hits: list[_Hit]) -> None:
     pos = 0
     while (m := _PASSWORD.search(line, pos)) is not None:
         # a rejected candidate may have swallowed the real one ("密码 password: x"): look again
         # just after its keyword, not after its value
         pos = m.end("kw")
-        group = next(i for i in range(m.re.groups, 0, -1) if m.group(i) is not None)
+        group = _matched(m, last_first=True)
         start, end = m.span(group)
         if group == m.re.groups:  # bare, not quoted: drop sentence punctuation
             end = start + len(_strip_trailing(m.group(group)))
@@ -720,7 +726,7 @@ _SEGMENT = _LazyRegex(r"[A-Za-z0-9+/]+")
 
 def _labelled_hits(line: str, hits: list[_Hit]) -> None:
     for m in _LABELLED.finditer(line):
-        group = next(i for i in range(m.re.groups, 0, -1) if m.group(i) is not None)
+        group = _matched(m, last_first=True)
         value = m.group(group)
         word = (m.group("word") or m.group("camel")).lower()
         if _is_placeholder(value):
@@ -778,7 +784,7 @@ _PIN = _LazyRegex(
 
 def _cli_password_hits(line: str, hits: list[_Hit]) -> None:
     for m in _CLI_PASSWORD.finditer(line):
-        group = next(i for i in range(1, m.re.groups + 1) if m.group(i) is not None)
+        group = _matched(m)
         start, end = m.span(group)
         if line[start] in "'\"":
             start, end = start + 1, end - 1
@@ -1000,8 +1006,7 @@ _UP_DOWN = _LazyRegex(
 
 def _up_down_hits(line: str, hits: list[_Hit]) -> None:
     for m in _UP_DOWN.finditer(line):
-        group = "a" if m.group("a") is not None else "b"
-        hits.append(("trading figure (P&L)", m.start(group), m.end(group)))
+        hits.append(("trading figure (P&L)", *m.span(_matched(m))))
 
 
 # Brokerage account numbers: IBKR's U + 7-8 digits next to its name, or a number after 资金账号/證券帳號
@@ -1017,8 +1022,7 @@ _BROKERAGE_ACCOUNT = _LazyRegex(
 
 def _brokerage_account_hits(line: str, hits: list[_Hit]) -> None:
     for m in _BROKERAGE_ACCOUNT.finditer(line):
-        group = 1 if m.group(1) is not None else 2
-        hits.append(("brokerage account number", m.start(group), m.end(group)))
+        hits.append(("brokerage account number", *m.span(_matched(m))))
 
 
 # "成本 100 元/月" is what something costs to run, not what a position cost
