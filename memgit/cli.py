@@ -552,7 +552,7 @@ def _pre_push(root: Path, remote: str) -> None:
     """git's pre-push: stdin holds `<local ref> <local sha> <remote ref> <remote sha>` per ref."""
     import os
 
-    from memgit import leaks
+    from memgit.remote import unpushed_leaks
     from memgit.workspace import Workspace
 
     lines = os.environ.get("MEMGIT_PUSH_REFS")
@@ -565,15 +565,7 @@ def _pre_push(root: Path, remote: str) -> None:
                 local.append(parts[1])
             if set(parts[3]) != {"0"}:
                 theirs.append(parts[3])
-    ws = Workspace(root)
-    from memgit.remote import STAGE_PREFIX, stage_name
-
-    try:
-        stage = STAGE_PREFIX + stage_name(ws, remote) + "/"
-    except MemgitError:
-        stage = STAGE_PREFIX + "-/"
-    known = theirs + [r for r in leaks.all_refs(ws) if r.startswith((f"refs/remotes/{remote}/", stage))]
-    found = leaks.push_leaks(ws, local, known)
+    found = unpushed_leaks(Workspace(root), remote, local, theirs)
     if found:
         for x in found[:10]:
             click.echo(f"memgit: refusing push, sensitive data in {x}", err=True)

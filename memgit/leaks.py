@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memgit import sensitive
 from memgit.errors import MemgitError
@@ -44,8 +44,8 @@ def scan(ws: Workspace, revs: list[str], exclude: list[str] = ()) -> list[Leak]:
     # a merge (an approval) is read against its first parent: what it brought into main
     args = ["log", "-p", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv", "-U0",
             "--diff-merges=first-parent", f"--format={SEP}%H%n%B{SEP}", *revs]
-    if exclude:
-        args += ["--not", *[e for e in exclude if e]]
+    if exclude:  # what the other side already has; a commit not here is skipped, not an error
+        args += ["--ignore-missing", "--not", *[e for e in exclude if e]]
     p = subprocess.run(["git", "-c", "core.quotePath=false", *args], cwd=ws.root, capture_output=True,
                        env={**os.environ, "LC_ALL": "C"}, check=False)
     if p.returncode != 0:
@@ -94,21 +94,11 @@ def _parse(out: str) -> list[Leak]:
 
 def push_leaks(ws: Workspace, local: list[str], remote_known: list[str]) -> list[Leak]:
     """What a push of `local` commits would send that the remote does not have yet."""
-    known = [r for r in remote_known if r and _exists(ws, r)]
-    return scan(ws, local, known)
+    return scan(ws, local, remote_known)
 
 
-def _exists(ws: Workspace, sha: str) -> bool:
-    return subprocess.run(["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=ws.root, capture_output=True,
-                          check=False).returncode == 0
-
-
-def all_refs(ws: Workspace, remotes: bool = True) -> list[str]:
-    out = ws.repo.git("for-each-ref", "--format=%(refname)")
-    refs = [r for r in out.splitlines() if r]
-    if not remotes:
-        refs = [r for r in refs if not _remote_ref(r)]
-    return refs
+def all_refs(ws: Workspace) -> list[str]:
+    return [r for r in ws.repo.git("for-each-ref", "--format=%(refname)").splitlines() if r]
 
 
 def _remote_ref(ref: str) -> bool:
@@ -120,11 +110,11 @@ def _remote_ref(ref: str) -> bool:
 class ScrubReport:
     leaks: list[Leak]
     rewritten: int = 0
-    pushed: list[str] = None  # remote refs that held a leak (their copies still do)
+    pushed: list[str] = field(default_factory=list)  # remote refs that held a leak (their copies still do)
 
     def to_dict(self) -> dict:
         return {"leaks": [str(x) for x in self.leaks], "rewritten_refs": self.rewritten,
-                "pushed": self.pushed or []}
+                "pushed": self.pushed}
 
 
 def scrub(ws: Workspace, pushed_ok: bool = False, dry_run: bool = False) -> ScrubReport:
@@ -132,7 +122,7 @@ def scrub(ws: Workspace, pushed_ok: bool = False, dry_run: bool = False) -> Scru
     with ws.repo.lock():
         ws.prepare()
         leaks = scan(ws, all_refs(ws))
-        report = ScrubReport(leaks, pushed=[])
+        report = ScrubReport(leaks)
         if not leaks:
             return report
         live = [name for name in ws.memory_files if (ws.root / name).is_file()

@@ -268,15 +268,26 @@ def push(ws: Workspace, remote: str = "origin") -> PushReport:
 
 def _refuse_leaks(ws: Workspace, remote: str, local: list[str], theirs: list[str]) -> None:
     """Nothing memgit pushes holds a secret: scan every commit the remote lacks, name what was found."""
-    from memgit import leaks
-
-    known = theirs + [r for r in leaks.all_refs(ws) if r.startswith(STAGE_PREFIX + stage_name(ws, remote) + "/")]
-    found = leaks.push_leaks(ws, local, known)
+    found = unpushed_leaks(ws, remote, local, theirs)
     if found:
         more = f" and {len(found) - 1} more" if len(found) > 1 else ""
         raise MemgitError(f"nothing was pushed to {remote}: {found[0]}{more} holds sensitive data; remove it "
                           f"(approve the dream's prune), run `memgit scrub` to clean the history, and rotate "
                           f"the credential.")
+
+
+def unpushed_leaks(ws: Workspace, remote: str, local: list[str], theirs: list[str]):
+    """Leaks in the `local` commits that neither `theirs` (the remote's tips) nor this clone's copies of
+    the remote's refs already hold (memgit push, and the pre-push hook for a plain git push)."""
+    from memgit import leaks
+
+    try:
+        stage = STAGE_PREFIX + stage_name(ws, remote) + "/"
+    except MemgitError:  # a URL git was given directly: no copies of its refs here
+        stage = None
+    mine = [r for r in leaks.all_refs(ws) if r.startswith(f"refs/remotes/{remote}/")
+            or (stage and r.startswith(stage))]
+    return leaks.push_leaks(ws, local, theirs + mine)
 
 
 def _short_ref(ref: str) -> str:
