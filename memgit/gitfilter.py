@@ -41,9 +41,9 @@ def clean(data: bytes) -> bytes:
     if "{" in text or "[" in text:
         text = "".join(_clean_json_line(line) if line.lstrip()[:1] in ("{", "[") else line
                        for line in text.splitlines(keepends=True))
-    if not sensitive.has_sensitive(text):
-        return text.encode("utf-8") if text.encode("utf-8") != data else data
-    return sensitive.redact(text).encode("utf-8")
+    if sensitive.has_sensitive(text):
+        text = sensitive.redact(text)
+    return text.encode("utf-8")
 
 
 def _clean_json_line(line: str) -> str:

@@ -598,12 +598,12 @@ def reject(ws: Workspace, ids: list[str], reason: str = "") -> list[Proposal]:
 
 
 def _unreadable_ref(ws: Workspace, pid: str) -> tuple[str, str, str] | None:
+    """(id, commit, why) of the one unreadable proposal `pid` names, if it names one."""
     refs = ws.repo.refs(PROPOSAL_PREFIX.rstrip("/"))
-    hits = [r for r in refs if r[len(PROPOSAL_PREFIX):].startswith(pid)]
-    if len(hits) != 1:
-        return None
-    op, why = read_record(ws.repo.commit_parents_message(refs[hits[0]])[1])
-    return None if op else (hits[0][len(PROPOSAL_PREFIX):], refs[hits[0]], why)
+    if sum(r[len(PROPOSAL_PREFIX):].startswith(pid) for r in refs) != 1:
+        return None  # none, or ambiguous: get() says which
+    hits = [(i, why) for i, why in unreadable(ws) if i.startswith(pid)]
+    return (hits[0][0], refs[PROPOSAL_PREFIX + hits[0][0]], hits[0][1]) if hits else None
 
 
 def _close_unreadable(ws: Workspace, pid: str, sha: str, why: str, reason: str) -> None:

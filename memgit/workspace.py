@@ -20,6 +20,11 @@ from memgit.repo import MAIN, Repo, atomic_write, crashpoint, merge_file
 LOG_NAME_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_.][^/]*)?\.md$")
 
 
+# what syncing one file can leave behind (None: the file is at main)
+KEPT = "kept"        # the agent's version, which conflicts with main's change
+LAGGING = "lagging"  # the agent's version, because it kept writing: the next command syncs it
+
+
 def log_day(name: str) -> date | None:
     """The day a daily log's file name gives, or None if it is not a daily log."""
     m = LOG_NAME_RE.match(name)
@@ -173,7 +178,6 @@ class Workspace:
         for p in [p for p in changed if not safe_path(p)]:  # never written: outside the workspace or in .git
             changed.remove(p)
             self.warnings.append(f"main holds the path {p!r}, outside the workspace or inside .git; not written.")
-        kept = []
         olds = {p: self.repo.read(synced, p) for p in changed}
         news = {p: self.repo.read(main, p) for p in changed}
         # a file moved as is (expire's archive renames): rename it instead of rewriting it
@@ -186,19 +190,17 @@ class Workspace:
                 f.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(self.root / src, f)
                 self._prune_dirs((self.root / src).parent)
-        self._lagging = False
-        for path in changed:
-            if self._sync_file(path, olds[path], news[path]):
-                kept.append(path)
+        outcomes = {path: self._sync_file(path, olds[path], news[path]) for path in changed}
+        kept = [path for path, outcome in outcomes.items() if outcome]
         self.repo.refresh_index(changed)
-        if not self._lagging:  # else the marker stays behind: the next command finishes the sync
+        if LAGGING not in outcomes.values():  # else the marker stays behind: the next command finishes the sync
             self.mark_synced(main)
         return kept
 
-    def _sync_file(self, path: str, old: bytes | None, new: bytes | None) -> bool:
+    def _sync_file(self, path: str, old: bytes | None, new: bytes | None) -> str | None:
         """Bring one file from `old` to `new` without losing what the agent writes meanwhile.
 
-        True when the agent's version had to be kept as it is (a conflict that cannot be merged).
+        None when the file is at `new`; KEPT or LAGGING when the agent's version had to stay as it is.
         """
         f = self.root / path
         for _ in range(5):
@@ -209,21 +211,21 @@ class Workspace:
             try:
                 cur = _read_fd(fd) if fd is not None else None
                 if cur == new:
-                    return False
+                    return None
                 # git holds the file redacted (memgit.gitfilter): the live bytes differ from main's
                 # only by secret values, when the agent has not written since
                 unchanged = cur == old or (cur is not None and old is not None and clean(cur) == old)
                 if unchanged and new is None:
                     f.unlink(missing_ok=True)
                     self._prune_dirs(f.parent)
-                    return False
+                    return None
                 if unchanged and cur != old and new is not None:
                     merged = _unredact(cur, old, new)
                 elif cur == old:
                     if new is None:
                         f.unlink(missing_ok=True)
                         self._prune_dirs(f.parent)
-                        return False
+                        return None
                     merged = new
                 else:
                     merged = merge3(cur or b"", old or b"", new or b"")
@@ -236,18 +238,17 @@ class Workspace:
                     if merged is None:
                         self.warnings.append(f"{path}: the agent changed it while memgit updated it; the "
                                              f"agent's version was kept, review it with `git diff main -- {path}`.")
-                        return True
+                        return KEPT
                 if fd is None:
                     atomic_write(f, merged)
                 elif _replaced(f, fd) or not self._write_in_place(path, cur or b"", merged):
                     continue  # the agent rewrote the file while we merged: start again from its bytes
-                return False
+                return None
             finally:
                 if fd is not None:
                     os.close(fd)
         self.warnings.append(f"{path}: the agent kept writing; left as it is, the next command syncs it.")
-        self._lagging = True
-        return True
+        return LAGGING
 
     def _write_in_place(self, path: str, cur: bytes, new: bytes) -> bool:
         """Rewrite the agent's file in its own inode, so a handle the agent opened before (an append
@@ -363,8 +364,7 @@ class Workspace:
         synced = self.synced()
         main = self.repo.ref(MAIN)
         stale_tree = not (synced is None or main is None or synced == main or self.repo.head_ref() != MAIN)
-        rewrite = (self.repo.git_dir / "memgit" / "sync-intent.json").exists()
-        if not stale_tree and not self.repo.pending_intent() and not rewrite:
+        if not stale_tree and not self._interrupted():
             return
         from memgit.errors import LockError
 
@@ -377,14 +377,16 @@ class Workspace:
         except LockError:
             pass
 
+    def _interrupted(self) -> bool:
+        """A killed memgit command left a ref transaction or an in-place rewrite to finish."""
+        return self.repo.pending_intent() or (self.repo.git_dir / "memgit" / "sync-intent.json").exists()
+
     def catch_up_index(self) -> list[str]:
         """In a hand `git commit` (the pre-commit hook): if a killed memgit command moved main but
         left the working tree and index at the older main, finish that first and stage what it
         changed into the index git is committing, so the commit can never undo an approval."""
         synced, main = self.synced(), self.repo.ref(MAIN)
-        rewrite = (self.repo.git_dir / "memgit" / "sync-intent.json").exists()
-        if not main or self.repo.head_ref() != MAIN or not (self.repo.pending_intent() or rewrite or
-                                                              (synced and synced != main)):
+        if not main or self.repo.head_ref() != MAIN or not (self._interrupted() or (synced and synced != main)):
             return []
         from memgit.errors import LockError
 
