@@ -179,6 +179,10 @@ def _session_observations(rel: str, text: str, start: date, now: date, warnings:
         except (ValueError, KeyError, TypeError):
             bad += 1
             continue
+        if role not in ("user", "assistant"):
+            # another person's words are theirs, not the owner's, and a model's summary is no
+            # one's words: neither may become a fact or preference of the person (memgit.ingest.speakers)
+            continue
         day = ts.date()
         if not (start <= day <= now):
             continue

@@ -12,28 +12,27 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Generator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from types import ModuleType
 
 from memgit.errors import MemgitError, NotFoundError
 from memgit.ingest import claude_code, events, hermes, jsonl, openclaw
-from memgit.ingest.base import Reader, Turn, parse_moment
+from memgit.ingest.base import Read, Reader, Skip, Turn, parse_moment
+from memgit.ingest.speakers import settle
 from memgit.sensitive import redact
 
-__all__ = ["READERS", "IngestSummary", "Reader", "Turn", "ingest", "session_file_name"]
+__all__ = ["AUTO", "FORMATS", "READERS", "FileReport", "IngestSummary", "Reader", "Skip", "Turn", "detect",
+           "ingest", "session_file_name"]
 
-_MODULES: dict[str, ModuleType] = {
-    "claude-code": claude_code,
-    "openclaw": openclaw,
-    "hermes": hermes,
-    "events": events,
-    "jsonl": jsonl,
-}
+# The one list of formats, most specific first: `--from auto` asks each in this order whether
+# a file is its own, and every other registry (the CLI's choices, READERS) derives from it.
+_MODULES: dict[str, ModuleType] = {m.NAME: m for m in (claude_code, openclaw, hermes, events, jsonl)}
 
 READERS: dict[str, Reader] = {name: module.read for name, module in _MODULES.items()}
+AUTO = "auto"
+FORMATS = (*_MODULES, AUTO)
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -41,11 +40,22 @@ TurnKey = tuple[str, str, str, str]
 
 
 @dataclass(frozen=True)
+class FileReport:
+    """What one transcript file gave: turns kept per role, records left out per reason."""
+
+    path: str
+    fmt: str
+    kept: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class IngestSummary:
     """What one ingest did.
 
     `sessions_written` lists the session files that changed (paths relative to the
-    workspace); `turns_redacted` counts the added turns in which a secret was replaced.
+    workspace); `turns_redacted` counts the added turns in which a secret was replaced;
+    `files` says per file what was read and what was left out.
     """
 
     fmt: str
@@ -55,6 +65,7 @@ class IngestSummary:
     turns_skipped_duplicate: int
     turns_redacted: int
     warnings: list[str]
+    files: list[FileReport] = field(default_factory=list)
 
 
 def session_file_name(fmt: str, session: str) -> str:
@@ -70,11 +81,21 @@ def session_file_name(fmt: str, session: str) -> str:
     return f"{fmt}-{cleaned}.jsonl"
 
 
-def ingest(workspace: Path, fmt: str, paths: list[Path], sessions_dir: str = "sessions") -> IngestSummary:
-    """Copy the transcripts at `paths` (files or directories) in format `fmt` into the workspace."""
-    module = _MODULES.get(fmt)
-    if module is None:
-        raise MemgitError(f"Unknown transcript format '{fmt}'; use one of: {', '.join(_MODULES)}.")
+def detect(path: Path) -> list[str]:
+    """The formats whose records `path` holds, most specific first (empty: none memgit reads)."""
+    return [name for name, module in _MODULES.items() if module.looks_like(path)]
+
+
+def ingest(workspace: Path, fmt: str, paths: list[Path], sessions_dir: str = "sessions",
+           owners: frozenset[str] = frozenset()) -> IngestSummary:
+    """Copy the transcripts at `paths` (files or directories) in format `fmt` into the workspace.
+
+    `fmt` "auto" recognises each file's format by its content. A file named on the command
+    line that is not in `fmt` (or, under "auto", in no format memgit reads) is an error naming
+    the formats it looks like; a file found by walking a directory is reported as skipped.
+    """
+    if fmt != AUTO and fmt not in _MODULES:
+        raise MemgitError(f"Unknown transcript format '{fmt}'; use one of: {', '.join(FORMATS)}.")
     if not workspace.is_dir():
         raise NotFoundError(f"Workspace {workspace} is not a directory; run memgit from your workspace.")
     if not paths:
@@ -87,15 +108,30 @@ def ingest(workspace: Path, fmt: str, paths: list[Path], sessions_dir: str = "se
         raise MemgitError(f"{target_dir} is not a directory; move it aside so session files can go there.")
 
     warnings: list[str] = []
-    files = _transcript_files(paths, module.SUFFIXES, fmt, warnings)
+    reports: list[FileReport] = []
+    plan = _plan(paths, fmt, reports)
     pending: dict[str, list[tuple[Turn, bool]]] = {}
-    for file in files:
-        turns, file_warnings = _drain(READERS[fmt](file))
+    for file, file_fmt in plan:
+        report = FileReport(str(file), file_fmt)
+        reports.append(report)
+        items, file_warnings = _drain(_MODULES[file_fmt].read(file, owners))
         warnings.extend(file_warnings)
-        for turn in turns:
-            clean = redact(turn.text)
-            name = session_file_name(fmt, turn.session)
-            pending.setdefault(name, []).append((replace(turn, text=clean), clean != turn.text))
+        for item in items:
+            settled = settle(item) if isinstance(item, Turn) else item
+            if isinstance(settled, Skip):
+                report.skipped[settled.reason] = report.skipped.get(settled.reason, 0) + 1
+                continue
+            clean = redact(settled.text)
+            speaker = redact(settled.speaker)
+            report.kept[settled.role] = report.kept.get(settled.role, 0) + 1
+            name = session_file_name(file_fmt, settled.session)
+            pending.setdefault(name, []).append((replace(settled, text=clean, speaker=speaker),
+                                                 clean != settled.text or speaker != settled.speaker))
+    if not plan:
+        looked = "; ".join(f"{r.path}: {next(iter(r.skipped))}" for r in reports[:3])
+        raise MemgitError(f"No {_fmt_name(fmt)} transcript found in {', '.join(map(str, paths))}"
+                          + (f" ({looked})" if looked else "")
+                          + "; check the path, or use --from auto to recognise each file's format.")
 
     written: list[str] = []
     added = duplicates = redacted = 0
@@ -124,41 +160,69 @@ def ingest(workspace: Path, fmt: str, paths: list[Path], sessions_dir: str = "se
         added += len(new)
     return IngestSummary(
         fmt=fmt,
-        files_read=len(files),
+        files_read=len(plan),
         sessions_written=written,
         turns_added=added,
         turns_skipped_duplicate=duplicates,
         turns_redacted=redacted,
         warnings=warnings,
+        files=reports,
     )
 
 
-def _transcript_files(paths: list[Path], suffixes: tuple[str, ...], fmt: str, warnings: list[str]) -> list[Path]:
-    """Every file to read: each named file, and each file with a format suffix under a named directory."""
-    files: list[Path] = []
+def _fmt_name(fmt: str) -> str:
+    return "recognisable" if fmt == AUTO else fmt
+
+
+def _plan(paths: list[Path], fmt: str, reports: list[FileReport]) -> list[tuple[Path, str]]:
+    """(file, format) for every file to read; files a directory walk found in no wanted format
+    get a report saying so. A named file in the wrong format is an error."""
+    plan: list[tuple[Path, str]] = []
     seen: set[Path] = set()
     for path in paths:
-        if path.is_dir():
-            found = sorted(
-                Path(root) / name
-                for root, _, names in os.walk(path)
-                for name in names
-                if name.endswith(suffixes)
-            )
-            if not found:
-                warnings.append(f"{path}: no {fmt} files ({', '.join(suffixes)}) found in this directory")
-        else:
-            found = [path]
-        for file in found:
-            if file.resolve() not in seen:
-                seen.add(file.resolve())
-                files.append(file)
-    return files
+        named = not path.is_dir()
+        for file in ([path] if named else _walk(path, fmt)):
+            if file.resolve() in seen:
+                continue
+            seen.add(file.resolve())
+            found = detect(file)
+            chosen = (found[0] if found else None) if fmt == AUTO else (fmt if fmt in found else None)
+            if chosen is not None:
+                plan.append((file, chosen))
+                continue
+            if named:
+                raise MemgitError(_mismatch(file, fmt, found))
+            why = f"not {fmt}" + (f" (looks like {' or '.join(found)})" if found else "") if fmt != AUTO \
+                else "in no format memgit reads"
+            reports.append(FileReport(str(file), "", skipped={why: 1}))
+    return plan
 
 
-def _drain(turns: Generator[Turn, None, list[str]]) -> tuple[list[Turn], list[str]]:
-    """All turns a reader yields, and the warnings it returns when done."""
-    collected: list[Turn] = []
+def _mismatch(file: Path, fmt: str, found: list[str]) -> str:
+    if fmt != AUTO and found:
+        return (f"{file} is not a {fmt} transcript; it looks like {' or '.join(found)}; "
+                f"ingest it with --from {found[0]} (or --from auto).")
+    if fmt != AUTO:
+        return (f"{file} is not a {fmt} transcript, nor one of {', '.join(_MODULES)}; "
+                "check that it is an agent transcript.")
+    return (f"{file} is in no transcript format memgit reads ({', '.join(_MODULES)}); "
+            "check that it is an agent transcript.")
+
+
+def _walk(directory: Path, fmt: str) -> list[Path]:
+    """Files under `directory` a format would read: by name, so a walk opens no stray file."""
+    modules = list(_MODULES.values()) if fmt == AUTO else [_MODULES[fmt]]
+    return sorted(
+        Path(root) / name
+        for root, _, names in os.walk(directory)
+        for name in names
+        if any(module.wants(name) for module in modules)
+    )
+
+
+def _drain(turns: Read) -> tuple[list[Turn | Skip], list[str]]:
+    """All turns and skips a reader yields, and the warnings it returns when done."""
+    collected: list[Turn | Skip] = []
     while True:
         try:
             collected.append(next(turns))
@@ -201,6 +265,8 @@ def _moment(ts: str) -> datetime:
 
 def _line(turn: Turn) -> str:
     record = {"ts": turn.ts, "session": turn.session, "role": turn.role, "text": turn.text}
+    if turn.speaker:
+        record["speaker"] = turn.speaker
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 

@@ -9,27 +9,54 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-ROLES = ("user", "assistant")
+# The speakers a stored turn can have (see memgit.ingest.speakers, which decides them):
+OWNER = "user"            # the person whose memory this is: only their words become facts about them
+ASSISTANT = "assistant"   # the agent
+OTHER = "other"           # another person (a group-chat member, a colleague): `speaker` names them
+SUMMARY = "summary"       # text a model wrote about the conversation (a compaction summary): context only
+ROLES = (OWNER, ASSISTANT)
+SESSION_ROLES = (OWNER, ASSISTANT, OTHER, SUMMARY)
 
 
 @dataclass(frozen=True)
 class Turn:
-    """One thing said in a session: `ts` is ISO-8601, `role` is "user" or "assistant"."""
+    """One thing said in a session: `ts` is ISO-8601, `role` one of SESSION_ROLES.
+
+    `speaker` names who spoke when `role` is OTHER (empty otherwise).
+    """
 
     ts: str
     session: str
     role: str
     text: str
+    speaker: str = ""
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A record a reader read and left out, and why ("tool output", "harness text", ...).
+
+    Readers yield these beside their turns, so `memgit ingest` can say per file what it
+    dropped; a Skip carries no text, so nothing of a dropped record travels further.
+    """
+
+    reason: str
+
+
+Read = Generator["Turn | Skip", None, list[str]]
 
 
 class Reader(Protocol):
-    """Reads one transcript file and yields its turns.
+    """Reads one transcript file and yields its turns and skips.
 
     A reader never raises for bad input: it skips what it cannot read and *returns*
     (as the generator's return value) one warning per bad line or file, each naming it.
+    `owners` are the ids or names of the person the memory belongs to, for formats that
+    carry a sender per message (group chats); a reader that cannot tell the owner in a
+    group keeps other people's words as OTHER, never as the owner's.
     """
 
-    def __call__(self, path: Path) -> Generator[Turn, None, list[str]]: ...
+    def __call__(self, path: Path, owners: frozenset[str] = frozenset()) -> Read: ...
 
 
 def json_records(path: Path, warnings: list[str]) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -114,3 +141,25 @@ def string_field(record: dict[str, Any], key: str) -> str | None:
     """`record[key]` when it is a non-empty string, else None."""
     value = record.get(key)
     return value if isinstance(value, str) and value else None
+
+
+def first_records(path: Path, limit: int = 40) -> list[dict[str, Any]]:
+    """Up to `limit` JSON objects from the first lines of `path`, for recognising a format.
+
+    Never raises: an unreadable file or a line that is no JSON object just gives fewer records.
+    """
+    out: list[dict[str, Any]] = []
+    try:
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle):
+                if number >= limit * 4 or len(out) >= limit:
+                    break
+                try:
+                    record = json.loads(raw.decode("utf-8").lstrip("\ufeff"))
+                except (UnicodeDecodeError, json.JSONDecodeError):
+                    continue
+                if isinstance(record, dict):
+                    out.append(record)
+    except OSError:
+        pass
+    return out

@@ -19,12 +19,26 @@ gives one turn per record that holds text.
 """
 from __future__ import annotations
 
-from collections.abc import Generator
 from pathlib import Path
 
-from memgit.ingest.base import ROLES, Turn, iso_utc, json_records, string_field, text_of
+from memgit.ingest.base import ROLES, Read, Turn, first_records, iso_utc, json_records, string_field, text_of
 
+NAME = "claude-code"
 SUFFIXES = (".jsonl",)
+
+
+def wants(name: str) -> bool:
+    return name.endswith(SUFFIXES)
+
+
+def looks_like(path: Path) -> bool:
+    """A Claude Code transcript: records with a `sessionId` and a `uuid`, or its summary records."""
+    for record in first_records(path):
+        if record.get("type") in ROLES and isinstance(record.get("message"), dict) and "sessionId" in record:
+            return True
+        if record.get("type") == "summary" and "leafUuid" in record:
+            return True
+    return False
 
 _HARNESS_PREFIXES = (
     "<command-name>",
@@ -36,7 +50,7 @@ _HARNESS_PREFIXES = (
 )
 
 
-def read(path: Path) -> Generator[Turn, None, list[str]]:
+def read(path: Path, owners: frozenset[str] = frozenset()) -> Read:
     """Yield the user and assistant text turns of one Claude Code transcript."""
     warnings: list[str] = []
     for number, record in json_records(path, warnings):

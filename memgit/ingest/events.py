@@ -15,17 +15,28 @@ is not copied: turns are deduplicated by their content.
 from __future__ import annotations
 
 import json
-from collections.abc import Generator
 from pathlib import Path
 
-from memgit.ingest.base import Turn, iso_utc, json_records, string_field
+from memgit.ingest.base import Read, Turn, first_records, iso_utc, json_records, string_field
 
+NAME = "events"
 SUFFIXES = (".jsonl", ".ndjson")
+
+
+def wants(name: str) -> bool:
+    return name.endswith(SUFFIXES)
+
+
+def looks_like(path: Path) -> bool:
+    """Event records: a timestamp and at least one of input, action, observation, outcome."""
+    records = first_records(path)
+    return bool(records) and all(
+        "timestamp" in r and any(k in r for k in ("input", "action", "observation", "outcome")) for r in records)
 
 _DOINGS = (("Action", "action"), ("Observation", "observation"), ("Outcome", "outcome"))
 
 
-def read(path: Path) -> Generator[Turn, None, list[str]]:
+def read(path: Path, owners: frozenset[str] = frozenset()) -> Read:
     """Yield the turns of one event log."""
     warnings: list[str] = []
     for number, event in json_records(path, warnings):

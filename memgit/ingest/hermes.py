@@ -23,18 +23,41 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Generator
 from pathlib import Path
 from urllib.parse import quote
 
-from memgit.ingest.base import Turn, iso_utc
+from memgit.ingest.base import Read, Turn, iso_utc
 
+NAME = "hermes"
 SUFFIXES = (".db", ".sqlite", ".sqlite3")
+
+
+def wants(name: str) -> bool:
+    return name.endswith(SUFFIXES)
+
+
+def looks_like(path: Path) -> bool:
+    """A SQLite database whose `messages` table has Hermes' columns."""
+    try:
+        with path.open("rb") as handle:
+            if handle.read(16) != b"SQLite format 3\x00":
+                return False
+    except OSError:
+        return False
+    uri = f"file:{quote(path.resolve().as_posix())}?mode=ro"
+    try:
+        connection = sqlite3.connect(uri, uri=True)
+        try:
+            return _REQUIRED <= _columns(connection, "messages")
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return False
 
 _REQUIRED = {"session_id", "role", "content", "timestamp"}
 
 
-def read(path: Path) -> Generator[Turn, None, list[str]]:
+def read(path: Path, owners: frozenset[str] = frozenset()) -> Read:
     """Yield the user and assistant turns of every session in one Hermes state database."""
     warnings: list[str] = []
     uri = f"file:{quote(path.resolve().as_posix())}?mode=ro"

@@ -7,16 +7,26 @@ warning. Turns are passed on unchanged, timestamp text included. Extra keys are 
 """
 from __future__ import annotations
 
-from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
-from memgit.ingest.base import ROLES, Turn, json_records, parse_moment
+from memgit.ingest.base import SESSION_ROLES, Read, Turn, first_records, json_records, parse_moment
 
+NAME = "jsonl"
 SUFFIXES = (".jsonl",)
 
 
-def read(path: Path) -> Generator[Turn, None, list[str]]:
+def wants(name: str) -> bool:
+    return name.endswith(SUFFIXES)
+
+
+def looks_like(path: Path) -> bool:
+    """memgit's own session lines: records holding ts, session, role and text, and nothing of another format."""
+    records = first_records(path)
+    return any(problem(r) is None for r in records) and all({"ts", "role"} <= set(r) for r in records)
+
+
+def read(path: Path, owners: frozenset[str] = frozenset()) -> Read:
     """Yield the turns of one memgit session file, warning about each invalid line."""
     warnings: list[str] = []
     for number, record in json_records(path, warnings):
@@ -24,7 +34,9 @@ def read(path: Path) -> Generator[Turn, None, list[str]]:
         if fault:
             warnings.append(f"{path}:{number}: {fault}; line skipped")
             continue
-        yield Turn(ts=record["ts"], session=record["session"], role=record["role"], text=record["text"])
+        speaker = record.get("speaker") if isinstance(record.get("speaker"), str) else ""
+        yield Turn(ts=record["ts"], session=record["session"], role=record["role"], text=record["text"],
+                   speaker=speaker)
     return warnings
 
 
@@ -37,8 +49,8 @@ def problem(record: dict[str, Any]) -> str | None:
             return f"'{key}' is not a string"
     if not record["session"]:
         return "'session' is empty"
-    if record["role"] not in ROLES:
-        return f"'role' is {record['role']!r}, not 'user' or 'assistant'"
+    if record["role"] not in SESSION_ROLES:
+        return f"'role' is {record['role']!r}, not one of {', '.join(SESSION_ROLES)}"
     if parse_moment(record["ts"]) is None:
         return f"'ts' {record['ts']!r} is not an ISO-8601 timestamp"
     return None

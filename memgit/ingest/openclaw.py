@@ -21,15 +21,29 @@ instead; this reader handles the JSONL file store only.
 """
 from __future__ import annotations
 
-from collections.abc import Generator
 from pathlib import Path
 
-from memgit.ingest.base import ROLES, Turn, iso_utc, json_records, string_field, text_of
+from memgit.ingest.base import ROLES, Read, Turn, first_records, iso_utc, json_records, string_field, text_of
 
+NAME = "openclaw"
 SUFFIXES = (".jsonl",)
 
 
-def read(path: Path) -> Generator[Turn, None, list[str]]:
+def wants(name: str) -> bool:
+    return name.endswith(SUFFIXES)
+
+
+def looks_like(path: Path) -> bool:
+    """A pi-coding-agent session: a `session` header with a version, or tree entries (`id`, `parentId`)."""
+    for record in first_records(path):
+        if record.get("type") == "session" and "version" in record:
+            return True
+        if record.get("type") == "message" and isinstance(record.get("message"), dict) and "parentId" in record:
+            return True
+    return False
+
+
+def read(path: Path, owners: frozenset[str] = frozenset()) -> Read:
     """Yield the user and assistant text turns of one OpenClaw session transcript."""
     warnings: list[str] = []
     session = path.stem
