@@ -11,7 +11,7 @@ from memgit.cli import _parse_now, _ws, echo_report, style
 @click.option("--dry-run", is_flag=True, help="Show what would be proposed; make no proposal.")
 @click.option("--backend", type=click.Choice(["offline", "anthropic"]),
               help="Engine for the signal and scoring stages (default from [llm] backend: offline).")
-@click.option("--associate", is_flag=True, help="Also look for links across days for the DREAMS.md diary.")
+@click.option("--associate", is_flag=True, help="Also look for links across days for the memgit-diary.md diary.")
 @click.option("--seed", type=int, default=None, help="Seed for --associate sampling.")
 @click.option("--json", "as_json", is_flag=True, help="Print the dream report as JSON.")
 @click.pass_context
@@ -56,8 +56,8 @@ def dream(ctx, now, dry_run, backend, associate, seed, as_json):
     if diary is not None:
         n = len(diary["insights"])
         where = f" as {diary['proposal']}" if diary.get("proposal") else ""
-        click.echo(f"Diary: {n} association(s) for DREAMS.md{where}." if n else
-                   "Diary: no association strong enough; nothing for DREAMS.md.")
+        click.echo(f"Diary: {n} association(s) for memgit-diary.md{where}." if n else
+                   "Diary: no association strong enough; nothing for memgit-diary.md.")
     if not report.proposals and (report.skipped or report.dropped):
         click.echo("Nothing to propose: no change was sure enough; a quiet run is a correct decision.")
     elif not report.proposals:

@@ -81,7 +81,7 @@ class Config:
 _COMMENTS = {
     ("memory", "archive_dir"): "archives go to <archive_dir>/archive-YYYY-MM/",
     ("memory", "protected_sections"): 'e.g. ["Agent Cases"]: never changed, like P0',
-    ("dream", "associate"): "true: every dream also writes the DREAMS.md diary",
+    ("dream", "associate"): "true: every dream also writes the memgit-diary.md diary",
     ("schedule", "dream"): 'cadences for `memgit schedule install`; "off" drops a job',
     ("llm", "backend"): '"offline" (embedded) or "anthropic"',
 }

@@ -64,7 +64,7 @@ def test_model_insights_pass_memgit_checks_before_the_diary(tmp_path, api):
     sent = b"".join(req.raw for req in api.requests)
     assert SECRET.encode() not in sent  # nothing sensitive leaves the machine
     p = proposals.get(ws, r["proposal"])
-    assert p.op.file == "DREAMS.md" and p.op.origin == "anthropic"
+    assert p.op.file == "memgit-diary.md" and p.op.origin == "anthropic"
     assert SECRET not in json.dumps(p.to_dict())
 
 

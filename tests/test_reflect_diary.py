@@ -61,9 +61,9 @@ def test_diary_links_distant_contexts_and_is_seedable(tmp_path):
     assert any("restic" in i["text"] or "b2" in i["text"] for i in a["insights"])
     made = associate(ws, NOW, seed=3)
     p = proposals.get(ws, made["proposal"])
-    assert p.op.file == "DREAMS.md" and p.op.op == "append"
+    assert p.op.file == "memgit-diary.md" and p.op.op == "append"
     proposals.approve(ws, [p.id])
-    assert (ws.root / "DREAMS.md").read_text().startswith("## 2026-06-01")
+    assert (ws.root / "memgit-diary.md").read_text().startswith("## 2026-06-01")
 
 
 def test_diary_with_nothing_strong_proposes_nothing(tmp_path):
@@ -80,6 +80,23 @@ def test_plain_dream_does_not_write_the_diary(tmp_path):
     })
     cmd = [sys.executable, "-m", "memgit", "-C", str(ws.root), "dream", "--now", "2026-06-01"]
     assert subprocess.run(cmd, capture_output=True).returncode == 0
-    assert all(p.op.file != "DREAMS.md" for p in proposals.list_proposals(ws))
+    assert all(p.op.file != "memgit-diary.md" for p in proposals.list_proposals(ws))
     assert subprocess.run([*cmd, "--associate", "--seed", "2"], capture_output=True).returncode == 0
-    assert any(p.op.file == "DREAMS.md" for p in proposals.list_proposals(ws))
+    assert any(p.op.file == "memgit-diary.md" for p in proposals.list_proposals(ws))
+
+
+def test_the_diary_leaves_openclaws_own_dreams_file_alone(tmp_path):
+    """OpenClaw writes its dream diary to DREAMS.md; memgit's diary is a file of its own."""
+    theirs = "# Dream Diary\n\n- written by OpenClaw's memory-core\n"
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Infrastructure [P1]\n- [P1] Nightly restic backup to B2 at 02:00 (2026-03-01)\n",
+        "DREAMS.md": theirs,
+        **dict([log("2026-05-10", "Restore drill from the B2 bucket took 40 minutes with restic."),
+                log("2026-05-20", "Cockpit latency chart deployed to h1.")]),
+    })
+    made = associate(ws, NOW, seed=3)
+    p = proposals.get(ws, made["proposal"])
+    assert p.op.file == "memgit-diary.md"
+    proposals.approve(ws, [p.id])
+    assert (ws.root / "DREAMS.md").read_text() == theirs
+    assert (ws.root / "memgit-diary.md").exists()

@@ -1,10 +1,10 @@
-"""The dream diary: non-obvious links across days and topics, appended to DREAMS.md.
+"""The dream diary: non-obvious links across days and topics, appended to memgit-diary.md.
 
 `memgit dream --associate` (or `associate = true` under [dream]) samples up to
 8 snippets from the last 30 days of logs and up to 5 memory sections at random
 (seedable), and links snippets from different days whose topics otherwise
 differ but that share an uncommon term or entity. At most 3 insights of one or
-two sentences each become one `append` proposal to DREAMS.md; a run with no
+two sentences each become one `append` proposal to memgit-diary.md; a run with no
 association strong enough proposes nothing. The offline engine links by shared
 uncommon terms; the anthropic backend may phrase better links when it is on.
 """
@@ -19,7 +19,7 @@ from memgit import proposals, sensitive
 from memgit.ops import Operation
 from memgit.workspace import Workspace
 
-DIARY = "DREAMS.md"
+DIARY = "memgit-diary.md"
 MAX_SNIPPETS = 8
 MAX_SECTIONS = 5
 MAX_INSIGHTS = 3
@@ -88,7 +88,7 @@ def associations(snippets: list[Snippet]) -> list[tuple[float, Snippet, Snippet,
 
 def associate(ws: Workspace, now: date, seed: int | None = None, dry_run: bool = False,
               backend: str = "offline", min_strength: float = 1.0) -> dict:
-    """Find up to 3 insights and propose appending them to DREAMS.md."""
+    """Find up to 3 insights and propose appending them to memgit-diary.md."""
     rng = random.Random(seed if seed is not None else now.toordinal())
     snippets = _sample(ws, now, rng)
     if backend == "anthropic" and len(snippets) >= 2:
