@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,7 +95,14 @@ def init(root: Path, layout: str | None = None) -> InitResult:
         # adopt a repo whose branch is not called main: main starts where HEAD is, history untouched
         if has_commits:
             repo.git("branch", "main", "HEAD")
-        repo.git("symbolic-ref", "HEAD", MAIN)
+            repo.git("symbolic-ref", "HEAD", MAIN)
+        elif (tracked := _remote_main(repo)) is not None:
+            # a clone of a remote whose HEAD names another branch (a plain `git init --bare` names
+            # master): the remote's main is this workspace's main, never a new unrelated one
+            _checkout_remote_main(repo, root, tracked)
+            has_commits = True
+        else:
+            repo.git("symbolic-ref", "HEAD", MAIN)
     detected = False
     if layout is None and not (root / CONFIG_NAME).exists():
         layout = detect_layout(root)
@@ -135,6 +143,28 @@ def init(root: Path, layout: str | None = None) -> InitResult:
             ws.warnings.append(f"history: {len(found) - 20} more finding(s); `memgit scrub --dry-run` lists them.")
     sizes = _measure(ws, layout)
     return InitResult(root, created, wrote, hooks, commit, ws.warnings, layout, detected, sizes)
+
+
+def _remote_main(repo: Repo) -> str | None:
+    """The remote-tracking main to adopt in a clone without a local main: origin's, else the only one."""
+    found = sorted(r for r in repo.refs("refs/remotes") if r.endswith("/" + MAIN.removeprefix("refs/heads/")))
+    origin = f"refs/remotes/origin/{MAIN.removeprefix('refs/heads/')}"
+    if origin in found:
+        return origin
+    return found[0] if len(found) == 1 else None
+
+
+def _checkout_remote_main(repo: Repo, root: Path, tracked: str) -> None:
+    remote = tracked.removeprefix("refs/remotes/").rsplit("/", 1)[0]
+    branch = MAIN.removeprefix("refs/heads/")
+    p = subprocess.run(["git", "-C", str(root), "checkout", "-q", "-b", branch, "--track", f"{remote}/{branch}"],
+                       capture_output=True, text=True, check=False)
+    if p.returncode != 0:
+        lines = [ln.strip() for ln in p.stderr.splitlines() if ln.strip()]
+        files = [ln for ln in lines if not ln.startswith(("error:", "Please", "Aborting", "hint:"))]
+        raise MemgitError(f"{root} is a clone of {remote}, whose main holds files that are also here untracked"
+                          f" ({', '.join(files[:5]) or 'see git status'}); move them aside and run memgit "
+                          f"init again, so neither copy is lost.")
 
 
 def _measure(ws, layout: str | None) -> list[dict]:

@@ -336,6 +336,7 @@ def pull(ws: Workspace, remote: str = "origin") -> PullReport:
         main = ws.main()
         report.main_before = report.main_after = main
         if there.main and there.main != main:
+            _check_related(ws, main, there.main, remote)
             _check_incoming(ws, main, there.main, remote)
         if not there.main:
             report.main = "none"
@@ -391,6 +392,16 @@ def pull(ws: Workspace, remote: str = "origin") -> PullReport:
             report.files = [f for f in changed.split("\0") if f]
             report.kept = ws.sync_worktree()
     return report
+
+
+def _check_related(ws: Workspace, ours: str, theirs: str, remote: str) -> None:
+    """Both mains must share history: a main made by `memgit init` in a clone is no version of theirs."""
+    if not ws.repo.git("merge-base", ours, theirs, check=False).strip():
+        stage = STAGE_PREFIX + stage_name(ws, remote) + "/main"
+        raise MemgitError(f"main here and {remote}'s main share no history (was this workspace adopted with "
+                          f"`memgit init` before it was cloned from {remote}?), so nothing was pulled: keep "
+                          f"one of them, e.g. move this folder aside, `git clone` {remote} afresh and run "
+                          f"`memgit init` there; {remote}'s main is at {stage}.")
 
 
 def _check_incoming(ws: Workspace, main: str, theirs: str, remote: str) -> None:

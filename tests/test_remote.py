@@ -295,3 +295,46 @@ def test_unreachable_remote_is_a_clean_error(workspace, tmp_path, git) -> None:
         remote.pull(workspace)
     with pytest.raises(MemgitError, match="cannot reach remote 'origin'"):
         remote.push(workspace)
+
+
+def test_a_plain_bare_remote_round_trip_whose_head_names_master(workspace, tmp_path, git, run_cli) -> None:
+    """`git init --bare` (HEAD → master): push from one clone, clone + init + pull on another,
+    approve there, pull back."""
+    plain = tmp_path / "plain.git"
+    subprocess.run(["git", "-c", "init.defaultBranch=master", "init", "-q", "--bare", str(plain)], check=True)
+    git(workspace.root, "remote", "add", "origin", str(plain))
+    remote.push(workspace)
+    a_main = workspace.main()
+    prune(workspace, "Cloudflare tunnel for the demo")
+    remote.push(workspace)
+
+    dest = tmp_path / "b"
+    git(tmp_path, "clone", "-q", str(plain), str(dest))  # warns: remote HEAD names a branch that does not exist
+    code, out, err = run_cli(dest, "init")
+    assert code == 0, err
+    b = Workspace(dest)
+    assert b.main() == a_main  # the remote's main, not a new unrelated one
+    assert (dest / "MEMORY.md").read_bytes() == workspace.repo.read(a_main, "MEMORY.md")
+    code, out, err = run_cli(dest, "pull")
+    assert code == 0, err
+    (pid,) = open_ids(b)
+    proposals.approve(b, [pid])
+    remote.push(b)
+    remote.pull(workspace)
+    agree(workspace, b)
+    assert "Cloudflare tunnel for the demo" not in main_text(workspace)
+
+
+def test_pull_of_an_unrelated_main_says_what_is_wrong(workspace, tmp_path, git, hub) -> None:
+    git(workspace.root, "remote", "add", "origin", str(hub))
+    remote.push(workspace)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "MEMORY.md").write_text("# Memory\n\n- [P1] something else entirely (2026-01-01)\n")
+    adopt.init(other)
+    ows = Workspace(other)
+    git(other, "remote", "add", "origin", str(hub))
+    with pytest.raises(MemgitError) as e:
+        remote.pull(ows)
+    msg = str(e.value)
+    assert "share no history" in msg and "git 2.38" not in msg
