@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memgit import sensitive
-from memgit.memory import TAG_RE, Document, Entry
+from memgit.memory import ISO_DATE_RE, TAG_RE, Document, Entry
 from memgit.ops import Evidence, Operation
 
 OPS = ("prune", "refresh", "consolidate", "merge")
@@ -122,9 +122,27 @@ def resolve_target(doc: Document, text: str) -> Entry:
     hits = [e for e in doc.entries if n and n in _forms(e)]
     if len(hits) == 1:
         return hits[0]
-    if not hits:
-        raise Drop(f"the target {_short(text, 40)!r} is not an entry of {doc.name}")
-    raise Drop(f"the target {_short(text, 40)!r} matches {len(hits)} entries of {doc.name}")
+    if hits:
+        raise Drop(f"the target {_short(text, 40)!r} matches {len(hits)} entries of {doc.name}")
+    # Models shorten targets ("Cockpit v1 待 push" for "- [P1] Cockpit v1 待 push (2026-05-02)"): a part
+    # of one entry only, and most of what the entry says, names it as `memgit propose --entry` would.
+    part = [e for e in doc.entries if n and any(n in f for f in _forms(e))]
+    if len(part) > 1:
+        raise Drop(f"the target {_short(text, 40)!r} is part of {len(part)} entries of {doc.name}; "
+                   f"it names none of them")
+    if part and _substantial(n, part[0]):
+        return part[0]
+    raise Drop(f"the target {_short(text, 40)!r} is not an entry of {doc.name}")
+
+
+SHORT_TARGET_CHARS = 8     # a shortened target holds at least this many characters …
+SHORT_TARGET_SHARE = 0.4   # … and this share of what the entry says (without marker, tags and dates)
+
+
+def _substantial(part: str, e: Entry) -> bool:
+    said = normalise(ISO_DATE_RE.sub(" ", TAG_RE.sub(" ", e.text[len(e.marker):] if e.marker else e.text)))
+    said = said.strip(" ()（）-—:：")
+    return len(part) >= SHORT_TARGET_CHARS and len(part) >= SHORT_TARGET_SHARE * max(len(said), 1)
 
 
 def _str(item: dict, key: str, required: bool = False) -> str | None:
