@@ -160,14 +160,14 @@ def propose() -> None:
     """
 
 
-def _propose(ctx: click.Context, make, as_json: bool) -> None:
+def _propose(ctx: click.Context, make, as_json: bool, again: bool = False) -> None:
     from memgit import proposals
 
     ws = _ws(ctx)
     with ws.repo.lock():
         ws.prepare()
         op = make(ws)
-        made = proposals.create(ws, [op])
+        made = proposals.create(ws, [op], again=again)
     _flush_warnings(ws)
     p = made[0]
     if as_json:
@@ -183,22 +183,27 @@ def _entry(ws, file: str, needle: str) -> str:
 
 _reason = click.option("--reason", default="", help="Why this change (shown to the reviewer).")
 _json = click.option("--json", "as_json", is_flag=True, help="Print the proposal as JSON.")
+_again = click.option("--again", is_flag=True,
+                      help="Propose it even though the same change was rejected or reverted before "
+                           "(the dream itself never proposes it again).")
 
 
 @propose.command("prune")
 @click.argument("file")
 @click.option("--entry", "needle", required=True, help="Text of the entry to remove (a unique substring).")
 @_reason
+@_again
 @_json
 @click.pass_context
-def propose_prune(ctx, file, needle, reason, as_json):
+def propose_prune(ctx, file, needle, reason, as_json, again):
     """Propose removing one entry.
 
     Example: memgit propose prune MEMORY.md --entry "tunnel for the demo"
     """
     from memgit.ops import Operation
 
-    _propose(ctx, lambda ws: Operation("prune", file, (_entry(ws, file, needle),), reason=reason), as_json)
+    _propose(ctx, lambda ws: Operation("prune", file, (_entry(ws, file, needle),), reason=reason),
+             as_json, again)
 
 
 @propose.command("refresh")
@@ -206,9 +211,10 @@ def propose_prune(ctx, file, needle, reason, as_json):
 @click.option("--entry", "needle", required=True, help="Text of the entry to replace (a unique substring).")
 @click.option("--to", "new", required=True, help="The entry's new text.")
 @_reason
+@_again
 @_json
 @click.pass_context
-def propose_refresh(ctx, file, needle, new, reason, as_json):
+def propose_refresh(ctx, file, needle, new, reason, as_json, again):
     """Propose replacing an entry's text.
 
     Example: memgit propose refresh MEMORY.md --entry "Cockpit v1" --to "[P1] Cockpit v1 deployed (2026-06-01)"
@@ -216,7 +222,7 @@ def propose_refresh(ctx, file, needle, new, reason, as_json):
     from memgit.ops import Operation
 
     _propose(ctx, lambda ws: Operation("refresh", file, (_entry(ws, file, needle),), text=new,
-                                       reason=reason), as_json)
+                                       reason=reason), as_json, again)
 
 
 @propose.command("consolidate")
@@ -224,9 +230,10 @@ def propose_refresh(ctx, file, needle, new, reason, as_json):
 @click.option("--section", help="Heading text of the section (tag not needed); §-separated files have none.")
 @click.option("--text", "new", required=True, help="The new entry.")
 @_reason
+@_again
 @_json
 @click.pass_context
-def propose_consolidate(ctx, file, section, new, reason, as_json):
+def propose_consolidate(ctx, file, section, new, reason, as_json, again):
     """Propose adding an entry to a section.
 
     Example: memgit propose consolidate MEMORY.md --section Projects --text "[P1] Blog moved to Astro (2026-06-01)"
@@ -244,7 +251,7 @@ def propose_consolidate(ctx, file, section, new, reason, as_json):
             title = doc.section(section).title
         return Operation("consolidate", file, (), text=new, section=title, reason=reason)
 
-    _propose(ctx, make, as_json)
+    _propose(ctx, make, as_json, again)
 
 
 @propose.command("merge")
@@ -253,9 +260,10 @@ def propose_consolidate(ctx, file, section, new, reason, as_json):
               help="An entry to merge (give two or more).")
 @click.option("--to", "new", required=True, help="The merged entry.")
 @_reason
+@_again
 @_json
 @click.pass_context
-def propose_merge(ctx, file, needles, new, reason, as_json):
+def propose_merge(ctx, file, needles, new, reason, as_json, again):
     """Propose merging several entries into one.
 
     Example: memgit propose merge MEMORY.md --entry "export the" --entry "To export" --to "[P1] Export: CSV"
@@ -270,7 +278,7 @@ def propose_merge(ctx, file, needles, new, reason, as_json):
             raise MemgitError("the --entry options name the same entry; give two different entries.")
         return Operation("merge", file, targets, text=new, reason=reason)
 
-    _propose(ctx, make, as_json)
+    _propose(ctx, make, as_json, again)
 
 
 # -- reading proposals --------------------------------------------------------------

@@ -351,11 +351,25 @@ def diff(ws: Workspace, p: Proposal, color: bool = False) -> str:
 
 
 # -- making proposals -----------------------------------------------------------
-def create(ws: Workspace, operations: list[Operation], skip_known: bool = False) -> list[Proposal]:
+def _fresh_id(op: Operation, taken: set[str]) -> str:
+    """An id for a change proposed again: longer prefixes of its fingerprint, then a counter."""
+    for n in (12, 16, 20):
+        if op.fingerprint[:n] not in taken:
+            return op.fingerprint[:n]
+    k = 2
+    while f"{op.fingerprint[:12]}-{k}" in taken:
+        k += 1
+    return f"{op.fingerprint[:12]}-{k}"
+
+
+def create(ws: Workspace, operations: list[Operation], skip_known: bool = False,
+           again: bool = False) -> list[Proposal]:
     """Make one proposal branch per operation against the current main (no working-tree change).
 
     With skip_known, operations already open, rejected or changing nothing are
     left out silently (a dream); otherwise they are errors (a person asked).
+    With again, a person proposes a change that was rejected or reverted before:
+    it gets a proposal id of its own, and the old refusal still keeps the dream from it.
     """
     main = ws.main()
     open_ids = {r[len(PROPOSAL_PREFIX):] for r in ws.repo.ref_names(PROPOSAL_PREFIX.rstrip("/"))}
@@ -373,11 +387,11 @@ def create(ws: Workspace, operations: list[Operation], skip_known: bool = False)
             if skip_known:
                 continue
             raise ConflictError(f"the same change is already open as proposal {pid}; see `memgit show {pid}`.")
-        if pid in refused:
+        if pid in refused and not again:
             if skip_known:
                 continue
             raise ConflictError(f"the same change was {closed[pid]['status']} before (proposal {pid}); "
-                                f"it is not proposed again.")
+                                f"it is not proposed again: add --again to propose it anyway.")
         # the origin is trusted here, and only here: this process built the operation
         changes = _changes(ws, op, main, allow_p0=op.origin == "manual")
         bad = [path for path in changes if not _allowed_path(ws, path)]
@@ -387,8 +401,8 @@ def create(ws: Workspace, operations: list[Operation], skip_known: bool = False)
             if skip_known:
                 continue
             raise MemgitError(f"this {op.op} changes nothing in {op.file}; nothing to propose.")
-        if pid in closed_refs:  # the same change was approved once and is wanted again
-            pid = op.fingerprint[:12]
+        if pid in closed_refs:  # the same change was closed once and is wanted again
+            pid = _fresh_id(op, closed_refs | open_ids | {p.id for p in made})
         blobs = {p: (ws.repo.write_blob(d) if d is not None else None) for p, d in changes.items()}
         tree = ws.repo.tree_with(ws.repo.tree_of(main), blobs)
         sha = ws.repo.commit(tree, [main], _message(op, pid))

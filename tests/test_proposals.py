@@ -431,3 +431,26 @@ def test_a_move_out_of_the_workspace_is_never_proposed(workspace, git):
         proposals.create(workspace, [Operation("move", "memory/2026-11-29.md", dest="../evil.md")])
     assert git(workspace.root, "for-each-ref") == refs
     assert git(workspace.root, "fsck", "--no-dangling", check=False).returncode == 0
+
+
+def test_a_person_can_propose_a_reverted_change_again_and_the_dream_still_never_does(workspace, run_cli):
+    args = ("propose", "prune", "MEMORY.md", "--entry", "Cloudflare tunnel for the demo", "--json")
+    code, out, err = run_cli(workspace, *args)
+    assert code == 0, err
+    first = json.loads(out)["id"]
+    assert run_cli(workspace, "approve", first)[0] == 0
+    assert run_cli(workspace, "revert", first)[0] == 0
+    code, out, err = run_cli(workspace, *args)
+    assert code == 1 and "add --again" in err
+    code, out, err = run_cli(workspace, *args, "--again")
+    assert code == 0, err
+    second = json.loads(out)["id"]
+    assert second != first
+    assert run_cli(workspace, "approve", second)[0] == 0
+    assert "Cloudflare tunnel for the demo" not in (workspace.root / "MEMORY.md").read_text()
+    # proposed again after a second revert, it gets an id of its own again
+    assert run_cli(workspace, "revert", second)[0] == 0
+    code, out, err = run_cli(workspace, *args, "--again")
+    assert code == 0, err
+    assert json.loads(out)["id"] not in (first, second)
+    assert proposals.get(workspace, first).op.fingerprint in proposals.rejected_fingerprints(workspace)
