@@ -100,3 +100,30 @@ def test_the_diary_leaves_openclaws_own_dreams_file_alone(tmp_path):
     proposals.approve(ws, [p.id])
     assert (ws.root / "DREAMS.md").read_text() == theirs
     assert (ws.root / "memgit-diary.md").exists()
+
+
+def test_reflect_leaves_out_what_a_person_refused_and_files_no_report_that_says_nothing_new(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## Projects [P1]\n- [P1] Atlas v2 pending push (2026-04-01)\n",
+        **dict([log("2026-05-29", "Atlas v2 pushed and deployed."),
+                log("2026-05-30", "Atlas v2 deployed on h1, smoke test green.")]),
+    })
+    r = reflect(ws, NOW)
+    assert r.contradictions and r.report_proposal
+    for pid in r.proposals:
+        proposals.reject(ws, [pid], reason="not now")
+    proposals.reject(ws, [r.report_proposal], reason="seen")
+    again = reflect(ws, date(2026, 6, 2))
+    refused = {proposals.get(ws, pid).op.title for pid in r.proposals}
+    assert not any(c["title"] in refused for c in again.contradictions)
+    # the same findings on the next day: no new report to review
+    third = reflect(ws, date(2026, 6, 3))
+    assert third.report_proposal is None or third.report_proposal == again.report_proposal
+
+
+def test_reflect_with_nothing_to_report_proposes_no_report(tmp_path):
+    ws = make(tmp_path, {"MEMORY.md": MEM_HEAD, **dict([log("2026-05-30", "hi there")])})
+    r = reflect(ws, NOW)
+    assert not (r.contradictions or r.promotions or r.decay)
+    assert r.report_proposal is None
+    assert proposals.list_proposals(ws) == []

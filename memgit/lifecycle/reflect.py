@@ -46,7 +46,10 @@ def reflect(ws: Workspace, now: date, dry_run: bool = False) -> Reflection:
     ctx = report.context
     cands = report.candidates if report.backend == "offline" else find_candidates(ctx)
     r = Reflection(now.isoformat(), proposals=[p["id"] for p in report.proposals if p["id"]])
+    refused = proposals.rejected_fingerprints(ws)
     for c in cands:
+        if c.op.fingerprint in refused:
+            continue  # a person said no to this change: it is settled, not a contradiction to report
         item = {"kind": c.kind, "op": c.op.op, "file": c.op.file, "title": c.op.title,
                 "confidence": round(c.score, 2), "sources": [e.source for e in c.op.evidence]}
         if c.kind in CONTRADICTION_KINDS:
@@ -55,14 +58,42 @@ def reflect(ws: Workspace, now: date, dry_run: bool = False) -> Reflection:
             r.promotions.append(item)
     r.decay = decay_markers(ws, ctx, now)
     r.text = render(r)
-    if not dry_run:
-        path = f"reflections/{now.isoformat()}.md"
-        op = Operation("append", path, text=r.text, reason="daily reflection report", origin="offline",
-                       confidence=None)
-        with ws.repo.lock():
-            made = proposals.create(ws, [op], skip_known=True)
-        r.report_proposal = made[0].id if made else None
+    findings = _findings_key(r)
+    if not dry_run and findings is not None:
+        # a report is filed only when it says something, and not again while the same findings wait
+        # for review (or were already seen): one reflection a day would otherwise be one more to reject
+        known = {p.op.reason for p in proposals.list_proposals(ws, check=False)} | _closed_reasons(ws)
+        reason = f"daily reflection report (findings {findings})"
+        if reason not in known:
+            path = f"reflections/{now.isoformat()}.md"
+            op = Operation("append", path, text=r.text, reason=reason, origin="offline", confidence=None)
+            with ws.repo.lock():
+                made = proposals.create(ws, [op], skip_known=True)
+            r.report_proposal = made[0].id if made else None
     return r
+
+
+def _findings_key(r: Reflection) -> str | None:
+    """A short digest of what the report found (None when it found nothing), independent of the day."""
+    import hashlib
+
+    items = sorted([f"c:{c['file']}:{c['title']}" for c in r.contradictions]
+                   + [f"p:{c['file']}:{c['title']}" for c in r.promotions]
+                   + [f"d:{d['file']}:{d['text']}" for d in r.decay])
+    if not items:
+        return None
+    return hashlib.sha256("\n".join(items).encode("utf-8")).hexdigest()[:12]
+
+
+def _closed_reasons(ws: Workspace) -> set[str]:
+    out = set()
+    for pid, state in proposals.closed_states(ws).items():
+        if not str(state.get("file", "reflections/")).startswith("reflections/"):
+            continue  # the journal names each closed proposal's file; only reports are read
+        p = proposals.get(ws, pid)
+        if p is not None and p.op.file.startswith("reflections/"):
+            out.add(p.op.reason)
+    return out
 
 
 def decay_markers(ws: Workspace, ctx, now: date) -> list[dict]:
