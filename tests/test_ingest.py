@@ -119,17 +119,18 @@ def test_openclaw_keeps_user_and_assistant_text_only(workspace: Path) -> None:
     summary = ingest(workspace, "openclaw", [FIXTURES / "openclaw"])
 
     name = f"openclaw-{OPENCLAW_SESSION}.jsonl"
-    assert summary.files_read == 1  # sessions.json and the .reset archive are not transcripts to walk
+    assert summary.files_read == 2  # the transcript and its .reset archive (the index is not walked)
     assert summary.sessions_written == [f"sessions/{name}"]
     assert summary.warnings == []
     assert said(workspace, name) == [
-        ("user", "[Telegram Ada id:4242 +0s 2026-02-08 01:04 UTC] Book a table for two at Noma on Friday, 19:30."),
+        ("user", "This line lives in a reset archive."),
+        ("user", "Book a table for two at Noma on Friday, 19:30."),
         ("assistant", ("I booked a table for two at Noma on Friday at 19:30 (ref NX-2291); the confirmation "
                       "is in your inbox.")),
         ("user", "Great. I'm vegetarian, remember that for future bookings."),
         ("assistant", "Got it: I'll ask for vegetarian menus when I book."),
     ]
-    assert session_lines(workspace, name)[0]["ts"] == "2026-02-08T01:04:02.311Z"
+    assert session_lines(workspace, name)[1]["ts"] == "2026-02-08T01:04:02.311Z"
 
 
 def test_openclaw_reads_an_archive_when_named(workspace: Path) -> None:
