@@ -258,3 +258,17 @@ def test_cli_janitor(ws: Workspace, run_cli):
     assert "proposed 7 change(s)" in out and "Review with `memgit proposals`" in out
     code, out, _ = run_cli(None, "janitor", "--help")
     assert code == 0 and "Example: memgit janitor" in out
+
+
+def test_standing_preferences_and_the_user_profile_never_move_to_reference(tmp_path: Path):
+    prefs = ["- Answers short, in 中文 unless I write English (2025-01-03)",
+             "- 報告用表格，不要長段落 (2025-01-04)"]
+    user = "# USER\n\n" + block("Work [P1]", ["- Runs a two-person studio in Taipei (2025-01-02)",
+                                               "- 每週五下午不開會 (2025-01-05)"])
+    toml = TOML.replace('files = ["MEMORY.md"]', 'files = ["MEMORY.md", "USER.md"]') + '"USER.md" = 3000\n'
+    ws = make_ws(tmp_path / "ws", {
+        "MEMORY.md": "# MEMORY\n\n" + block("Preferences [P1]", prefs) + block("Tools [P1]", TOOLS)
+                     + block("偏好 [P1]", ["- 回覆先給結論 (2025-01-06)", "- 週報寄到 Notion (2025-01-07)"]),
+        "USER.md": user, "memory/2026-05-20.md": LOG}, toml)
+    moves = by_rule(janitor(ws, NOW), "p1-reference")
+    assert [p["dest"] for p in moves] == ["reference/tools.md"]  # the stale tool notes still move

@@ -10,7 +10,9 @@ rule, or by any open proposal, is left to it):
    lines go to `reference/<section-slug>.md`. One proposal per month.
 2. Reference move. A P1 section whose entries are all dated more than
    `p1_days` ago and none mentioned in that many days of logs moves its
-   entries to `reference/<section-slug>.md`, leaving one index entry
+   entries to `reference/<section-slug>.md` (never a standing section: a
+   person's preferences or conventions, or anything in USER.md, which the
+   agent applies daily without the logs naming it), leaving one index entry
    `- [P1] <Section>: see reference/<slug>.md`. One proposal per section, made
    only when the index line is shorter than what it replaces.
 3. P2 compression. A P2 entry dated more than `p2_days` ago is refreshed to its
@@ -117,7 +119,7 @@ def _to_reference(ws: Workspace, doc: Document, now: date, claims: Claims, refs:
     out = []
     for section, entries in priority.entries_by_section(doc):
         if (section is None or section.priority != "P1" or priority.section_frozen(section)
-                or priority.is_events(section)):
+                or priority.is_events(section) or priority.is_standing(doc.name, section)):
             continue
         dest = _reference_path(ws, section)
         index = [e for e in entries if f"see {dest}" in e.text]

@@ -23,6 +23,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 from datetime import date, timedelta
 
 from memgit.memory import Document, Entry, Section
@@ -85,6 +86,21 @@ def is_core(entry: Entry, section: Section | None = None) -> bool:
     title = section.title if section is not None else (entry.section or "")
     # a section marked IMPORTANT / CRITICAL / 必须 holds rules, whatever each line says
     return bool(title and (IDENTITY_TITLE_RE.search(title) or RULE_MARK_RE.search(title)))
+
+
+STANDING_TITLE_RE = re.compile(
+    r"\bpreferences?\b|\bprefs\b|\blikes\b|\bdislikes\b|\bconventions?\b|\bhabits?\b|\bstyle\b|"
+    r"\bhow (?:i|we|they|he|she) (?:like|work|want)|偏好|喜好|习惯|習慣|口味|风格|風格|约定|約定|规矩|規矩",
+    re.IGNORECASE)
+
+
+def is_standing(doc_name: str, section: Section | None) -> bool:
+    """What the agent applies every day: a person's preferences and conventions, and the whole profile
+    of the person (USER.md). Logs rarely mention them *because* they are followed, so their silence
+    in the logs is no sign of staleness."""
+    if Path(doc_name).name.upper().startswith("USER"):
+        return True
+    return section is not None and bool(STANDING_TITLE_RE.search(section.title))
 
 
 def section_frozen(section: Section | None) -> bool:
