@@ -26,6 +26,7 @@ def ingest(ctx, fmt, owners, paths, as_json):
     what it read and what it left out. Sensitive values are redacted in the stored
     copies; re-ingesting the same input adds nothing. Formats: claude-code (~/.claude/projects/<project>/*.jsonl),
     openclaw (~/.openclaw/agents/<id>/sessions/*.jsonl), hermes (~/.hermes/state.db),
+    codex (~/.codex/sessions/**/rollout-*.jsonl),
     events (one JSON event per line), jsonl (memgit's own format, validated).
 
     Example: memgit ingest --from claude-code ~/.claude/projects/-home-me-agent

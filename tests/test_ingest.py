@@ -68,7 +68,7 @@ def claude_record(kind: str, text: str, ts: str, session: str = "s-1") -> dict:
 
 
 def test_readers_are_registered_by_name() -> None:
-    assert set(READERS) == {"claude-code", "openclaw", "hermes", "events", "jsonl"}
+    assert set(READERS) == {"codex", "claude-code", "openclaw", "hermes", "events", "jsonl"}
 
 
 def test_claude_code_keeps_text_and_skips_tools_sidechains_and_meta(workspace: Path) -> None:
@@ -408,7 +408,7 @@ def test_a_missing_path_raises_naming_it(workspace: Path, tmp_path: Path) -> Non
 
 
 def test_an_unknown_format_raises(workspace: Path) -> None:
-    with pytest.raises(MemgitError, match="use one of: claude-code, openclaw, hermes, events, jsonl, auto"):
+    with pytest.raises(MemgitError, match="use one of: codex, claude-code, openclaw, hermes, events, jsonl, auto"):
         ingest(workspace, "chatgpt", [FIXTURES / "jsonl"])
 
 
