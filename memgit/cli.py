@@ -410,7 +410,9 @@ def approve(ctx, ids, all_, min_confidence, allow_p0, as_json):
         for p in r.approved:
             click.echo(f"Approved {style(p.id, fg='green')}: {p.title}")
         for i, why in r.refused:
-            click.echo(f"Refused {style(i, fg='red')}: {why}", err=True)
+            # a named proposal refused fails the command (exit 1); under --all the others went ahead
+            lead = "Error: refused" if ids else "Warning: refused"
+            click.echo(f"{lead} {style(i, fg='red')} (still open): {why}", err=True)
         for i in wake:
             warn(f"wake check: recall does not find the change of {i} by its own key terms.")
         if r.commit:

@@ -29,9 +29,12 @@ class ClickTerminal:
         return line.strip()[:1].lower()
 
     def ask(self, prompt: str) -> str:
+        # input(), not click.prompt: click turns Ctrl-C into Abort, and Ctrl-C here means "stop",
+        # never "reject with no reason"; KeyboardInterrupt reaches review(), which stops and sums up
+        click.echo(prompt, nl=False)
         try:
-            return click.prompt(prompt, default="", show_default=False, prompt_suffix="")
-        except click.Abort:
+            return input()
+        except EOFError:
             return ""
 
     def edit(self, text: str) -> str | None:
@@ -142,6 +145,8 @@ def serve(ctx, host, port, no_open):
         threading.Timer(0.3, webbrowser.open, args=(server.url,)).start()
     try:
         server.serve_forever()
+    except KeyboardInterrupt:
+        click.echo("\nStopped serving the review.")
     finally:
         server.server_close()
 

@@ -239,7 +239,7 @@ def test_approve_refused_exits_1_and_keeps_everything(workspace, run_cli, git):
     assert (workspace.root / "MEMORY.md").read_text(encoding="utf-8") == agent
     code, out, err = run_cli(workspace, "approve", d["id"])
     assert code == 1 and out == ""
-    assert err.startswith(f"Refused {d['id']}: ") and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"Error: refused {d['id']} (still open): ") and len(err.strip().splitlines()) == 1
     assert "changed or vanished" in err
     assert json.loads(run_cli(workspace, "proposals", "--json")[1])[0]["status"] == "open"
 

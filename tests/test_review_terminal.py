@@ -273,3 +273,42 @@ def test_parse_diff_shows_a_malformed_diff_as_it_is() -> None:
     text = "diff --git a/M.md b/M.md\n--- a/M.md\n+++ b/M.md\n@@ -1,4 +1,4 @@\n-- a\n+- b\n"
     lines = common.parse_diff(text)
     assert [ln.text for ln in lines] == text.splitlines() and {ln.kind for ln in lines} == {"note"}
+
+
+def test_ctrl_c_stops_the_review_with_its_summary(three) -> None:
+    ws, ids = three
+    child = spawn(ws)
+    pid = shown_id(child)
+    child.expect_exact(PROMPT)
+    child.send("s")
+    shown_id(child)
+    child.expect_exact(PROMPT)
+    child.sendintr()
+    out = finish(child)  # exit 0: stopping is the person's choice, not a failure
+    assert "Aborted" not in out
+    assert "Reviewed 1 of 3: 0 approved, 0 edited and approved, 0 rejected, 1 skipped; 2 not reviewed" in out
+    assert pid in {p.id for p in proposals.list_proposals(ws)}
+
+
+def test_ctrl_c_at_the_reject_reason_rejects_nothing(three) -> None:
+    ws, ids = three
+    child = spawn(ws)
+    shown_id(child)
+    child.expect_exact(PROMPT)
+    child.send("r")
+    child.expect_exact("Reason (optional, remembered): ")
+    child.sendintr()
+    out = finish(child)
+    assert "Aborted" not in out and "Rejected" not in out
+    assert "not reviewed" in out
+    assert proposals.closed_states(ws) == {}
+    assert len(proposals.list_proposals(ws)) == 3
+
+
+def test_ctrl_c_stops_serve_cleanly(workspace) -> None:
+    child = pexpect.spawn(sys.executable, ["-m", "memgit", "-C", str(workspace.root), "serve", "--no-open",
+                                           "--port", "0"], encoding="utf-8", timeout=30)
+    child.expect_exact("Press Ctrl-C to stop.")
+    child.sendintr()
+    out = finish(child)
+    assert "Aborted" not in out and "Stopped serving" in out

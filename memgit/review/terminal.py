@@ -124,6 +124,15 @@ def review(ws: Workspace, term: Terminal, color: bool, ids: list[str] | None = N
         items = [p for p in items if any(p.id.startswith(w) for w in wanted)]
     items.sort(key=lambda p: (p.created, p.id))
     summary = Summary(total=len(items))
+    try:
+        _walk(ws, term, color, items, summary)
+    except KeyboardInterrupt:  # Ctrl-C: stop here; what was done stays done, the rest stays open
+        term.write("\n")
+        summary.quit = True
+    return summary
+
+
+def _walk(ws: Workspace, term: Terminal, color: bool, items: list[Proposal], summary: Summary) -> None:
     st = _style(color)
     for n, listed in enumerate(items, 1):
         try:
@@ -139,7 +148,7 @@ def review(ws: Workspace, term: Terminal, color: bool, ids: list[str] | None = N
             k = term.key(PROMPT)
             if k in ("q", ""):
                 summary.quit = True
-                return summary
+                return
             if k == "s":
                 summary.skipped.append(p.id)
                 break
@@ -157,7 +166,6 @@ def review(ws: Workspace, term: Terminal, color: bool, ids: list[str] | None = N
                     break
                 continue
             term.write(HELP + "\n")
-    return summary
 
 
 def _approve(ws: Workspace, p: Proposal, term: Terminal, summary: Summary, st) -> None:
