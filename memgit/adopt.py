@@ -141,6 +141,7 @@ def init(root: Path, layout: str | None = None) -> InitResult:
             ws.warnings.append(f"history: {x} (run `memgit scrub`, then rotate the credential)")
         if len(found) > 20:
             ws.warnings.append(f"history: {len(found) - 20} more finding(s); `memgit scrub --dry-run` lists them.")
+    _missing_files(ws)
     sizes = _measure(ws, layout)
     return InitResult(root, created, wrote, hooks, commit, ws.warnings, layout, detected, sizes)
 
@@ -165,6 +166,23 @@ def _checkout_remote_main(repo: Repo, root: Path, tracked: str) -> None:
         raise MemgitError(f"{root} is a clone of {remote}, whose main holds files that are also here untracked"
                           f" ({', '.join(files[:5]) or 'see git status'}); move them aside and run memgit "
                           f"init again, so neither copy is lost.")
+
+
+def _missing_files(ws) -> None:
+    """Say which configured memory files are not there: a typo in `files`, or a folder with no memory yet."""
+    from memgit.config import CONFIG_NAME
+
+    missing = [f for f in ws.memory_files if not (ws.root / f).is_file()]
+    if not missing:
+        return
+    if len(missing) == len(ws.memory_files):
+        ws.warnings.append(f"no memory file is here yet ({', '.join(missing)}): if the agent keeps its memory "
+                           f"under other names, list them under [memory] files in {CONFIG_NAME}; otherwise "
+                           f"memgit starts tracking them once the agent writes them.")
+        return
+    for f in missing:
+        ws.warnings.append(f"{f} is listed under [memory] files in {CONFIG_NAME} but does not exist; fix the "
+                           f"name there, or ignore this until the agent writes it.")
 
 
 def _measure(ws, layout: str | None) -> list[dict]:

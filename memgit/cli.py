@@ -388,6 +388,8 @@ def approve(ctx, ids, all_, min_confidence, allow_p0, as_json):
 
     if bool(ids) == bool(all_):
         raise MemgitError("name proposal ids or give --all (not both); `memgit proposals` lists them.")
+    if min_confidence is not None and not all_:
+        raise MemgitError("--min-confidence applies only with --all; named proposals are approved as named.")
     if allow_p0 and all_:
         raise MemgitError("--allow-p0 applies only to proposals named by id; give their ids.")
     for i in ids:

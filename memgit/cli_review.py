@@ -7,6 +7,7 @@ import threading
 import click
 
 from memgit.cli import _color, _ws, echo_json, warn
+from memgit.errors import MemgitError
 
 
 class ClickTerminal:
@@ -77,11 +78,11 @@ def review(ctx, ids, as_json):
 
 @click.command()
 @click.argument("proposal_id")
-@click.option("--title", "part", flag_value="title", help="Print only the title line.")
-@click.option("--body", "part", flag_value="body", help="Print only the markdown body.")
+@click.option("--title", "title_only", is_flag=True, help="Print the title line (with --body: both).")
+@click.option("--body", "body_only", is_flag=True, help="Print the markdown body (with --title: both).")
 @click.option("--json", "as_json", is_flag=True, help="Print id, branch, title and body as JSON.")
 @click.pass_context
-def pr(ctx, proposal_id, part, as_json):
+def pr(ctx, proposal_id, title_only, body_only, as_json):
     """Print a proposal as a pull request: a title line, a blank line, a markdown body.
 
     The body holds the operation, confidence, reason, evidence and the diff in
@@ -97,12 +98,14 @@ def pr(ctx, proposal_id, part, as_json):
     """
     from memgit.review.pr import build
 
+    if as_json and (title_only or body_only):
+        raise MemgitError("--json prints the title and the body already; drop --title/--body.")
     p = build(_ws(ctx), proposal_id)
     if as_json:
         echo_json(p.to_dict())
-    elif part == "title":
+    elif title_only and not body_only:
         click.echo(p.title)
-    elif part == "body":
+    elif body_only and not title_only:
         click.echo(p.body, nl=False)
     else:
         click.echo(p.text(), nl=False)

@@ -389,3 +389,19 @@ def test_an_ordinary_git_repo_is_not_a_workspace(tmp_path, run_cli, git):
         clean_error(*run_cli(tmp_path, *args), "not a memgit workspace", "memgit init")
     assert git(tmp_path, "rev-parse", "HEAD") == head
     assert git(tmp_path, "status", "--porcelain") == " M app.py\n"
+
+
+def test_init_says_when_a_memory_file_is_missing(tmp_path, run_cli):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = run_cli(empty, "init")
+    assert code == 0, err
+    assert "Warning: no memory file is here yet" in err
+    typo = tmp_path / "typo"
+    typo.mkdir()
+    (typo / "MEMORY.md").write_text("# Memory\n\n- [P1] Blog runs on Astro (2026-01-01)\n")
+    (typo / "memgit.toml").write_text('[memory]\nfiles = ["MEMORY.md", "USERS.md"]\n')
+    code, out, err = run_cli(typo, "init")
+    assert code == 0, err
+    assert "Warning: USERS.md is listed under [memory] files in memgit.toml but does not exist" in err
+    assert "MEMORY.md is listed" not in err

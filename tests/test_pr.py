@@ -97,3 +97,16 @@ def test_stale_and_closed_proposals_say_so(refresh) -> None:
     assert "**Status:** approved" in closed
     with pytest.raises(NotFoundError):
         build(ws, "0000")
+
+
+def test_no_flag_is_silently_ignored(refresh, run_cli) -> None:
+    ws, p = refresh
+    code, whole, _ = run_cli(ws, "pr", p.id)
+    code, both, err = run_cli(ws, "pr", p.id, "--title", "--body")
+    assert code == 0, err
+    assert both == whole  # both parts asked: both printed, not only the last flag
+    code, _, err = run_cli(ws, "pr", p.id, "--title", "--json")
+    assert code == 1 and err.startswith("Error: --json prints the title and the body")
+    code, out, err = run_cli(ws, "approve", p.id, "--min-confidence", "0.9")
+    assert code == 1 and "--min-confidence applies only with --all" in err
+    assert proposals.get(ws, p.id).status == "open"
