@@ -86,9 +86,12 @@ def text_parts(content: object) -> tuple[str, bool]:
         if not (stripped.startswith("[{") and stripped.endswith("}]")):
             return stripped, False
         try:
-            content = json.loads(stripped)
+            parts = json.loads(stripped)
         except json.JSONDecodeError:
             return stripped, False
+        if not (isinstance(parts, list) and all(isinstance(p, dict) and "type" in p for p in parts)):
+            return stripped, False  # JSON the person typed, not a list of message parts
+        content = parts
     if not isinstance(content, list):
         return "", False
     texts, other = [], False
