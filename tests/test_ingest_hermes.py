@@ -81,7 +81,7 @@ def test_v5_compaction_rotation_keeps_one_copy_and_the_summary_as_context(worksp
     (report,) = summary.files
     assert report.kept == {"user": 5, "assistant": 4, "summary": 1}
     assert report.skipped == {
-        "system prompt": 2, "tool call": 1, "tool output": 1, "subagent": 2, "memory review": 2,
+        "system prompt": 2, "tool call": 1, "tool output": 2, "subagent": 2, "memory review": 3,
         "duplicate after compaction": 3, "compaction note": 1, "silent reply": 1,
     }
     assert "base64" not in everything(workspace) and "iVBORw0KGgo" not in everything(workspace)

@@ -139,12 +139,12 @@ def _cut_system_preamble(text: str) -> str:
 
 @dataclass
 class Speech:
-    """The per-conversation state the rules need: what was said (for compaction copies)
-    and whether the next assistant row answers a harness prompt."""
+    """The per-conversation state the rules need: what was said (to know compaction's copies)
+    and whether the assistant is answering a harness prompt."""
 
     seen: set[tuple[str, str]] = field(default_factory=set)
     copies: bool = False            # rows here may be compaction copies of earlier ones
-    answer_is_harness: str = ""     # why the next assistant reply is left out
+    answer_is_harness: str = ""     # why the assistant's rows up to the next user row are left out
 
 
 def judge(speech: Speech, ts: str, session: str, role: object, content: object, *,
@@ -159,14 +159,15 @@ def judge(speech: Speech, ts: str, session: str, role: object, content: object, 
         return
     text, had_media = text_parts(content)
     if role == ASSISTANT and speech.answer_is_harness:
-        reason, speech.answer_is_harness = speech.answer_is_harness, ""
-        yield Skip(reason)
+        yield Skip(speech.answer_is_harness)  # the reply to a harness prompt, tool calls and all
         return
+    if role == OWNER:
+        speech.answer_is_harness = ""
     if not text:
         yield Skip("tool call" if tool_calls else "image only" if had_media else "empty message")
         return
     if summary_flag or is_summary(text):
-        yield from _summary(speech, ts, session, role, text, summary_flag)
+        yield from _summary(speech, ts, session, role, text)
         return
     if role == OWNER:
         if text.startswith(_REVIEW_PREFIXES):
@@ -182,7 +183,7 @@ def judge(speech: Speech, ts: str, session: str, role: object, content: object, 
         if not text:
             yield Skip("harness text")
             return
-    elif text == _SILENT or text.startswith(_SILENT):
+    elif text.startswith(_SILENT):
         yield Skip("silent reply")
         return
     yield from _said(speech, ts, session, role, text)
@@ -197,7 +198,7 @@ def _said(speech: Speech, ts: str, session: str, role: str, text: str) -> Iterat
     yield Turn(ts=ts, session=session, role=role, text=text)
 
 
-def _summary(speech: Speech, ts: str, session: str, role: str, text: str, flagged: bool) -> Iterator[Turn | Skip]:
+def _summary(speech: Speech, ts: str, session: str, role: str, text: str) -> Iterator[Turn | Skip]:
     """A compaction summary, alone or merged into a real message."""
     speech.copies = True
     real = ""
@@ -285,7 +286,7 @@ def read(path: Path, owners: frozenset[str] = frozenset()) -> Read:
             continue
         root = info.root if info is not None else session
         speech = speeches.setdefault(root, Speech())
-        if info is not None and info.continuation or row["live"] == 1 and row["compacted"]:
+        if (info is not None and info.continuation) or row["after_compaction"]:
             speech.copies = True
         yield from judge(speech, ts, session, row["role"], row["content"], tool_calls=row["tool_calls"],
                          summary_flag=bool(row["summary"]), hidden=row["display_kind"] == "hidden")
@@ -329,10 +330,10 @@ def _query(connection: sqlite3.Connection) -> tuple[list[dict[str, Any]], dict[s
     )
     names = [d[0] for d in cursor.description]
     rows = [dict(zip(names, values, strict=True)) for values in cursor]
-    # a compacted original stays readable; the active rows re-inserted after it may be copies
+    # a compacted original stays readable; the active rows of its session may be copies of it
     compacted_sessions = {r["session_id"] for r in rows if r["compacted"]}
     for r in rows:
-        r["compacted"] = r["session_id"] in compacted_sessions and r["active"] == 1
+        r["after_compaction"] = r["session_id"] in compacted_sessions and r["active"] == 1
     system_rows = {r["session_id"] for r in rows
                    if r["role"] == "system" and isinstance(r["content"], str) and _SUBAGENT_PROMPT in r["content"]}
     sessions = _sessions(connection, tables, system_rows) if "sessions" in tables else {}
