@@ -68,7 +68,7 @@ def claude_record(kind: str, text: str, ts: str, session: str = "s-1") -> dict:
 
 
 def test_readers_are_registered_by_name() -> None:
-    assert set(READERS) == {"codex", "claude-code", "openclaw", "hermes", "events", "jsonl"}
+    assert set(READERS) == {"codex", "claude-code", "openclaw", "hermes", "hermes-logs", "events", "jsonl"}
 
 
 def test_claude_code_keeps_text_and_skips_tools_sidechains_and_meta(workspace: Path) -> None:
@@ -158,10 +158,11 @@ def test_hermes_reads_sessions_and_skips_tools_rewinds_summaries_and_subagents(
         ("assistant", "Saved: tomatoes every second morning, basil daily."),
         ("user", "How much water does the basil need?"),
         ("assistant", "About 200 ml each morning, more on hot days."),
+        ("summary", "the user set a watering schedule."),
     ]
-    # the copy compaction re-inserted is the same turn as the compacted original
-    assert summary.turns_skipped_duplicate == 1
-    assert summary.turns_added == 6
+    # the reader drops the copy compaction re-inserted; the summary is kept as context only
+    assert summary.turns_skipped_duplicate == 0
+    assert summary.turns_added == 7
     lines = session_lines(workspace, "hermes-20260907_080000_aa11bb.jsonl")
     assert [line["ts"] for line in lines] == ["2026-09-07T08:00:01.000Z", "2026-09-07T08:00:04.000Z"]
 
@@ -408,7 +409,7 @@ def test_a_missing_path_raises_naming_it(workspace: Path, tmp_path: Path) -> Non
 
 
 def test_an_unknown_format_raises(workspace: Path) -> None:
-    with pytest.raises(MemgitError, match="use one of: codex, claude-code, openclaw, hermes, events, jsonl, auto"):
+    with pytest.raises(MemgitError, match="use one of: codex, claude-code, openclaw, hermes, hermes-logs, events, jsonl, auto"):
         ingest(workspace, "chatgpt", [FIXTURES / "jsonl"])
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 from memgit.errors import MemgitError, NotFoundError
-from memgit.ingest import claude_code, codex, events, hermes, jsonl, openclaw
+from memgit.ingest import claude_code, codex, events, hermes, hermes_logs, jsonl, openclaw
 from memgit.ingest.base import Read, Reader, Skip, Turn, parse_moment
 from memgit.ingest.speakers import settle
 from memgit.sensitive import redact
@@ -28,7 +28,8 @@ __all__ = ["AUTO", "FORMATS", "READERS", "FileReport", "IngestSummary", "Reader"
 
 # The one list of formats, most specific first: `--from auto` asks each in this order whether
 # a file is its own, and every other registry (the CLI's choices, READERS) derives from it.
-_MODULES: dict[str, ModuleType] = {m.NAME: m for m in (codex, claude_code, openclaw, hermes, events, jsonl)}
+_MODULES: dict[str, ModuleType] = {m.NAME: m for m in (codex, claude_code, openclaw, hermes, hermes_logs, events,
+                                                        jsonl)}
 
 READERS: dict[str, Reader] = {name: module.read for name, module in _MODULES.items()}
 AUTO = "auto"
