@@ -527,6 +527,25 @@ def status(ctx, as_json):
             click.echo(f"  {d}")
 
 
+@cli.command("help")
+@click.argument("words", nargs=-1)
+@click.pass_context
+def help_(ctx, words):
+    """Show how to use memgit, or one command (`--help` on any command says the same).
+
+    Example: memgit help propose prune
+    """
+    cmd: click.Command = cli
+    path = ["memgit"]
+    for w in words:
+        sub = cmd.get_command(ctx, w) if isinstance(cmd, click.Group) else None
+        if sub is None or sub.hidden:
+            raise MemgitError(f"memgit has no command {' '.join([*path[1:], w])!r}; `memgit help` lists them.")
+        cmd, path = sub, [*path, w]
+    with click.Context(cmd, info_name=" ".join(path)) as sub_ctx:
+        click.echo(cmd.get_help(sub_ctx))
+
+
 @cli.command(hidden=True, context_settings={"ignore_unknown_options": True})
 @click.argument("name", type=click.Choice(["pre-commit", "pre-push", "filter"]))
 @click.argument("args", nargs=-1)

@@ -405,3 +405,14 @@ def test_init_says_when_a_memory_file_is_missing(tmp_path, run_cli):
     assert code == 0, err
     assert "Warning: USERS.md is listed under [memory] files in memgit.toml but does not exist" in err
     assert "MEMORY.md is listed" not in err
+
+
+def test_memgit_help(run_cli, tmp_path):
+    code, out, err = run_cli(None, "help", cwd=tmp_path)
+    assert code == 0, err
+    assert "Usage: memgit" in out and "dream" in out and "propose" in out
+    code, out, err = run_cli(None, "help", "propose", "prune", cwd=tmp_path)
+    assert code == 0, err
+    assert out.startswith("Usage: memgit propose prune") and "--again" in out
+    code, out, err = run_cli(None, "help", "nosuch", cwd=tmp_path)
+    assert code == 1 and err.startswith("Error: memgit has no command 'nosuch'")
