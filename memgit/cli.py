@@ -284,17 +284,19 @@ def propose_merge(ctx, file, needles, new, reason, as_json, again):
 # -- reading proposals --------------------------------------------------------------
 @cli.command("proposals")
 @click.option("--all", "show_all", is_flag=True, help="Include approved, rejected and reverted ones.")
+@click.option("--sort", "order", type=click.Choice(["time", "confidence"]), default="time", show_default=True,
+              help="Newest first, or most confident first (ties: newest first).")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list.")
 @click.pass_context
-def proposals_cmd(ctx, show_all, as_json):
-    """List open proposals, like `gh pr list`.
+def proposals_cmd(ctx, show_all, order, as_json):
+    """List open proposals, like `gh pr list`: newest first, or by confidence.
 
-    Example: memgit proposals --all
+    Example: memgit proposals --all   |   memgit proposals --sort confidence
     """
     from memgit import proposals
 
     ws = _ws(ctx)
-    items = proposals.list_proposals(ws, include_closed=show_all)
+    items = proposals.sorted_proposals(proposals.list_proposals(ws, include_closed=show_all), order)
     bad = proposals.unreadable(ws)
     if as_json:
         echo_json([p.to_dict() for p in items] + [{"id": i, "status": "unreadable", "why": why}

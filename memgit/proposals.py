@@ -322,6 +322,15 @@ def list_proposals(ws: Workspace, include_closed: bool = False, check: bool = Tr
     return result
 
 
+def sorted_proposals(items: list[Proposal], order: str = "time") -> list[Proposal]:
+    """Open before closed; within each, newest first ("time") or most confident first ("confidence"),
+    a proposal without a confidence (a person's own) after those with one; ties newest first, then by id."""
+    if order == "confidence":
+        return sorted(items, key=lambda p: (p.status != "open", p.op.confidence is None,
+                                            -(p.op.confidence or 0.0), -p.created, p.id))
+    return sorted(items, key=lambda p: (p.status != "open", -p.created, -(p.op.confidence or 0.0), p.id))
+
+
 def get(ws: Workspace, pid: str, check: bool = True) -> Proposal:
     pid = check_id(pid)
     refs = ws.repo.refs(PROPOSAL_PREFIX.rstrip("/"))

@@ -330,8 +330,8 @@ class Workspace:
                 return
             d = d.parent
 
-    def snapshot(self, note: str = "agent snapshot") -> str | None:
-        """Commit the agent's live edits (everything in the working tree) onto main.
+    def snapshot(self, note: str = "live edits (the agent's or by hand)") -> str | None:
+        """Commit the live edits (everything in the working tree: the agent's, or a person's by hand) onto main.
 
         Never while the working tree still lags main (a sync the agent's writing kept from finishing):
         its files would carry main back to before an approval."""

@@ -416,3 +416,23 @@ def test_memgit_help(run_cli, tmp_path):
     assert out.startswith("Usage: memgit propose prune") and "--again" in out
     code, out, err = run_cli(None, "help", "nosuch", cwd=tmp_path)
     assert code == 1 and err.startswith("Error: memgit has no command 'nosuch'")
+
+
+def test_proposals_sort_by_time_or_confidence(workspace, run_cli):
+    import time
+
+    from memgit import proposals
+    from memgit.ops import Operation
+
+    def make(needle, conf):
+        e = workspace.document("MEMORY.md").entry(needle).text
+        with workspace.repo.lock():
+            return proposals.create(workspace, [Operation("prune", "MEMORY.md", (e,), confidence=conf,
+                                                          origin="offline", reason="t")])[0].id
+    old = make("Cloudflare tunnel for the demo", 0.95)
+    time.sleep(1.1)
+    new = make("yt-dlp 下載 podcast", 0.72)
+    code, out, _ = run_cli(workspace, "proposals", "--json")
+    assert [d["id"] for d in json.loads(out)] == [new, old]
+    code, out, _ = run_cli(workspace, "proposals", "--sort", "confidence")
+    assert [line.split()[0] for line in out.splitlines()] == [old, new]

@@ -124,7 +124,7 @@ def test_memgits_own_snapshot_of_a_secret_warns_instead(workspace, git, run_cli)
     assert f"MEMORY.md:{lineno}: password" in err
     assert PASSWORD not in out + err
     assert PASSWORD in git(root, "show", "main:MEMORY.md")  # the agent's write was not lost
-    assert "agent snapshot" in git(root, "log", "--format=%s", "main")
+    assert "live edits (the agent's or by hand)" in git(root, "log", "--format=%s", "main")
 
 
 @pytest.mark.parametrize("name", ["记忆.md", "my notes.md"])

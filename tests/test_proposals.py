@@ -198,7 +198,7 @@ def test_approve_after_an_agent_edit_elsewhere_in_the_file(workspace, git):
     assert r.refused == []
     assert memory(workspace) == live.replace(TUNNEL + "\n", "")
     subjects = git(workspace.root, "log", "--first-parent", "--format=%s", "main").splitlines()
-    assert subjects[0].startswith(f"memgit: approve {p.id}") and subjects[1] == "memgit: agent snapshot"
+    assert subjects[0].startswith(f"memgit: approve {p.id}") and subjects[1] == "memgit: live edits (the agent's or by hand)"
     assert workspace.repo.read(main_sha(git, workspace), "MEMORY.md") == memory(workspace).encode()
 
 
