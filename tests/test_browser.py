@@ -149,3 +149,31 @@ def test_the_token_never_reaches_another_local_server(site, page) -> None:
     finally:
         spy.shutdown()
         spy.server_close()
+
+
+def _cjk_font() -> bool:
+    import subprocess
+
+    try:
+        out = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return bool(out.strip())
+
+
+@pytest.mark.skipif(not _cjk_font(), reason="no CJK font installed (apt-get install fonts-wqy-microhei)")
+def test_chinese_on_the_review_page_renders_as_glyphs_not_boxes(site, page) -> None:
+    """Without a CJK font Chromium draws every Han character as the same empty box: two different
+    characters, in the page's own diff style, must come out as different pictures."""
+    ws, server, made = site
+    page.goto(server.url)
+    page.goto(f"{server.base}{server.prefix}/p/{made['refresh'].id}")
+    assert page.locator("ins", has_text="已上线").count() >= 1
+    shots = []
+    for ch in ("侧", "線"):  # Simplified and Traditional
+        page.evaluate("""ch => { const d = document.querySelector('ins') || document.body;
+                             let s = document.getElementById('probe');
+                             if (!s) { s = document.createElement('span'); s.id = 'probe'; d.after(s); }
+                             s.textContent = ch; }""", ch)
+        shots.append(page.locator("#probe").screenshot())
+    assert shots[0] != shots[1]
