@@ -353,9 +353,24 @@ def get(ws: Workspace, pid: str, check: bool = True) -> Proposal:
 
 
 def diff(ws: Workspace, p: Proposal, color: bool = False) -> str:
-    """The proposal's unified diff; a pruned line that held a secret is shown redacted."""
+    """What approving the proposal would change in today's main, as a unified diff (what `show`, `pr`,
+    the terminal and the web review display); a pruned line that held a secret is shown redacted.
+
+    Approval applies the operation to the current main, so an open proposal is shown against it (an
+    entry pruned since is gone from the diff, a line edited since shows its new words). A closed
+    proposal, or one that no longer applies, shows the change it made on its own base."""
     from memgit import sensitive
 
+    if p.status == "open" and p.base:
+        main = ws.main()
+        if main and main != p.base:
+            try:
+                check_record(ws, p)
+                tree, changes = _tree_after(ws, p.op, main, allow_p0=True)
+            except MemgitError:
+                changes = {}
+            if changes:
+                return sensitive.redact(ws.repo.diff(main, tree, color=color))
     return sensitive.redact(ws.repo.diff(p.base, p.commit, color=color))
 
 

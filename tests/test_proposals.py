@@ -454,3 +454,30 @@ def test_a_person_can_propose_a_reverted_change_again_and_the_dream_still_never_
     assert code == 0, err
     assert json.loads(out)["id"] not in (first, second)
     assert proposals.get(workspace, first).op.fingerprint in proposals.rejected_fingerprints(workspace)
+
+
+def test_show_gives_the_change_against_todays_main(workspace, run_cli):
+    """Two prunes from one base: once one is approved, the other's diff no longer shows the first
+    entry as still there, and an entry the agent edited since shows its new words."""
+    doc = workspace.document("MEMORY.md")
+    a, b = proposals.create(workspace, [
+        Operation("prune", "MEMORY.md", (doc.entry("Cloudflare tunnel for the demo").text,), reason="t"),
+        Operation("refresh", "MEMORY.md", (doc.entry("每次 sync 都报 502").text,),
+                  text='- MCP server "notion" 的 502 已修好，sync 正常 (2026-11-29)', reason="t")])
+    proposals.approve(workspace, [a.id])
+    mem = workspace.root / "MEMORY.md"
+    mem.write_text(mem.read_text().replace("Timezone: Asia/Shanghai", "Timezone: Asia/Taipei"))
+    with workspace.repo.lock():
+        workspace.prepare()  # the live edit is committed, as any approval or dream does first
+    code, out, err = run_cli(workspace, "show", b.id, "--json")
+    assert code == 0, err
+    d = json.loads(out)["diff"]
+    assert "Cloudflare tunnel for the demo" not in d  # pruned already: not context of today's change
+    assert "502 已修好" in d
+    code, body, _ = run_cli(workspace, "pr", b.id, "--body")
+    assert "Cloudflare tunnel for the demo" not in body
+    before = workspace.main()
+    proposals.approve(workspace, [b.id])
+    applied = workspace.repo.diff(before, workspace.main())
+    assert [ln for ln in applied.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")] == \
+        [ln for ln in d.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
