@@ -226,7 +226,11 @@ def test_history_lists_events_and_reverts(site) -> None:
     assert "Temporary: Cloudflare" not in ws.repo.read(ws.main(), "MEMORY.md").decode()
     html = c.get("/history").text
     assert f'action="{server.prefix}/p/{pid}/revert"' in html and "approve" in html and "propose" in html
-    r = post(c, f"/p/{pid}/revert", server)
+    main = ws.main()
+    ask = post(c, f"/p/{pid}/revert", server)  # one click only asks
+    assert ask.status_code == 200 and "Yes, revert it" in ask.text and 'name="confirm" value="yes"' in ask.text
+    assert ws.main() == main and proposals.closed_states(ws)[pid]["status"] == "approved"
+    r = post(c, f"/p/{pid}/revert", server, confirm="yes")
     assert r.status_code == 303 and r.headers["location"].startswith(f"{server.prefix}/history?done=reverted")
     assert "Temporary: Cloudflare" in ws.repo.read(ws.main(), "MEMORY.md").decode()
     assert proposals.closed_states(ws)[pid]["status"] == "reverted"
@@ -303,7 +307,7 @@ def test_proposal_pages_render_for_every_status(site) -> None:
         assert re.search(r" at \d{4}-\d\d-\d\d \d\d:\d\d", meta), meta
         assert (reason in meta) if reason else ":" not in meta.split(" by ")[-1]
     assert f'action="{server.prefix}/p/{refresh}/revert"' in c.get(f"/p/{refresh}").text
-    assert post(c, f"/p/{refresh}/revert", server).status_code == 303
+    assert post(c, f"/p/{refresh}/revert", server, confirm="yes").status_code == 303
     html = c.get("/history").text
     assert f'href="{server.prefix}/p/{refresh}"' in html and f'href="{server.prefix}/p/{prune}"' in html
     page = c.get(f"/p/{refresh}")

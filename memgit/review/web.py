@@ -330,6 +330,10 @@ class Handler(BaseHTTPRequestHandler):
                     res = common.edit_and_approve(ws, pid, form.get("text", ""))
                     done, target, back = "edited", res.edited.id, "/"
                 else:
+                    if form.get("confirm") != "yes":  # one click asks; only the confirmation reverts
+                        p = proposals.get(ws, pid, check=False)
+                        return self._page("review_confirm_revert.html.j2", ws=ws, title="Revert?", id=p.id,
+                                          title_text=sensitive.redact(p.title))
                     proposals.revert(ws, pid)
                     done, target, back = "reverted", pid, "/history"
             except NotFoundError as e:
