@@ -2,8 +2,9 @@
 
 The corpus is the working tree (what the agent reads, not main): memory files
 and the files under `reference/` as entries (plus any prose line outside an
-entry), daily logs and archived logs as lines, and the other files of
-`<archive_dir>/archive-*/` (archived entries) as entries again. Every unit is
+entry), daily logs and archived logs as lines, the other files of
+`<archive_dir>/archive-*/` (archived entries) as entries again, and imported
+transcripts (`<sessions_dir>/*.jsonl`) one turn a unit, named by who said it. Every unit is
 redacted before it is tokenised, so no secret reaches the cache or a hit, and
 tokenised with `memgit.text.terms` (English stems, Chinese bigrams after
 Traditional→Simplified folding, versions and paths whole). Ranking is
@@ -88,7 +89,7 @@ def _safe(root: Path, p: Path, warnings: list[str], rel: str | None = None) -> b
     return False
 
 
-def _walk_md(root: Path, top: Path, warnings: list[str]) -> list[str]:
+def _walk_md(root: Path, top: Path, warnings: list[str], suffix: str = ".md") -> list[str]:
     """Relative paths of the markdown files under `top`, sorted; links out of the workspace are not followed.
 
     os.scandir, not pathlib: after expire a ten-year workspace has thousands of archived logs.
@@ -108,7 +109,7 @@ def _walk_md(root: Path, top: Path, warnings: list[str]) -> list[str]:
             sub = f"{rel}/{de.name}"
             if de.is_dir(follow_symlinks=False):
                 stack.append((de.path, sub))
-            elif de.name.endswith(".md") and de.is_file() and (
+            elif de.name.endswith(suffix) and de.is_file() and (
                     # the folder is inside, so only a symlink can lead out (resolving every file is slow)
                     not de.is_symlink() or _safe(root, Path(de.path), warnings, sub)):
                 found.append(sub)
@@ -139,6 +140,8 @@ def sources(ws: Workspace, warnings: list[str] | None = None) -> list[tuple[str,
         for d in sorted(arch.glob("archive-*")):
             out += [(rel, "lines" if LOG_NAME_RE.match(rel.rsplit("/", 1)[-1]) else "entries")
                     for rel in _walk_md(root, d, warnings)]
+    # imported transcripts: one unit a turn, who said it first
+    out += [(rel, "turns") for rel in _walk_md(root, root / mem.sessions_dir, warnings, ".jsonl")]
     seen: set[str] = set()
     unique = []
     for rel, kind in out:
@@ -177,10 +180,29 @@ def _entry_units(rel: str, text: str) -> list[tuple[int, str]]:
     return sorted(out)
 
 
+def _turn_units(rel: str, text: str) -> list[tuple[int, str]]:
+    """A session file's turns as "<who>: <text>" (memgit's session lines; a bad line is left out)."""
+    out = []
+    for i, line in enumerate(text.split("\n"), 1):
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(rec, dict) or not isinstance(rec.get("text"), str) or not rec["text"].strip():
+            continue
+        who = rec.get("speaker") if rec.get("role") == "other" else rec.get("role")
+        who = who if isinstance(who, str) and who else "someone"
+        out.append((i, f"{who}: {' '.join(rec['text'].split())}"))
+    return out
+
+
 def _units_of(rel: str, kind: str, text: str) -> list[tuple[int, str, str]]:
     """(line, redacted text, space-joined terms) of one file's units that carry a term."""
-    red = sensitive.redact(text)
-    pieces = _line_units(rel, red) if kind == "lines" else _entry_units(rel, red)
+    if kind == "turns":  # parsed first, so an escaped secret ("\u0073k-…") is redacted as it reads
+        pieces = [(i, sensitive.redact(t)) for i, t in _turn_units(rel, text)]
+    else:
+        red = sensitive.redact(text)
+        pieces = _line_units(rel, red) if kind == "lines" else _entry_units(rel, red)
     out = []
     for line, t in pieces:
         ts = terms(t)

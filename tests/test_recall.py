@@ -37,7 +37,7 @@ def where(hits) -> list[tuple[str, int]]:
 def test_hit_is_the_whole_entry_as_written_with_its_tag(workspace):
     hits = search(workspace, "Cockpit push")
     top = hits[0]
-    assert (top.path, top.line) in {("MEMORY.md", 9), ("memory/2026-11-29.md", 3)}
+    assert (top.path, top.line) in {("MEMORY.md", 9), ("memory/2026-11-29.md", 3), ("sessions/2026-11-29-a1.jsonl", 1)}
     entry = next(h for h in hits if h.path == "MEMORY.md")
     assert entry.text == "- [P1] Cockpit v1 待 push，侧栏的 UI bug 修完就上 (2026-11-02)"
     assert entry.line == 9
@@ -338,3 +338,20 @@ def test_approve_runs_the_wake_check_end_to_end(tmp_path, run_cli):
     assert f"Approved {bad}" in out
     assert f"Warning: wake check: recall does not find the change of {bad} by its own key terms." in err
     assert good not in err
+
+
+def test_imported_sessions_are_searched_turn_by_turn_with_who_said_it(workspace):
+    root = workspace.root
+    write(root, "sessions/openclaw-g1.jsonl", "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in [
+        {"ts": "2026-11-28T10:00:00Z", "session": "g1", "role": "other", "speaker": "Lin",
+         "text": "我們把 Zephyr 打包腳本移到 CI 了"},
+        {"ts": "2026-11-28T10:01:00Z", "session": "g1", "role": "user",
+         "text": "Zephyr packaging now runs in CI, token sk-ant-api03-" + "Q" * 40},
+        "not json at all",
+    ]))
+    hits = search(workspace, "zephyr")
+    assert {(h.path, h.line) for h in hits} == {("sessions/openclaw-g1.jsonl", 1), ("sessions/openclaw-g1.jsonl", 2)}
+    texts = {h.line: h.text for h in hits}
+    assert texts[1].startswith("Lin: ") and texts[2].startswith("user: ")
+    assert "sk-ant-api03" not in texts[2] and "[REDACTED]" in texts[2]
+    assert ("sessions/2026-11-29-a1.jsonl", 2) in where(search(workspace, "Pushed Cockpit GitHub"))
