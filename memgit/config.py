@@ -59,6 +59,13 @@ class LLMSettings:
 
 
 @dataclass(frozen=True)
+class AgentSettings:
+    # true: the agent writes its memory files itself and memgit commits those edits to main (as today);
+    # false: the agent must go through review: an edit it makes to a memory file becomes a proposal
+    direct_writes: bool = True
+
+
+@dataclass(frozen=True)
 class Config:
     memory: MemorySettings = field(default_factory=MemorySettings)
     capacity: dict[str, int] = field(default_factory=lambda: {"MEMORY.md": 2200, "USER.md": 1375})
@@ -66,6 +73,7 @@ class Config:
     lifecycle: LifecycleSettings = field(default_factory=LifecycleSettings)
     schedule: ScheduleSettings = field(default_factory=ScheduleSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
+    agent: AgentSettings = field(default_factory=AgentSettings)
     path: Path | None = None
 
     @property
@@ -84,6 +92,7 @@ _COMMENTS = {
     ("dream", "associate"): "true: every dream also writes the memgit-diary.md diary",
     ("schedule", "dream"): 'cadences for `memgit schedule install`; "off" drops a job',
     ("llm", "backend"): '"offline" (embedded) or "anthropic"',
+    ("agent", "direct_writes"): "false: the agent's edits to memory files become proposals",
 }
 
 
@@ -101,7 +110,7 @@ def default_toml(capacity: dict[str, int] | None = None, files: tuple[str, ...] 
     """The memgit.toml `memgit init` writes: every setting at its default, rendered from the dataclasses."""
     cfg = Config()
     out = ["# memgit configuration (see README: Configuration)"]
-    for name in ("memory", "capacity", "dream", "lifecycle", "schedule", "llm"):
+    for name in ("memory", "capacity", "dream", "lifecycle", "schedule", "llm", "agent"):
         out.append(f"[{name}]")
         if name == "capacity":
             for f, n in (capacity or cfg.capacity).items():
@@ -125,6 +134,7 @@ _SECTIONS = {
     "lifecycle": LifecycleSettings,
     "schedule": ScheduleSettings,
     "llm": LLMSettings,
+    "agent": AgentSettings,
 }
 _CHOICES = {("llm", "backend"): ("offline", "anthropic")}
 # Every number memgit.toml may hold, with the range it must lie in (low end excluded where marked):

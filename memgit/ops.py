@@ -24,8 +24,8 @@ from memgit.errors import ConflictError, MemgitError
 from memgit.memory import Document, Entry, entry_body, parse
 
 HASHED = "sha256:"
-KINDS = ("prune", "refresh", "consolidate", "merge", "move", "append")
-ORIGINS = ("manual", "offline", "anthropic")
+KINDS = ("prune", "refresh", "consolidate", "merge", "move", "append", "edit")
+ORIGINS = ("manual", "offline", "anthropic", "agent")
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class Operation:
     def fingerprint(self) -> str:
         """Identity of the change itself: same op, file, targets and text → same fingerprint."""
         parts = [self.op, self.file, list(self.targets), _norm(self.text), self.section or "", self.dest or ""]
-        parts += [[k, self.extra[k]] for k in ("files", "leave") if self.extra.get(k)]  # only when used
+        parts += [[k, self.extra[k]] for k in ("files", "leave", "base") if self.extra.get(k)]  # only when used
         key = json.dumps(parts, ensure_ascii=False)
         return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
@@ -94,6 +94,8 @@ class Operation:
             return f"consolidate into {self.section or self.file}: {short(self.text or '')}"
         if self.op == "append":
             return f"append to {self.file}: {short(self.text or '')}"
+        if self.op == "edit":
+            return f"the agent's own edit of {self.file}"
         if self.op == "merge":
             return f"merge {len(self.targets)} entries → {short(self.text or '')}"
         if self.extra.get("files"):
@@ -138,7 +140,7 @@ def _check_record(d: object) -> None:
         raise bad("body is not an object")
     if not isinstance(d.get("op"), str) or not isinstance(d.get("file"), str):
         raise bad("'op' and 'file' must be strings")
-    for key in ("text", "section", "dest", "reason", "origin", "run", "leave"):
+    for key in ("text", "section", "dest", "reason", "origin", "run", "leave", "base"):
         if d.get(key) is not None and not isinstance(d[key], str):
             raise bad(f"'{key}' must be a string")
     if d.get("origin") not in (None, "", *ORIGINS):
@@ -158,6 +160,34 @@ def _check_record(d: object) -> None:
     if files is not None and not (isinstance(files, list) and all(
             isinstance(f, list) and len(f) == 2 and all(isinstance(x, str) for x in f) for f in files)):
         raise bad("'files' must be a list of [from, to] paths")
+
+
+def content_hash(data: bytes | None) -> str:
+    """What an agent's edit was made against: the file's bytes as main had them (none: absent)."""
+    return hashlib.sha256(data if data is not None else b"\0absent").hexdigest()
+
+
+def _edit(op: Operation, read: Callable[[str], bytes | None], protected: tuple[str, ...],
+          allow_p0: bool) -> dict[str, bytes | None]:
+    """The agent's own edit of a memory file, made while direct writes are off: the file as the agent
+    wrote it, applied only to the version it was made against (a later main gets a new proposal from
+    the next snapshot, never a guessed merge), and touching P0 or protected entries only by a person's
+    `approve ID --allow-p0`."""
+    if op.text is None or not isinstance(op.extra.get("base"), str):
+        raise MemgitError("an edit needs the new text and the version it was made against.")
+    data = read(op.file)
+    if content_hash(data) != op.extra["base"]:
+        raise ConflictError(f"{op.file} changed in main since the agent's edit; the next snapshot proposes "
+                            f"the agent's file again against today's main: reject this one.")
+    new = op.text.encode("utf-8")
+    if not allow_p0 and data is not None:
+        kept = {e.text for e in parse(op.file, new, protected).entries}
+        for e in parse(op.file, data, protected).entries:
+            if e.frozen and e.text not in kept:
+                raise ConflictError(f"the agent's edit changes {op.file} line {e.line}, which is P0 or protected: "
+                                    f"it changes only when a person approves that by id with "
+                                    f"`memgit approve ID --allow-p0`.")
+    return {op.file: new}
 
 
 def hash_target(text: str) -> str:
@@ -250,6 +280,8 @@ def _plan(op: Operation, read: Callable[[str], bytes | None], protected: tuple[s
         sep = b"" if not old or old.endswith(b"\n") else b"\n"
         gap = b"\n" if old.strip() else b""
         return {op.file: old + sep + gap + op.text.rstrip("\n").encode("utf-8") + b"\n"}
+    if op.op == "edit":
+        return _edit(op, read, protected, allow_p0)
     if op.op == "move" and not op.targets and op.extra.get("files"):
         return _move_files(op.extra["files"], read)
     if op.op == "move" and not op.targets:

@@ -417,7 +417,8 @@ def create(ws: Workspace, operations: list[Operation], skip_known: bool = False,
             raise ConflictError(f"the same change was {closed[pid]['status']} before (proposal {pid}); "
                                 f"it is not proposed again: add --again to propose it anyway.")
         # the origin is trusted here, and only here: this process built the operation
-        changes = _changes(ws, op, main, allow_p0=op.origin == "manual")
+        # (an agent's own edit may touch P0 lines: it is proposed, and only `approve ID --allow-p0` applies it)
+        changes = _changes(ws, op, main, allow_p0=op.origin == "manual" or op.op == "edit")
         bad = [path for path in changes if not _allowed_path(ws, path)]
         if bad:
             raise MemgitError(f"this {op.op} would change {bad[0]}, which is not a memory file; nothing proposed.")
@@ -606,32 +607,41 @@ def _order(kind: str) -> int:
 def reject(ws: Workspace, ids: list[str], reason: str = "") -> list[Proposal]:
     """Close open proposals without merging. A proposal whose record cannot be read (a malformed
     branch pulled from a remote) is closed too, so it never stands in anyone's way."""
+    with ws.repo.lock():
+        return reject_locked(ws, ids, reason)
+
+
+def reject_locked(ws: Workspace, ids: list[str], reason: str = "") -> list[Proposal]:
+    """`reject`, for a caller that already holds the repo lock (a snapshot closing a superseded edit)."""
     from memgit import sensitive
 
     reason = sensitive.redact(reason)
     done = []
-    with ws.repo.lock():
-        for i in dict.fromkeys(ids):  # the same id twice is one rejection
-            bad = _unreadable_ref(ws, check_id(i))
-            if bad:
-                _close_unreadable(ws, *bad, reason)
-                continue
-            p = get(ws, i, check=False)
-            if p.status != "open":
-                raise MemgitError(f"proposal {p.id} is {p.status}, not open; nothing to reject.")
-            jparent = ws.repo.ref(JOURNAL)
-            jsha, _ = journal.prepare(ws.repo, "reject", {
-                "summary": f"{p.id} {p.title}" + (f" — {reason}" if reason else ""), "id": p.id,
-                "reason": reason, "by": ws.repo.user(), "fingerprint": p.op.fingerprint,
-                "op": p.op.op, "file": p.op.file}, jparent)
-            main = ws.repo.ref(MAIN)
-            record = p.commit if not main or p.base == main else _record_on(ws, p, main)
-            ws.repo.update_refs([
-                (PROPOSAL_PREFIX + p.id, None, p.commit),
-                (CLOSED_PREFIX + p.id, record, None),
-                (JOURNAL, jsha, jparent),
-            ])
-            done.append(p)
+    for i in dict.fromkeys(ids):  # the same id twice is one rejection
+        bad = _unreadable_ref(ws, check_id(i))
+        if bad:
+            _close_unreadable(ws, *bad, reason)
+            continue
+        p = get(ws, i, check=False)
+        if p.status != "open":
+            raise MemgitError(f"proposal {p.id} is {p.status}, not open; nothing to reject.")
+        jparent = ws.repo.ref(JOURNAL)
+        jsha, _ = journal.prepare(ws.repo, "reject", {
+            "summary": f"{p.id} {p.title}" + (f" — {reason}" if reason else ""), "id": p.id,
+            "reason": reason, "by": ws.repo.user(), "fingerprint": p.op.fingerprint,
+            "op": p.op.op, "file": p.op.file}, jparent)
+        main = ws.repo.ref(MAIN)
+        record = p.commit if not main or p.base == main else _record_on(ws, p, main)
+        ws.repo.update_refs([
+            (PROPOSAL_PREFIX + p.id, None, p.commit),
+            (CLOSED_PREFIX + p.id, record, None),
+            (JOURNAL, jsha, jparent),
+        ])
+        done.append(p)
+        if p.op.op == "edit" and p.op.text is not None and main:
+            # the agent's own edit, refused: its file goes back to main's version, but only while it
+            # still holds exactly the refused text (the text itself stays in git, under the closed ref)
+            ws._sync_file(p.op.file, p.op.text.encode("utf-8"), ws.repo.read(main, p.op.file))
     return done
 
 

@@ -347,6 +347,19 @@ class Workspace:
             self.mark_synced(main)
             return None
         changed = [p for p in self.repo.git("diff", "--cached", "--name-only", "-z", main).split("\0") if p]
+        if not self.config.agent.direct_writes:
+            held = [p for p in changed if p in self.memory_files]
+            if held:
+                # direct writes are off: main keeps its version of each memory file the agent edited, and
+                # the edit waits as a proposal; the agent's live file is left exactly as it wrote it
+                main_blobs = {p: (self.repo.write_blob(d) if (d := self.repo.read(main, p)) is not None else None)
+                              for p in held}
+                tree = self.repo.tree_with(tree, main_blobs)
+                changed = [p for p in changed if p not in held]
+                self._propose_edits(main, held)
+                if tree == self.repo.tree_of(main):
+                    self.mark_synced(main)
+                    return None
         crashpoint("snapshot:before-commit")
         sha = self.repo.commit(tree, [main], f"memgit: {note}\n\nMemgit-Snapshot: {len(changed)} file(s)\n")
         jsha, _ = journal.prepare(self.repo, "snapshot", {"summary": f"{note}: {', '.join(changed[:5])}",
@@ -356,6 +369,38 @@ class Workspace:
         self.mark_synced(sha)
         self.warn_secrets([p for p in changed if p in self.memory_files], sha)
         return sha
+
+    def _propose_edits(self, main: str, held: list[str]) -> None:
+        """One `edit` proposal per memory file the agent changed, against main's version of it; an older
+        open edit of the same file is closed as superseded (its text stays in git)."""
+        from memgit import proposals
+        from memgit.errors import MemgitError
+        from memgit.ops import Operation, content_hash
+
+        for path in held:
+            live = self.root / path
+            try:
+                text = live.read_text(encoding="utf-8") if live.is_file() else None
+            except (OSError, UnicodeDecodeError) as e:
+                self.warnings.append(f"{path}: the agent's edit cannot be read ({e}); not proposed.")
+                continue
+            if text is None:
+                self.warnings.append(f"{path} was deleted by the agent; direct writes are off, so main keeps it "
+                                     f"(restore the file, or remove it from [memory] files).")
+                continue
+            op = Operation("edit", path, text=text, origin="agent",
+                           reason=f"the agent edited {path} itself; direct writes are off, so the edit waits "
+                                  f"for review", extra={"base": content_hash(self.repo.read(main, path))})
+            older = [p for p in proposals.list_proposals(self, check=False)
+                     if p.op.op == "edit" and p.op.file == path and p.op.fingerprint != op.fingerprint]
+            try:
+                made = proposals.create(self, [op], skip_known=True)
+            except MemgitError as e:
+                self.warnings.append(f"the agent's edit of {path} was not proposed: {e}")
+                continue
+            if made and older:
+                proposals.reject_locked(self, [p.id for p in older],
+                                        f"superseded by the agent's later edit {made[0].id}")
 
     def repair(self) -> None:
         """Cheap check at the start of every command: bring a working tree that a crash left behind
