@@ -23,8 +23,8 @@ _spec.loader.exec_module(corpus)
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_memory"
 ALL_POSITIVES = corpus.POSITIVES + corpus.DETECT_SECRETS_POSITIVES
 POSITIVE_IDS = [f"{i}-{kind}" for i, (kind, _, _) in enumerate(ALL_POSITIVES)]
-CORPUS_POSITIVES = 200  # quoted in README.md
-CORPUS_LOOKALIKES = 137
+CORPUS_POSITIVES = 249  # quoted in README.md
+CORPUS_LOOKALIKES = 170
 
 
 def _detected(kind: str, text: str, values: list[str]) -> bool:
@@ -121,6 +121,15 @@ EXACT = [
     ("$5,400 unrealized gain; stop loss at -8%", "[REDACTED] unrealized gain; stop loss at -8%"),
     ("Visa 4111 1111 1111 1111 exp 09/29", "Visa [REDACTED] exp 09/29"),
     ("身份证号 11010519491231002X。", "身份证号 [REDACTED]。"),
+    # labelled values in the wrappings transcripts carry: a tag, an escaped JSON string, a table cell, a space
+    ("<token>Ab3dEf6hIj9kLm2nOp5qRs8tUv1w</token>", "<token>[REDACTED]</token>"),
+    ('{\\"token\\": \\"Ab3dEf6hIj9kLm2nOp5qRs8tUv1w\\"}', '{\\"token\\": \\"[REDACTED]\\"}'),
+    ("| gateway token | Ab3dEf6hIj9kLm2nOp5qRs8tUv1w |", "| gateway token | [REDACTED] |"),
+    ("Gateway token 0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978 (from onboard)",
+     "Gateway token [REDACTED] (from onboard)"),
+    ("令牌（生产）：Ab3dEf6hIj9kLm2nOp5qRs8tUv1w", "令牌（生产）：[REDACTED]"),
+    ("<task-notification>token: Ab3dEf6hIj9kLm2nOp5qRs8tUv1w</task-notification>",
+     "<task-notification>token: [REDACTED]</task-notification>"),
 ]
 
 
