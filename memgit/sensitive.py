@@ -90,6 +90,41 @@ class _LazyRegex:
         return getattr(compiled, name)
 
 
+class _AnchoredRegex:
+    """A regex whose every match has one of `words` within `reach` characters of its start.
+
+    re tries a case-insensitive alternation of words at every position of a line, about 1 µs a
+    character; this finds the words first (one case-sensitive scan of the lower-cased line) and
+    tries the pattern only at the few starts near them. `search` and `finditer` give exactly
+    what the plain regex would.
+    """
+
+    def __init__(self, pattern: str, words: tuple[str, ...], reach: int = 0) -> None:
+        self.regex = _LazyRegex(pattern)
+        self.anchors = _LazyRegex(_trie_pattern(set(words)))
+        self.reach = reach
+
+    def search(self, line: str, pos: int = 0) -> re.Match[str] | None:
+        lower = line.lower()
+        if len(lower) != len(line):  # lower() moved the offsets (a few letters lower to two)
+            return self.regex.search(line, pos)
+        match = self.regex.match
+        tried = pos  # every start before this one has been tried
+        for word in self.anchors.finditer(lower, pos):
+            for start in range(max(tried, word.start() - self.reach), word.start() + 1):
+                m = match(line, start)
+                if m is not None:
+                    return m
+            tried = word.start() + 1
+        return None
+
+    def finditer(self, line: str) -> Iterator[re.Match[str]]:
+        pos = 0
+        while (m := self.search(line, pos)) is not None:
+            yield m
+            pos = m.end() if m.end() > m.start() else m.end() + 1
+
+
 def _iter_findings(text: str) -> Iterator[Finding]:
     # the multi-line key block we are inside ("pem", "ppk" or "ppk-private"), and whether its
     # first line stood after a prefix (a diff's "+", a list's "- "), which its other lines then carry too
@@ -645,12 +680,13 @@ _ASIDE = r"(?:[ \t]*(?:\([^()\n]{1,30}\)|（[^（）\n]{1,30}）))?"
 
 _PASSWORD_WORDS = ("pass", "pwd", "密码", "密碼", "口令", "senha", "contraseña", "mot de passe", "passwort",
                    "wachtwoord", "пароль")
-_PASSWORD = _LazyRegex(
+_PASSWORD = _AnchoredRegex(
     r"(?i)(?P<kw>password|passwd|passphrase|pwd|密码|密碼|口令|senha|contraseña|mot de passe|passwort|wachtwoord"
     r"|пароль)"
     rf"[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?P<strong>{_STRONG_SEP})(?:{_EMPH})?|(?P<weak>{_WEAK_SEP})"
     r"|(?P<space>(?<=[码碼令])[ \t]+))"
-    rf"[ \t]*(?:{_QUOTED}|{_BARE})"
+    rf"[ \t]*(?:{_QUOTED}|{_BARE})",
+    _PASSWORD_WORDS,
 )
 _NOT_A_PASSWORD = frozenset({
     "none", "null", "nil", "true", "false", "required", "optional", "empty", "unset", "n/a", "na",
@@ -672,12 +708,14 @@ _ASSIGNMENT_KEYWORDS = (
         ),
     ),
 )
-_ASSIGNMENT = _LazyRegex(
+_ASSIGNMENT = _AnchoredRegex(
     "(?i)(?:"
     + "|".join(f"(?P<k{i}>{kw})" for i, (_, kw) in enumerate(_ASSIGNMENT_KEYWORDS))
     + rf")\\?[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|{_WEAK_SEP})(?:{_EMPH})?|(?<=[牌钥鑰])(?=[ \t]))"
     r"[ \t]*\\?[\"'`“「]?"
-    r"([A-Za-z0-9_\-.+/~]{8,}={0,3})(?![A-Za-z0-9_\-.+/~=])"
+    r"([A-Za-z0-9_\-.+/~]{8,}={0,3})(?![A-Za-z0-9_\-.+/~=])",
+    _ASSIGNMENT_WORDS,
+    reach=len("encryption_"),  # the longest qualifier before its key word
 )
 
 
@@ -726,12 +764,13 @@ def _assignment_hits(line: str, hits: list[_Hit]) -> None:
 # ("Gateway token …", "the API key …", "--token …") just a space; a JSON string escaped inside
 # another one (\"token\": \"…\") keeps its backslashes.
 _LABEL_WORDS = ("key", "token", "secret", "auth", "pass", "pwd")
-_LABELLED = _LazyRegex(
+_LABELLED = _AnchoredRegex(
     r"(?:(?<![A-Za-z])(?P<word>(?i:key|token|secret|auth|passwd|pass|pwd))"
     r"|(?<=[a-z0-9])(?P<camel>Key|Token|Secret|Auth|Passwd|Pass|Pwd))(?![A-Za-z])"
     rf"\\?[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|\||>)(?:{_EMPH})?[ \t]*"
     r"|(?P<to>[ \t]+to[ \t]+)|(?P<space>[ \t]+))"
-    rf"(?:{_QUOTED}|(?:\\[\"'])?([A-Za-z0-9_\-.+/~]{{8,}}={{0,3}}))(?![A-Za-z0-9_\-.+/~=])"
+    rf"(?:{_QUOTED}|(?:\\[\"'])?([A-Za-z0-9_\-.+/~]{{8,}}={{0,3}}))(?![A-Za-z0-9_\-.+/~=])",
+    _LABEL_WORDS,
 )
 _LABEL_KIND = {"key": "secret", "token": "token", "secret": "secret", "auth": "token", "pass": "password",
                "passwd": "password", "pwd": "password"}
@@ -942,7 +981,7 @@ _NOT_PERCENT = r"(?![0-9]|[.,][0-9])(?!\s*[%‰％])"  # the whole number, and n
 
 _COST_WORDS = ("成本", "均价", "均價", "买入价", "買入價", "开仓价", "開倉價", "建仓价", "建倉價", "cost", "price",
                "bought at", "basis", "paid")
-_COST_BASIS = _LazyRegex(
+_COST_BASIS = _AnchoredRegex(
     r"(?i)(?:成本价|成本價|持仓成本|持倉成本|成本均价|成本均價|买入均价|買入均價|均价|均價|买入价|買入價"
     r"|开仓价|開倉價|建仓价|建倉價|\bcost basis|\bavg\.? cost|\baverage cost|\bavg\.? price|\baverage price"
     r"|\bentry price|\bpurchase price|\bbuy price|\bcost per share|\bbought at|摊薄成本|攤薄成本|成本)"
@@ -950,7 +989,9 @@ _COST_BASIS = _LazyRegex(
     rf"(?:\s*(?:{_MONEY_UNIT}))?"
     # a bare "basis" or "paid" is a cost basis only with a currency (and "paid", per share)
     rf"|(?i:\bbasis)\s*(?:[:：=]|\bis\b|\bwas\b|\bof\b|\bat\b)?\s*(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}"
-    rf"|(?i:\bpaid)\s+(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}\s*(?i:a|per|/|each)\s*(?i:share)\b"
+    rf"|(?i:\bpaid)\s+(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}\s*(?i:a|per|/|each)\s*(?i:share)\b",
+    _COST_WORDS,
+    reach=len("purchase "),  # the longest words before "price", "cost", 成本 or 均价
 )
 
 _SHARE_WORDS = ("股", "手", "share", "lot")
