@@ -779,10 +779,10 @@ _SEGMENT = _LazyRegex(r"[A-Za-z0-9+/]+")
 _QUALIFIER = _LazyRegex(
     r"(?i)(?:(?<![A-Za-z])(?:api|access|auth|bot|gateway|refresh|session|secret|private|personal|deploy|service"
     r"|client|signing|master|bearer|registry|publish|upload|license|integration|account|admin|webhook"
-    r"|subscription)[ _.\-]?|(?<![\w-])--(?:[a-z]+-)*)\Z"
+    r"|subscription)[ _.\-]?|(?<![\w-])--)\Z"
 )
 # ...and what such a spaced value must not be: an id in prose (a UUID, a git commit)
-_ID_IN_PROSE = _LazyRegex(_UUID + r"|[0-9a-f]{40}")
+_ID_IN_PROSE = _LazyRegex(_UUID + r"|[0-9a-fA-F]{40}")
 
 
 def _labelled_hits(line: str, hits: list[_Hit]) -> None:

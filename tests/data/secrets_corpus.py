@@ -747,5 +747,7 @@ TRANSCRIPT_LOOKALIKES: list[str] = [
     "<token>redacted</token>",
     "| token | expires |",
     "--token-limit 200000",
+    "gpg --default-key 3AA5C34371567BD2 --sign notes.md",
+    "signing key 9FCEB02D0AE598E95DC970B74767F19372D61AF8 (the release key's fingerprint)",
 ]
 LOOKALIKES += TRANSCRIPT_LOOKALIKES
