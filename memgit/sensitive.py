@@ -90,6 +90,41 @@ class _LazyRegex:
         return getattr(compiled, name)
 
 
+class _AnchoredRegex:
+    """A regex whose every match has one of `words` within `reach` characters of its start.
+
+    re tries a case-insensitive alternation of words at every position of a line, about 1 µs a
+    character; this finds the words first (one case-sensitive scan of the lower-cased line) and
+    tries the pattern only at the few starts near them. `search` and `finditer` give exactly
+    what the plain regex would.
+    """
+
+    def __init__(self, pattern: str, words: tuple[str, ...], reach: int = 0) -> None:
+        self.regex = _LazyRegex(pattern)
+        self.anchors = _LazyRegex(_trie_pattern(set(words)))
+        self.reach = reach
+
+    def search(self, line: str, pos: int = 0) -> re.Match[str] | None:
+        lower = line.lower()
+        if len(lower) != len(line):  # lower() moved the offsets (a few letters lower to two)
+            return self.regex.search(line, pos)
+        match = self.regex.match
+        tried = pos  # every start before this one has been tried
+        for word in self.anchors.finditer(lower, pos):
+            for start in range(max(tried, word.start() - self.reach), word.start() + 1):
+                m = match(line, start)
+                if m is not None:
+                    return m
+            tried = word.start() + 1
+        return None
+
+    def finditer(self, line: str) -> Iterator[re.Match[str]]:
+        pos = 0
+        while (m := self.search(line, pos)) is not None:
+            yield m
+            pos = m.end() if m.end() > m.start() else m.end() + 1
+
+
 def _iter_findings(text: str) -> Iterator[Finding]:
     # the multi-line key block we are inside ("pem", "ppk" or "ppk-private"), and whether its
     # first line stood after a prefix (a diff's "+", a list's "- "), which its other lines then carry too
@@ -363,7 +398,8 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
     P = _ProviderRule
     return (
         P("Anthropic API key", _L + r"sk-ant-[A-Za-z0-9_\-]{20,}", ("sk-ant-",), _letters_and_digits),
-        P("OpenAI API key", _L + r"sk-(?!ant-)[A-Za-z0-9_\-]{20,}", ("sk-",), _letters_and_digits),
+        P("OpenRouter API key", _L + r"sk-or-v1-[a-f0-9]{64}" + _R, ("sk-or-v1-",)),
+        P("OpenAI API key", _L + r"sk-(?!ant-|or-v1-)[A-Za-z0-9_\-]{20,}", ("sk-",), _letters_and_digits),
         P("Google API key", _L + r"AIza[0-9A-Za-z_\-]{35}" + _R, ("AIza",)),
         P("Hugging Face token", _L + r"hf_[A-Za-z0-9]{30,}" + _R, ("hf_",), _mixed_case),
         P("SendGrid API key", _L + r"SG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}", ("SG.",)),
@@ -390,7 +426,7 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
             ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
         ),
         P("NVIDIA API key", _L + r"nvapi-[A-Za-z0-9_\-]{20,}", ("nvapi-",)),
-        P("npm token", _L + r"npm_[A-Za-z0-9]{30,}" + _R, ("npm_",)),
+        P("npm token", _L + r"npm_[A-Za-z0-9]{30,}" + _R, ("npm_",), _letters_and_digits),
         P("DigitalOcean token", _L + r"do[opr]_v1_[a-f0-9]{40,}" + _R, ("_v1_",)),
         P("Shopify token", _L + r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{20,}" + _R, ("shpat_", "shpss_", "shpca_", "shppa_")),
         P("Vault token", _L + r"hvs\.[A-Za-z0-9_\-]{20,}" + _R, ("hvs.",)),
@@ -420,7 +456,10 @@ def _provider_rules() -> tuple[_ProviderRule, ...]:
 
 # Prefixes from gitleaks' published rule set (config/gitleaks.toml) that the rules above and
 # detect-secrets do not cover: (kind, the token after its prefix, literal hints). Lengths are
-# gitleaks' own or a little looser, never shorter than its shortest documented token.
+# gitleaks' own or a little looser, never shorter than its shortest documented token. Docker Hub
+# (dckr_pat_ + 27), Groq (gsk_ + 52), Replicate (r8_ + 37) and Tavily (tvly-[dev-|prod-] + 32)
+# follow betterleaks / Sonar's rules and the vendors' own key pages; PyPI's macaroon prefix is
+# gitleaks' (detect-secrets wants 70 characters after it, gitleaks 50).
 _GITLEAKS_PREFIXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("1Password token", r"ops_eyJ[A-Za-z0-9+/]{250,}={0,3}", ("ops_eyJ",)),
     ("1Password secret key",
@@ -432,6 +471,7 @@ _GITLEAKS_PREFIXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("Clojars token", r"CLOJARS_[A-Za-z0-9]{60}", ("CLOJARS_",)),
     ("ClickHouse secret key", r"4b1d[A-Za-z0-9]{38}", ("4b1d",)),
     ("Cloudflare origin CA key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}", ("v1.0-",)),
+    ("Docker Hub token", r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{27,}", ("dckr_pat_", "dckr_oat_")),
     ("Doppler token", r"dp\.pt\.[A-Za-z0-9]{43}", ("dp.pt.",)),
     ("Duffel token", r"duffel_(?:test|live)_[A-Za-z0-9_\-=]{43}", ("duffel_",)),
     ("Dynatrace token", r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}", ("dt0c01.",)),
@@ -444,7 +484,9 @@ _GITLEAKS_PREFIXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("GitLab token", r"GR1348941[\w-]{20,}", ("GR1348941",)),
     ("Grafana token", r"(?:eyJrIjoi[A-Za-z0-9]{70,400}={0,3}|glc_[A-Za-z0-9+/]{32,400}={0,3}"
      r"|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})", ("eyJrIjoi", "glc_", "glsa_")),
+    ("Groq API key", r"gsk_[A-Za-z0-9]{52}", ("gsk_",)),
     ("Harness API key", r"(?:pat|sat)\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}", ("pat.", "sat.")),
+    ("Tavily API key", r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}", ("tvly-",)),
     ("Terraform Cloud token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9\-_=]{60,70}", (".atlasv1.",)),
     ("Heroku API key", r"HRKU-AA[0-9A-Za-z_\-]{58}", ("HRKU-AA",)),
     ("Hugging Face token", r"api_org_[A-Za-z]{34}", ("api_org_",)),
@@ -461,10 +503,12 @@ _GITLEAKS_PREFIXES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("OpenShift token", r"sha256~[\w-]{43}", ("sha256~",)),
     ("Perplexity API key", r"pplx-[A-Za-z0-9]{48}", ("pplx-",)),
     ("PlanetScale token", r"pscale_(?:tkn|oauth|pw)_[\w=.\-]{32,64}", ("pscale_",)),
+    ("PyPI token", r"pypi-AgE(?:IcHlwaS5vcmc|NdGVzdC5weXBpLm9yZw)[A-Za-z0-9_\-]{50,}", ("pypi-AgE",)),
     ("Postman API key", r"PMAK-[A-Fa-f0-9]{24}-[A-Fa-f0-9]{34}", ("PMAK-",)),
     ("Prefect API key", r"pnu_[A-Za-z0-9]{36}", ("pnu_",)),
     ("Pulumi token", r"pul-[a-f0-9]{40}", ("pul-",)),
     ("ReadMe API key", r"rdme_[a-z0-9]{70}", ("rdme_",)),
+    ("Replicate API token", r"r8_[A-Za-z0-9]{37}", ("r8_",)),
     ("RubyGems API key", r"rubygems_[a-f0-9]{48}", ("rubygems_",)),
     ("Scalingo token", r"tk-us-[\w-]{48}", ("tk-us-",)),
     ("Sendinblue API key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", ("xkeysib-",)),
@@ -632,16 +676,17 @@ _WEAK_SEP = r"(?:\s+is\s+|\s*(?:就|即)?(?:是|为|為)\s*[:：]?)"
 # markdown emphasis around a label's colon ("**Gateway token:** `…`") and a short aside between the
 # label and its colon ("Current token (2026-03-15): …") do not end the label
 _EMPH = r"\*\*|__|\*|_"
-_ASIDE = r"(?:[ \t]*\([^()\n]{1,30}\))?"
+_ASIDE = r"(?:[ \t]*(?:\([^()\n]{1,30}\)|（[^（）\n]{1,30}）))?"
 
 _PASSWORD_WORDS = ("pass", "pwd", "密码", "密碼", "口令", "senha", "contraseña", "mot de passe", "passwort",
                    "wachtwoord", "пароль")
-_PASSWORD = _LazyRegex(
+_PASSWORD = _AnchoredRegex(
     r"(?i)(?P<kw>password|passwd|passphrase|pwd|密码|密碼|口令|senha|contraseña|mot de passe|passwort|wachtwoord"
     r"|пароль)"
     rf"[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?P<strong>{_STRONG_SEP})(?:{_EMPH})?|(?P<weak>{_WEAK_SEP})"
     r"|(?P<space>(?<=[码碼令])[ \t]+))"
-    rf"[ \t]*(?:{_QUOTED}|{_BARE})"
+    rf"[ \t]*(?:{_QUOTED}|{_BARE})",
+    _PASSWORD_WORDS,
 )
 _NOT_A_PASSWORD = frozenset({
     "none", "null", "nil", "true", "false", "required", "optional", "empty", "unset", "n/a", "na",
@@ -663,12 +708,14 @@ _ASSIGNMENT_KEYWORDS = (
         ),
     ),
 )
-_ASSIGNMENT = _LazyRegex(
+_ASSIGNMENT = _AnchoredRegex(
     "(?i)(?:"
     + "|".join(f"(?P<k{i}>{kw})" for i, (_, kw) in enumerate(_ASSIGNMENT_KEYWORDS))
-    + rf")[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|{_WEAK_SEP})(?:{_EMPH})?|(?<=[牌钥鑰])(?=[ \t]))"
-    r"[ \t]*[\"'`“「]?"
-    r"([A-Za-z0-9_\-.+/~]{8,}={0,3})(?![A-Za-z0-9_\-.+/~=])"
+    + rf")\\?[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|{_WEAK_SEP})(?:{_EMPH})?|(?<=[牌钥鑰])(?=[ \t]))"
+    r"[ \t]*\\?[\"'`“「]?"
+    r"([A-Za-z0-9_\-.+/~]{8,}={0,3})(?![A-Za-z0-9_\-.+/~=])",
+    _ASSIGNMENT_WORDS,
+    reach=len("encryption_"),  # the longest qualifier before its key word
 )
 
 
@@ -711,26 +758,48 @@ def _assignment_hits(line: str, hits: list[_Hit]) -> None:
 # The general rule: any label whose last word is key, token, secret, auth or pass — FOO_KEY,
 # storageKey, "Storage account key", "auth" — with a strong separator before a value that looks
 # random. The known labels above accept any credential-like value; these accept only a
-# high-entropy one, so "sort_key: created_at_desc" and "auth: enabled" stay.
+# high-entropy one, so "sort_key: created_at_desc" and "auth: enabled" stay. Besides ":" and "="
+# a value may follow an XML-ish tag ("<token>…</token>"), a table cell ("| token | … |"), "to"
+# ("set OPENCLAW_GATEWAY_TOKEN to …"), or for a key, token or secret named by what it opens
+# ("Gateway token …", "the API key …", "--token …") just a space; a JSON string escaped inside
+# another one (\"token\": \"…\") keeps its backslashes.
 _LABEL_WORDS = ("key", "token", "secret", "auth", "pass", "pwd")
-_LABELLED = _LazyRegex(
+_LABELLED = _AnchoredRegex(
     r"(?:(?<![A-Za-z])(?P<word>(?i:key|token|secret|auth|passwd|pass|pwd))"
     r"|(?<=[a-z0-9])(?P<camel>Key|Token|Secret|Auth|Passwd|Pass|Pwd))(?![A-Za-z])"
-    rf"[\"'\]]?{_ASIDE}[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP})(?:{_EMPH})?[ \t]*"
-    rf"(?:{_QUOTED}|([A-Za-z0-9_\-.+/~]{{8,}}={{0,3}}))(?![A-Za-z0-9_\-.+/~=])"
+    rf"\\?[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|\||>)(?:{_EMPH})?[ \t]*"
+    r"|(?P<to>[ \t]+to[ \t]+)|(?P<space>[ \t]+))"
+    rf"(?:{_QUOTED}|(?:\\[\"'])?([A-Za-z0-9_\-.+/~]{{8,}}={{0,3}}))(?![A-Za-z0-9_\-.+/~=])",
+    _LABEL_WORDS,
 )
 _LABEL_KIND = {"key": "secret", "token": "token", "secret": "secret", "auth": "token", "pass": "password",
                "passwd": "password", "pwd": "password"}
 _SEGMENT = _LazyRegex(r"[A-Za-z0-9+/]+")
+# What names a key, token or secret standing before its value with only a space between them
+_QUALIFIER = _LazyRegex(
+    r"(?i)(?:(?<![A-Za-z])(?:api|access|auth|bot|gateway|refresh|session|secret|private|personal|deploy|service"
+    r"|client|signing|master|bearer|registry|publish|upload|license|integration|account|admin|webhook"
+    r"|subscription)[ _.\-]?|(?<![\w-])--)\Z"
+)
+# ...and what such a spaced value must not be: an id in prose (a UUID, a git commit)
+_ID_IN_PROSE = _LazyRegex(_UUID + r"|[0-9a-fA-F]{40}")
 
 
 def _labelled_hits(line: str, hits: list[_Hit]) -> None:
-    for m in _LABELLED.finditer(line):
+    pos = 0
+    while (m := _LABELLED.search(line, pos)) is not None:
+        # a rejected candidate's value may be the next label ("auth token …"): look again after its word
+        label = "word" if m.group("word") is not None else "camel"
+        pos = m.end(label)
         group = _matched(m, last_first=True)
         value = m.group(group)
-        word = (m.group("word") or m.group("camel")).lower()
+        word = m.group(label).lower()
         if _is_placeholder(value):
             continue
+        if m.group("to") is not None or m.group("space") is not None:
+            if word not in ("key", "token", "secret") or _ID_IN_PROSE.fullmatch(value) or (
+                    m.group("space") is not None and not _QUALIFIER.search(line, max(0, m.start() - 40), m.start())):
+                continue
         if word in ("pass", "pwd", "passwd"):
             # "pass" alone is a verb ("all tests pass: 3"); as the tail of a name (db_pass, SMTP_PASS) it is a password
             named = m.group("camel") is not None or (m.start() >= 2 and line[m.start() - 1] in "_-."
@@ -743,6 +812,7 @@ def _labelled_hits(line: str, hits: list[_Hit]) -> None:
         if word == "auth" and _is_basic_auth(value):
             kind = "basic auth credentials"
         hits.append((kind, m.start(group), m.end(group)))
+        pos = max(pos, m.end(group))
 
 
 def _random_looking(value: str) -> bool:
@@ -807,7 +877,7 @@ def _strip_trailing(value: str) -> str:
 
 
 _PLACEHOLDER = _LazyRegex(
-    r"(?i)\[REDACTED\]|<[^>]*>|^<|\$\{.*\}|\{\{.*\}\}|\$\(|^%\(?\w*\)?s$|^\$[A-Za-z_]\w*$|^[*•x.…]+$"
+    r"(?i)\[REDACTED\]|<[^>]*>|^<|(?:\.\.\.|…)$|\$\{.*\}|\{\{.*\}\}|\$\(|^%\(?\w*\)?s$|^\$[A-Za-z_]\w*$|^[*•x.…]+$"
     r"|^(?:os\.|process\.env|env\.|self\.|settings\.|config\.)|^[A-Za-z_][\w.]*\("
 )
 _VERSIONISH = _LazyRegex(r"v?[0-9]+(?:\.[0-9]+)+(?:[-+.][A-Za-z0-9.]+)?")
@@ -911,7 +981,7 @@ _NOT_PERCENT = r"(?![0-9]|[.,][0-9])(?!\s*[%‰％])"  # the whole number, and n
 
 _COST_WORDS = ("成本", "均价", "均價", "买入价", "買入價", "开仓价", "開倉價", "建仓价", "建倉價", "cost", "price",
                "bought at", "basis", "paid")
-_COST_BASIS = _LazyRegex(
+_COST_BASIS = _AnchoredRegex(
     r"(?i)(?:成本价|成本價|持仓成本|持倉成本|成本均价|成本均價|买入均价|買入均價|均价|均價|买入价|買入價"
     r"|开仓价|開倉價|建仓价|建倉價|\bcost basis|\bavg\.? cost|\baverage cost|\bavg\.? price|\baverage price"
     r"|\bentry price|\bpurchase price|\bbuy price|\bcost per share|\bbought at|摊薄成本|攤薄成本|成本)"
@@ -919,7 +989,9 @@ _COST_BASIS = _LazyRegex(
     rf"(?:\s*(?:{_MONEY_UNIT}))?"
     # a bare "basis" or "paid" is a cost basis only with a currency (and "paid", per share)
     rf"|(?i:\bbasis)\s*(?:[:：=]|\bis\b|\bwas\b|\bof\b|\bat\b)?\s*(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}"
-    rf"|(?i:\bpaid)\s+(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}\s*(?i:a|per|/|each)\s*(?i:share)\b"
+    rf"|(?i:\bpaid)\s+(?:{_CURRENCY})\s*(?:{_NUMBER}){_NOT_PERCENT}\s*(?i:a|per|/|each)\s*(?i:share)\b",
+    _COST_WORDS,
+    reach=len("purchase "),  # the longest words before "price", "cost", 成本 or 均价
 )
 
 _SHARE_WORDS = ("股", "手", "share", "lot")

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import itertools
 import subprocess
 import sys
 import time
@@ -23,8 +24,8 @@ _spec.loader.exec_module(corpus)
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_memory"
 ALL_POSITIVES = corpus.POSITIVES + corpus.DETECT_SECRETS_POSITIVES
 POSITIVE_IDS = [f"{i}-{kind}" for i, (kind, _, _) in enumerate(ALL_POSITIVES)]
-CORPUS_POSITIVES = 200  # quoted in README.md
-CORPUS_LOOKALIKES = 137
+CORPUS_POSITIVES = 249  # quoted in README.md
+CORPUS_LOOKALIKES = 172
 
 
 def _detected(kind: str, text: str, values: list[str]) -> bool:
@@ -121,6 +122,15 @@ EXACT = [
     ("$5,400 unrealized gain; stop loss at -8%", "[REDACTED] unrealized gain; stop loss at -8%"),
     ("Visa 4111 1111 1111 1111 exp 09/29", "Visa [REDACTED] exp 09/29"),
     ("身份证号 11010519491231002X。", "身份证号 [REDACTED]。"),
+    # labelled values in the wrappings transcripts carry: a tag, an escaped JSON string, a table cell, a space
+    ("<token>Ab3dEf6hIj9kLm2nOp5qRs8tUv1w</token>", "<token>[REDACTED]</token>"),
+    ('{\\"token\\": \\"Ab3dEf6hIj9kLm2nOp5qRs8tUv1w\\"}', '{\\"token\\": \\"[REDACTED]\\"}'),
+    ("| gateway token | Ab3dEf6hIj9kLm2nOp5qRs8tUv1w |", "| gateway token | [REDACTED] |"),
+    ("Gateway token 0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978 (from onboard)",
+     "Gateway token [REDACTED] (from onboard)"),
+    ("令牌（生产）：Ab3dEf6hIj9kLm2nOp5qRs8tUv1w", "令牌（生产）：[REDACTED]"),
+    ("<task-notification>token: Ab3dEf6hIj9kLm2nOp5qRs8tUv1w</task-notification>",
+     "<task-notification>token: [REDACTED]</task-notification>"),
 ]
 
 
@@ -255,6 +265,44 @@ def test_credential_forms_seen_in_real_memories(line):
                                   "Gateway token rotated on 2026-03-15", "npm_config_cache is set"])
 def test_their_look_alikes_are_not(line):
     assert not has_sensitive(line)
+
+
+_KEYWORDY = st.lists(st.sampled_from([
+    "key", "Key", "token", "TOKEN", "secret", "auth", "pass", "PASSWORD", "pwd", "密码", "令牌", "密鑰", "api_",
+    "encryption_", "refresh-", "cost", "Price", "average ", "basis", "paid ", "成本", "均价", "持仓", " ", ":", "：",
+    "=", '"', "\\", "(x)", " is ", " to ", "|", ">", "$", "1,200.5", "Ab3dEf6hIj9kLm2nOp5q", "xy", "İ", "-",
+]), max_size=14).map("".join)
+
+
+def _same_matches(text: str, pos: int = 0) -> None:
+    from memgit import sensitive
+
+    for rx in (sensitive._PASSWORD, sensitive._ASSIGNMENT, sensitive._LABELLED, sensitive._COST_BASIS):
+        assert [m.span() for m in rx.finditer(text)] == [m.span() for m in rx.regex.finditer(text)], text
+        found, plain = rx.search(text, pos), rx.regex.search(text, pos)
+        assert (found and found.span()) == (plain and plain.span()), text
+
+
+def test_anchored_regexes_match_like_the_plain_ones_on_every_label_form() -> None:
+    # every qualifier before every word, after a word and after a letter, with each separator
+    words = ["key", "Key", "token", "secret", "password", "pwd", "cost", "price", "basis", "paid", "密码", "令牌", "成本"]
+    qualifiers = ["", "api_", "API ", "encryption_", "refresh-", "client_", "average ", "purchase ", "持仓", "x"]
+    seps = [": ", "=", " is ", " ", "：", " $"]
+    for q, w, sep in itertools.product(qualifiers, words, seps):
+        for text in (f"{q}{w}{sep}Ab3dEf6hIj9kLm2nOp5q 1,200.5", f"the {q}{w}{sep}'Xk9#pq72' and {q}{w}{sep}318.6"):
+            _same_matches(text)
+    for _, text, _ in corpus.POSITIVES:
+        for line in text.split("\n"):
+            _same_matches(line)
+    for line in corpus.LOOKALIKES:
+        _same_matches(line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_KEYWORDY, st.integers(min_value=0, max_value=40))
+def test_anchored_regexes_match_like_the_plain_ones(text: str, pos: int) -> None:
+    # the rule families try their patterns only near their words: the matches must be the same
+    _same_matches(text, pos)
 
 
 def _git(repo: Path, *args: str) -> str:

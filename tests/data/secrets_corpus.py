@@ -618,3 +618,136 @@ BLOCK_POSITIVES: list[tuple[str, str, list[str]]] = [
     ("private key", prefixed(PPK, "-"), [*PPK_PRIVATE, PPK_MAC]),
 ]
 POSITIVES += BLOCK_POSITIVES
+
+# --- token kinds real agent transcripts carry (generated after everything above) ----------------
+# Shapes from each vendor's docs and gitleaks' / betterleaks' rules: npm "npm_" + 36, PyPI macaroons
+# "pypi-AgEIcHlwaS5vcmc…" (TestPyPI "pypi-AgENdGVzdC5weXBpLm9yZw…"), Docker Hub "dckr_pat_" + 27,
+# Groq "gsk_" + 52, Replicate "r8_" + 37, OpenRouter "sk-or-v1-" + 64 hex, Tavily "tvly-[dev-]" + 32,
+# NVIDIA "nvapi-" + 64, Cloudflare API tokens (40, no prefix) and global keys (37 hex), Brave Search
+# keys ("BSA…" or 31 characters, sent as X-Subscription-Token), OpenClaw / Hermes gateway tokens
+# (48 or 64 hex: `openssl rand -hex`, gateway.auth.token in openclaw.json, OPENCLAW_GATEWAY_TOKEN).
+
+NPM = "npm_" + _rand(36)
+PYPI_LONG = "pypi-AgEIcHlwaS5vcmc" + _rand(150, URLSAFE)
+PYPI_SHORT = "pypi-AgEIcHlwaS5vcmc" + _rand(56, URLSAFE)  # shorter than detect-secrets' 70
+TESTPYPI = "pypi-AgENdGVzdC5weXBpLm9yZw" + _rand(120, URLSAFE)
+DOCKER_PAT = "dckr_pat_" + _rand(27, URLSAFE)
+DOCKER_OAT = "dckr_oat_" + _rand(32, URLSAFE)
+CLOUDFLARE_TOKEN = _rand(40, URLSAFE)
+CLOUDFLARE_GLOBAL = _rand(37, HEX)
+NVIDIA = "nvapi-" + _rand(64, URLSAFE)
+BRAVE = _rand(31)
+BRAVE_BSA = "BSA" + _rand(28)
+GATEWAY_48 = _rand(48, HEX)
+GATEWAY_64 = _rand(64, HEX)
+GATEWAY_URLSAFE = _rand(43, URLSAFE)
+HF_NEW = "hf_" + _rand(34, string.ascii_letters)
+GROQ = "gsk_" + _rand(52)
+REPLICATE = "r8_" + _rand(37)
+OPENROUTER = "sk-or-v1-" + _rand(64, HEX)
+TAVILY = "tvly-" + _rand(32)
+TAVILY_DEV = "tvly-dev-" + _rand(32)
+TELEGRAM_2 = _digits(10) + ":AA" + _rand(33, URLSAFE)
+LABELLED = _rand(40, URLSAFE)
+LABELLED_B64 = _rand(43, ALNUM + "+/") + "="
+
+TRANSCRIPT_POSITIVES: list[tuple[str, str, list[str]]] = [
+    # package registries
+    ("npm token", f"//registry.npmjs.org/:_authToken={NPM}", [NPM]),
+    ("npm token", f"npm 发布用的 token 是 {NPM}", [NPM]),
+    ("PyPI token", f"twine upload -u __token__ -p {PYPI_SHORT} dist/*", [PYPI_SHORT]),
+    ("PyPI token", f"~/.pypirc: password = {PYPI_LONG}", [PYPI_LONG]),
+    ("PyPI token", f"TestPyPI 的 token：{TESTPYPI}", [TESTPYPI]),
+    ("Docker Hub token", f"echo {DOCKER_PAT} | docker login -u jw --password-stdin", [DOCKER_PAT]),
+    ("Docker Hub token", f"組織 token {DOCKER_OAT} 只給 CI 用", [DOCKER_OAT]),
+    # Cloudflare: no prefix, known by its label
+    ("Cloudflare API key", f"CLOUDFLARE_API_TOKEN={CLOUDFLARE_TOKEN}", [CLOUDFLARE_TOKEN]),
+    ("Cloudflare API key", f"Cloudflare global API key: {CLOUDFLARE_GLOBAL}", [CLOUDFLARE_GLOBAL]),
+    ("secret", f"curl -H 'X-Auth-Key: {CLOUDFLARE_GLOBAL}' https://api.cloudflare.com/client/v4/user", [CLOUDFLARE_GLOBAL]),
+    # model and search APIs
+    ("NVIDIA API key", f"NVIDIA_API_KEY={NVIDIA}", [NVIDIA]),
+    ("API key", f"BRAVE_API_KEY={BRAVE}", [BRAVE]),
+    ("token", f"curl -H \"X-Subscription-Token: {BRAVE}\" https://api.search.brave.com/res/v1/web/search", [BRAVE]),
+    ("Brave Search API key", f"Brave 搜索的 key：{BRAVE_BSA}", [BRAVE_BSA]),
+    ("Hugging Face token", f"export HF_TOKEN={HF_NEW}", [HF_NEW]),
+    ("Groq API key", f"client = Groq(api_key=\"{GROQ}\")", [GROQ]),
+    ("Groq API key", f"换成 {GROQ} 之后 429 没了", [GROQ]),
+    ("Replicate API token", f"REPLICATE_API_TOKEN={REPLICATE}", [REPLICATE]),
+    ("Replicate API token", f"replicate 用 {REPLICATE} 跑", [REPLICATE]),
+    ("OpenRouter API key", f"OPENROUTER_API_KEY={OPENROUTER}", [OPENROUTER]),
+    ("OpenRouter API key", f"fallback model via openrouter, key {OPENROUTER}", [OPENROUTER]),
+    ("Tavily API key", f"TAVILY_API_KEY={TAVILY_DEV}", [TAVILY_DEV]),
+    ("Tavily API key", f"搜尋改用 Tavily，金鑰 {TAVILY}", [TAVILY]),
+    ("Telegram bot token", f"channels.telegram.botToken: \"{TELEGRAM_2}\"", [TELEGRAM_2]),
+    # OpenClaw / Hermes gateway tokens
+    ("token", f"OPENCLAW_GATEWAY_TOKEN={GATEWAY_48}", [GATEWAY_48]),
+    ("token", f"Gateway token {GATEWAY_48} (from openclaw onboard)", [GATEWAY_48]),
+    ("token", f"openclaw config set gateway.auth.token \"{GATEWAY_64}\"", [GATEWAY_64]),
+    ("token", f"openclaw gateway --token {GATEWAY_64}", [GATEWAY_64]),
+    ("token", f'  "gateway": {{ "auth": {{ "mode": "token", "token": "{GATEWAY_48}" }} }},', [GATEWAY_48]),
+    ("token", f"    \"token\": \"{GATEWAY_URLSAFE}\",", [GATEWAY_URLSAFE]),
+    ("token", f"set OPENCLAW_GATEWAY_TOKEN to {GATEWAY_URLSAFE} on h1", [GATEWAY_URLSAFE]),
+    ("token", f"Hermes 网关令牌：{GATEWAY_64}", [GATEWAY_64]),
+    ("token", f"http://127.0.0.1:18789/?token={GATEWAY_48}", [GATEWAY_48]),
+    # labelled high-entropy values, in any language and wrapping
+    ("token", f"token: {LABELLED}", [LABELLED]),
+    ("secret", f"密钥：{LABELLED}", [LABELLED]),
+    ("token", f"令牌={LABELLED}", [LABELLED]),
+    ("secret", f"金鑰: {LABELLED}", [LABELLED]),
+    ("secret", f"API 密鑰 {LABELLED}", [LABELLED]),
+    ("token", f"令牌（生产环境）：{LABELLED}", [LABELLED]),
+    ("API key", f'{{"apiKey": "{LABELLED}", "baseUrl": "https://api.example.internal"}}', [LABELLED]),
+    ("token", f'{{\\"token\\": \\"{LABELLED}\\", \\"mode\\": \\"token\\"}}', [LABELLED]),
+    ("token", f"  access_token: {LABELLED_B64}", [LABELLED_B64]),
+    ("token", f"<task-notification><summary>deploy done</summary> token: {LABELLED}</task-notification>",
+     [LABELLED]),
+    ("token", f"<token>{LABELLED}</token>", [LABELLED]),
+    ("secret", f"<apiKey>{LABELLED}</apiKey>", [LABELLED]),
+    ("token", f"| gateway token | {LABELLED} |", [LABELLED]),
+    ("secret", f"the API key {LABELLED} works again", [LABELLED]),
+    ("token", f"Access Token {LABELLED_B64}", [LABELLED_B64]),
+    ("token", f"huggingface-cli login --token {LABELLED}", [LABELLED]),
+]
+POSITIVES += TRANSCRIPT_POSITIVES
+
+TRANSCRIPT_LOOKALIKES: list[str] = [
+    # placeholders and truncated examples of the new prefixes
+    "npm_XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX",
+    "npm_config_registry=https://registry.npmjs.org/",
+    "twine upload -u __token__ -p pypi-AgEIcHlwaS5vcmc…",
+    "docker login -u jw -p dckr_pat_xxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "GROQ_API_KEY=gsk_your_groq_api_key_here",
+    "r8_**********************************",
+    "OPENROUTER_API_KEY=sk-or-v1-...",
+    "TAVILY_API_KEY=tvly-YOUR_API_KEY",
+    "nvapi-xxxx is what the NGC page shows",
+    # labels followed by ordinary words, placeholders, references
+    "token: <your-token>",
+    "gateway token: <your-gateway-token>",
+    "OPENCLAW_GATEWAY_TOKEN=${OPENCLAW_GATEWAY_TOKEN}",
+    "X-Subscription-Token: $BRAVE_API_KEY",
+    "CLOUDFLARE_API_TOKEN=your-cloudflare-api-token",
+    '"token": "replace-me"',
+    "apiKey: process.env.BRAVE_API_KEY",
+    "密钥：请去 1Password 里找",
+    "令牌=已过期，需要重新生成",
+    "金鑰: 尚未設定",
+    "API 密鑰 每月輪換一次",
+    "token: refresh-on-expiry",
+    "the gateway token rotated at 03:00 and the agents reconnected",
+    "Gateway token is set via gateway.auth.token",
+    "openclaw config get gateway.auth.token",
+    # short ids, git SHAs and UUIDs after a label in prose
+    "api key abc123 is the test tenant",
+    "access token 7bb7120 in the changelog",
+    "deploy key 9fceb02d0ae598e95dc970b74767f19372d61af8 was the commit that added it",
+    "access token 3f2a9c1d-4e5b-4a7f-8091-a2b3c4d5e6f7 was revoked",
+    "<task-notification>task 550e8400-e29b-41d4-a716-446655440000 completed</task-notification>",
+    "cache key for tokens: memgit-recall-v1",
+    "<token>redacted</token>",
+    "| token | expires |",
+    "--token-limit 200000",
+    "gpg --default-key 3AA5C34371567BD2 --sign notes.md",
+    "signing key 9FCEB02D0AE598E95DC970B74767F19372D61AF8 (the release key's fingerprint)",
+]
+LOOKALIKES += TRANSCRIPT_LOOKALIKES
