@@ -151,12 +151,14 @@ def build(root: Path):
     def status_() -> dict:
         return run(status)
 
-    for name in files:
-        def read(name: str = name) -> str:
+    def reader(name: str):
+        def read() -> str:
             return run(memory_text, name)
+        return read
 
+    for name in files:
         server.resource(f"memgit://main/{name}", name=name, mime_type="text/markdown",
-                        description=f"{name} as main has it (what the agent reads)")(read)
+                        description=f"{name} as main has it (what the agent reads)")(reader(name))
     return server
 
 
