@@ -9,9 +9,9 @@ agents write `<sessionId>/subagents/agent-<agentId>.jsonl`.
 Every line is one record with a `type`. Each record gives one `Turn` or one `Skip`:
 
 - `user` / `assistant` (`message` {role, content}, `sessionId`, `uuid`, `timestamp`): `content` is a
-  string or blocks (`text`, `tool_use`, `tool_result`, `thinking`, `image`). 1.0.x wrote a whole reply
-  in one record; 2.x writes one block a record, sharing `message.id`. Kept: the person's text and the
-  assistant's text. Skipped, each with its reason:
+  string or blocks (`text`, `tool_use`, `tool_result`, `thinking`, `image`). A record may hold several
+  blocks (older versions); 2.1 writes one block a record, the records of one reply sharing `message.id`.
+  Kept: the person's text and the assistant's text. Skipped, each with its reason:
   - `isSidechain` (a Task/Agent helper; in its own file from 2.1) "subagent"; `isMeta` (caveats,
     skill and command expansions) "harness text"; `isCompactSummary` "compaction summary" (see below);
   - user records: only `tool_result` blocks "tool output"; `<task-notification>` (a background
@@ -33,11 +33,12 @@ Every line is one record with a `type`. Each record gives one `Turn` or one `Ski
   ("queued copy": it reappears elsewhere). From about 2.1 a message the running turn absorbs is an
   `attachment` of type `queued_command` (`prompt`, `commandMode`, `origin`) — kept as the owner's turn
   when `commandMode` is "prompt" and `origin` human (a `task-notification` mode or another origin is
-  skipped as above). Older versions (2.0.x) wrote no attachment: the absorbed text lives only in the
-  closing `queue-operation` `remove` (no `reason` up to 2.1.241, `absorbed_mid_turn` from 2.1.246),
-  which is kept as the owner's turn unless the same text is also in an attachment or a user record of
-  the file ("queued copy"). A message held to the end of the turn is `dequeue`d and becomes a normal
-  user record (`promptSource` "queued").
+  skipped as above). Where no attachment was written (the desktop client and older CLIs handed the
+  text to the model inside a tool result's `<system-reminder>`), the absorbed text lives only in the
+  closing `queue-operation` `remove` (no `reason` up to 2.1.241, `absorbed_mid_turn` from 2.1.246):
+  kept as the owner's turn unless the same text is also in an attachment or a user record of the file
+  ("queued copy"), so a version that writes both never gives it twice. A message held to the end of
+  the turn is `dequeue`d and becomes a normal user record (`promptSource` "queued").
 - Everything else carries no conversation: `summary`/`ai-title`/`custom-title` "session title";
   `system` (compact_boundary, turn_duration, local_command, api_error…) "system record"; `progress`
   "progress"; other `attachment`s "harness text"; `file-history-snapshot`, `last-prompt`,
