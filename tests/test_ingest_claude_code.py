@@ -23,7 +23,8 @@ NPM = "npm_" + "Q7wX2bN9kL4mZ8rT1vY6cP3sD5fH0jA9gE2u"  # npm_ + 36 alphanumerics
 # Said only by harness, another agent or a summary in the fixtures; never the owner's.
 NOT_THE_OWNER = ("French", "Fridays", "tabs", "read_csv", "Python 3.8", "Date, Amount", "Created CLAUDE.md",
                  "3 passed", "Read the output file", "lint: 0", "usage limit", "No response requested",
-                 "Rate limit", "PR 42", "Review the pull request", "pip install", "/home/mei/src/ledger/README.md")
+                 "Rate limit", "PR 42", "Review the pull request", "pip install", "/home/mei/src/ledger/README.md",
+                 "build 812", "All export tests")
 
 
 def session(workspace: Path, sid: str) -> list[dict]:
@@ -100,15 +101,18 @@ def test_version_2_1_origins_queued_commands_and_synthetic_records(ingested) -> 
         ("assistant", "好，先看 export.py。"),
         # a queued_command attachment: typed while the agent worked, absorbed into the running turn
         ("user", "順便把欄位名稱改成 snake_case。"),
+        # a colleague's Slack message, pushed in by a channel: theirs, not the owner's
+        ("other", "我覺得 Parquet 檔要用 zstd 壓縮。"),
         # the system-reminder appended to the message is cut out, the words kept
         ("user", "Thanks — 以后 export 默认用 Parquet。"),
         ("assistant", "好的，export 默认用 Parquet，CSV 作为备选。"),
     ]
     assert report(summary.files, f"{V3}.jsonl").skipped == {
         "session metadata": 2, "queued copy": 4, "tool call": 1, "task notification": 2,
-        "another agent's message": 2, "harness text": 2, "synthetic reply": 1, "API error": 1,
-        "system record": 2, "session title": 1, "interrupted": 1, "slash command": 1,
+        "another agent's message": 3, "harness text": 2, "synthetic reply": 1, "API error": 1,
+        "system record": 2, "session title": 1, "interrupted": 1, "slash command": 1, "channel event": 1,
     }
+    assert [line.get("speaker") for line in session(ws, V3)] == [None, None, None, "lin.wei", None, None]
     helper = report(summary.files, f"{V3}/subagents/agent-a3f9c2d18e7b4c05.jsonl")
     assert helper.kept == {} and helper.skipped == {"subagent": 2}
 
@@ -120,7 +124,7 @@ def test_nothing_of_harness_agents_or_summaries_is_kept(ingested) -> None:
     for sid in (V1, V2, V3):
         lines = session(ws, sid)
         assert {line["session"] for line in lines} == {sid}
-        assert {line["role"] for line in lines} <= {"user", "assistant"}
+        assert {line["role"] for line in lines} <= {"user", "assistant", "other"}
         for line in lines:
             assert "<" not in line["text"], line
             for phrase in NOT_THE_OWNER:
@@ -129,7 +133,7 @@ def test_nothing_of_harness_agents_or_summaries_is_kept(ingested) -> None:
 
 def test_reingesting_adds_nothing(ingested) -> None:
     ws, first = ingested
-    assert first.turns_added == 14
+    assert first.turns_added == 15
     assert ingest(ws, "claude-code", [KINDS.parent]).turns_added == 0
 
 
@@ -168,6 +172,17 @@ def test_words_before_a_merged_notification_and_around_ide_blocks_are_kept(tmp_p
     items = list(cc.read(file))
     assert [(i.role, i.text) if isinstance(i, cc.Turn) else i.reason for i in items] == [
         ("user", "ship it"), ("user", "修一下 these errors"), "IDE context", "image", "harness text"]
+
+
+def test_a_channel_message_is_the_owners_only_when_its_sender_is_named_an_owner(tmp_path) -> None:
+    body = "<channel source=\"telegram\" chat_id=\"5\" user=\"mei\">\n記得 ship on Monday\n</channel>"
+    file = write_jsonl(tmp_path / "p" / "c-1.jsonl", [
+        {"type": "user", "uuid": "1", "sessionId": "c-1", "timestamp": "2026-09-01T10:00:00Z",
+         "message": {"role": "user", "content": body}, "isMeta": True}])
+    (mine,) = cc.read(file, frozenset({"mei"}))
+    assert (mine.role, mine.text, mine.speaker) == ("user", "記得 ship on Monday", "")
+    (theirs,) = cc.read(file)
+    assert (theirs.role, theirs.text, theirs.speaker) == ("other", "記得 ship on Monday", "mei")
 
 
 # --- recognising the format -------------------------------------------------------------------------

@@ -19,9 +19,12 @@ Every line is one record with a `type`. Each record gives one `Turn` or one `Ski
     notification"; the `!` shell: `<bash-input>` "shell command", `<bash-stdout>`/`<bash-stderr>`
     "shell output"; slash commands (`<command-name>`/`<command-message>`) "slash command", and what a
     local command printed (`<local-command-stdout>`) "command output"; "[Request interrupted by
-    user…]" "interrupted"; a message from another agent session (`<cross-session-message>`, `origin`
-    peer/coordinator) "another agent's message"; a prompt no person typed (`origin` plugin,
-    auto-continuation; `turnOrigin` system, scheduled) "harness text";
+    user…]" "interrupted"; a message from another agent session (`<cross-session-message>`,
+    `<teammate-message>`, `origin` peer/coordinator) "another agent's message"; a prompt no person
+    typed (`origin` plugin, auto-continuation; `turnOrigin` system, scheduled) "harness text";
+  - a `<channel source=… user=…>` message an MCP channel (Slack, Telegram…) pushed in is its sender's:
+    the owner's when `user` is one of `owners`, else another person's (OTHER, named); a channel event
+    with no `user` (a webhook) "channel event";
   - inside a kept user message, IDE context (`<ide_opened_file>`, `<ide_selection>`, any `<ide_…>`)
     and `<system-reminder>` blocks are cut out and the person's words kept; a message that was only
     IDE context is skipped as "IDE context";
@@ -56,6 +59,7 @@ from typing import Any
 
 from memgit.ingest.base import (
     ASSISTANT,
+    OTHER,
     OWNER,
     Read,
     Skip,
@@ -91,6 +95,8 @@ _LEADS: tuple[tuple[str, str], ...] = (
     ("[Request interrupted by user", "interrupted"),
     ("<cross-session-message", "another agent's message"),
     ("<agent-message", "another agent's message"),
+    ("<teammate-message", "another agent's message"),
+    ("<tick>", "harness text"),
     ("<user-prompt-submit-hook>", "harness text"),
     ("<system-reminder>", "harness text"),
 )
@@ -110,6 +116,11 @@ _IDE_BLOCK = re.compile(r"<(ide_[a-z_]+)(?:\s[^<>]*)?>.*?</\1\s*>", re.S)
 _IDE_OPEN = re.compile(r"<ide_[a-z_]+(?:\s[^<>]*)?>", re.S)
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder\s*>", re.S)
 _SPACE = re.compile(r"\s+")
+# A message a channel (an MCP server: Slack, Telegram, a webhook) pushed into the session.
+_CHANNEL = re.compile(r"<channel\s([^<>]*)>(.*?)(?:</channel\s*>|$)", re.S)
+_ATTRIBUTE = re.compile(r'([A-Za-z_][\w-]*)="([^"]*)"')
+
+Said = tuple[str, str, str]  # (role, text, speaker)
 
 
 def wants(name: str) -> bool:
@@ -154,29 +165,29 @@ def read(path: Path, owners: frozenset[str] = frozenset()) -> Read:
                 yield Skip("duplicate record")
                 continue
             seen.add(uuid)
-        item = _item(record, helper, said)
+        item = _item(record, helper, said, owners)
         if isinstance(item, Skip):
             yield item
             continue
-        role, text = item
+        role, text, speaker = item
         ts = iso_utc(record.get("timestamp"))
         if ts is None:
             warnings.append(f"{path}:{number}: no usable timestamp; line skipped")
             continue
         session = string_field(record, "sessionId") or path.stem
-        yield Turn(ts=ts, session=session, role=role, text=text)
+        yield Turn(ts=ts, session=session, role=role, text=text, speaker=speaker)
     return warnings
 
 
-def _item(record: dict[str, Any], helper: bool, said: set[str]) -> tuple[str, str] | Skip:
+def _item(record: dict[str, Any], helper: bool, said: set[str], owners: frozenset[str]) -> Said | Skip:
     """(role, text) of a record that holds someone's words, or why it is left out."""
     kind = record.get("type")
     if helper or record.get("isSidechain"):
         return Skip("subagent")
     if kind == "queue-operation":
-        return _queued_operation(record, said)
+        return _queued_operation(record, said, owners)
     if kind == "attachment":
-        return _attachment(record)
+        return _attachment(record, owners)
     if kind in _TITLE_TYPES:
         return Skip("session title")
     if kind == "system":
@@ -190,9 +201,11 @@ def _item(record: dict[str, Any], helper: bool, said: set[str]) -> tuple[str, st
         return Skip(f"{kind} record without a message")
     if record.get("isCompactSummary"):
         return Skip("compaction summary")
+    content = message.get("content")
+    if kind == "user" and _CHANNEL.match(text_of(content)):
+        return _channel(text_of(content), owners)
     if record.get("isMeta"):
         return Skip("harness text")
-    content = message.get("content")
     if kind == "assistant" or message.get("role") == "assistant":
         return _assistant(record, message, content)
     for field in (record.get("origin"), record.get("turnOrigin")):
@@ -202,14 +215,14 @@ def _item(record: dict[str, Any], helper: bool, said: set[str]) -> tuple[str, st
     return _owner_words(content)
 
 
-def _assistant(record: dict[str, Any], message: dict[str, Any], content: object) -> tuple[str, str] | Skip:
+def _assistant(record: dict[str, Any], message: dict[str, Any], content: object) -> Said | Skip:
     if message.get("model") == "<synthetic>" or record.get("isApiErrorMessage"):
         if record.get("isApiErrorMessage") or record.get("error"):
             return Skip("API error")
         return Skip("synthetic reply")
     text = text_of(content)
     if text:
-        return ASSISTANT, text
+        return ASSISTANT, text, ""
     kinds = {block.get("type") for block in content if isinstance(block, dict)} if isinstance(content, list) else set()
     if "tool_use" in kinds or "server_tool_use" in kinds:
         return Skip("tool call")
@@ -218,7 +231,7 @@ def _assistant(record: dict[str, Any], message: dict[str, Any], content: object)
     return Skip("empty reply")
 
 
-def _owner_words(content: object) -> tuple[str, str] | Skip:
+def _owner_words(content: object) -> Said | Skip:
     """What the person wrote in a user `content`, without the context Claude Code wrapped around it."""
     blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
     if not isinstance(blocks, list):
@@ -259,7 +272,7 @@ def _owner_words(content: object) -> tuple[str, str] | Skip:
             words.append(cut)
     if not words:
         return Skip("IDE context" if ide else "harness text")
-    return OWNER, "\n\n".join(words)
+    return OWNER, "\n\n".join(words), ""
 
 
 def _lead(text: str) -> str | None:
@@ -270,11 +283,13 @@ def _lead(text: str) -> str | None:
     return None
 
 
-def _attachment(record: dict[str, Any]) -> tuple[str, str] | Skip:
+def _attachment(record: dict[str, Any], owners: frozenset[str]) -> Said | Skip:
     """A `queued_command` attachment is a message typed while the agent worked; other attachments are context."""
     attachment = record.get("attachment")
     if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
         return Skip("harness text")
+    if _CHANNEL.match(text_of(attachment.get("prompt"))):
+        return _channel(text_of(attachment.get("prompt")), owners)
     mode = attachment.get("commandMode")
     if mode in ("task-notification", "task_notification"):
         return Skip("task notification")
@@ -291,7 +306,7 @@ def _attachment(record: dict[str, Any]) -> tuple[str, str] | Skip:
     return _owner_words(attachment.get("prompt"))
 
 
-def _queued_operation(record: dict[str, Any], said: set[str]) -> tuple[str, str] | Skip:
+def _queued_operation(record: dict[str, Any], said: set[str], owners: frozenset[str]) -> Said | Skip:
     """A `remove` the running turn absorbed holds words found nowhere else (before queued_command attachments)."""
     content = record.get("content")
     if record.get("operation") != "remove" or record.get("reason") not in _ABSORBED \
@@ -299,7 +314,25 @@ def _queued_operation(record: dict[str, Any], said: set[str]) -> tuple[str, str]
         return Skip("queued copy")
     if _norm(content) in said:
         return Skip("queued copy")
+    if _CHANNEL.match(content.strip()):
+        return _channel(content.strip(), owners)
     return _owner_words(content)
+
+
+def _channel(text: str, owners: frozenset[str]) -> Said | Skip:
+    """A channel message: a person's (`user` attribute: the owner when listed in `owners`, else another
+    person, named), or an event no person wrote (no `user`: a webhook, a peer session)."""
+    match = _CHANNEL.match(text)
+    if match is None:
+        return Skip("channel event")
+    attributes = dict(_ATTRIBUTE.findall(match.group(1)))
+    body = match.group(2).strip()
+    person = attributes.get("user", "").strip()
+    if not person or not body:
+        return Skip("channel event")
+    if person in owners:
+        return OWNER, body, ""
+    return OTHER, body, person
 
 
 def _said_elsewhere(path: Path) -> set[str]:
