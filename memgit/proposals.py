@@ -531,13 +531,15 @@ def approve(ws: Workspace, ids: list[str], min_confidence: float | None = None,
 def _record_on(ws: Workspace, p: Proposal, main: str) -> str:
     """A commit carrying p's record on top of `main`: its change re-applied, or (if it no longer
     applies) main's tree unchanged."""
-    msg = ws.repo.info(p.commit).message
+    info = ws.repo.info(p.commit)
     try:
         changes = _changes(ws, p.op, main, allow_p0=True)
     except MemgitError:
         changes = {}
     blobs = {path: (ws.repo.write_blob(d) if d is not None else None) for path, d in changes.items()}
-    return ws.repo.commit(ws.repo.tree_with(ws.repo.tree_of(main), blobs), [main, p.commit], msg)
+    # the author date stays the proposal's: its age counts from when it was proposed, not moved
+    return ws.repo.commit(ws.repo.tree_with(ws.repo.tree_of(main), blobs), [main, p.commit], info.message,
+                          authored=info.timestamp)
 
 
 def _scrub_records(ws: Workspace, prunes: list[Operation]) -> None:

@@ -401,13 +401,15 @@ class Repo:
         name, email = self._identity()
         return f"{name} <{email}>"
 
-    def commit(self, tree: str, parents: list[str], message: str) -> str:
+    def commit(self, tree: str, parents: list[str], message: str, authored: int | None = None) -> str:
+        """A commit object; `authored` (Unix time) keeps an earlier author date, as a rebase does."""
         if tree == EMPTY_TREE:  # git knows the empty tree without storing it; fsck wants it stored
             self._store(b"tree", b"")
         name, email = self._identity()
         stamp = _now_stamp()
+        author = f"{authored} +0000" if authored is not None else stamp
         lines = [f"tree {tree}", *[f"parent {p}" for p in parents],
-                 f"author {name} <{email}> {stamp}", f"committer {name} <{email}> {stamp}", "",
+                 f"author {name} <{email}> {author}", f"committer {name} <{email}> {stamp}", "",
                  message if message.endswith("\n") else message + "\n"]
         return self._store(b"commit", "\n".join(lines).encode("utf-8"))
 

@@ -481,3 +481,19 @@ def test_show_gives_the_change_against_todays_main(workspace, run_cli):
     applied = workspace.repo.diff(before, workspace.main())
     assert [ln for ln in applied.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")] == \
         [ln for ln in d.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
+
+
+def test_age_counts_from_the_proposal_not_from_its_last_move(workspace, monkeypatch):
+    doc = workspace.document("MEMORY.md")
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "1793527200 +0000")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "1793527200 +0000")
+    a, b = proposals.create(workspace, [
+        Operation("prune", "MEMORY.md", (doc.entry("Cloudflare tunnel for the demo").text,), reason="t"),
+        Operation("prune", "MEMORY.md", (doc.entry("yt-dlp 下載 podcast").text,), reason="t")])
+    made = proposals.get(workspace, b.id).created
+    monkeypatch.setenv("GIT_AUTHOR_DATE", "1795168800 +0000")
+    monkeypatch.setenv("GIT_COMMITTER_DATE", "1795168800 +0000")
+    proposals.approve(workspace, [a.id])       # main moves on …
+    assert proposals.get(workspace, b.id).created == made
+    proposals.reject(workspace, [b.id], "no")
+    assert proposals.get(workspace, b.id).created == made   # closed, still from when it was proposed
