@@ -506,13 +506,7 @@ def status(ctx, as_json):
     ws = _ws(ctx)
     caps = ws.capacity(live=True)
     props = proposals.list_proposals(ws, check=False)
-    # -z: names as they are (no quoting of spaces or Chinese); a rename's second field is its old name
-    dirty, items = [], iter(ws.repo.git("status", "--porcelain", "-z", "--untracked-files=all").split("\0"))
-    for item in items:
-        if item:
-            dirty.append(item[3:])
-            if item[0] in "RC":
-                next(items, None)
+    dirty = ws.repo.uncommitted()
     if as_json:
         echo_json({"files": [c.to_dict() for c in caps], "open_proposals": len(props),
                    "proposals": [p.id for p in props], "uncommitted": dirty})
