@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 
 import click
@@ -54,14 +54,6 @@ def echo_report(ws, report, as_json: bool) -> bool:
         warn(w)
     click.echo(report.summary)
     return False
-
-
-def _age(ts: int) -> str:
-    secs = max(0, int(datetime.now(timezone.utc).timestamp()) - ts)
-    for unit, n in (("d", 86400), ("h", 3600), ("m", 60)):
-        if secs >= n:
-            return f"{secs // n}{unit}"
-    return f"{secs}s"
 
 
 def _bar(pct: float | None, width: int = 20) -> str:
@@ -294,6 +286,7 @@ def proposals_cmd(ctx, show_all, order, as_json):
     Example: memgit proposals --all   |   memgit proposals --sort confidence
     """
     from memgit import proposals
+    from memgit.review.common import age
 
     ws = _ws(ctx)
     items = proposals.sorted_proposals(proposals.list_proposals(ws, include_closed=show_all), order)
@@ -313,24 +306,8 @@ def proposals_cmd(ctx, show_all, order, as_json):
         applies = "" if p.status != "open" else ("" if p.applies else style("  [stale: " + p.why_not + "]",
                                                                              fg="red"))
         status = "" if p.status == "open" else style(f"[{p.status}] ", fg="cyan")
-        click.echo(f"{style(p.id, fg='yellow')}  {p.op.op:<11} {p.op.file:<10} {conf}  {_age(p.created):>4}  "
+        click.echo(f"{style(p.id, fg='yellow')}  {p.op.op:<11} {p.op.file:<10} {conf}  {age(p.created):>4}  "
                    f"{status}{p.title}{applies}")
-
-
-def _colored_diff(text: str) -> str:
-    if not _color():
-        return text
-    out = []
-    for line in text.splitlines():
-        if line.startswith("+") and not line.startswith("+++"):
-            out.append(click.style(line, fg="green"))
-        elif line.startswith("-") and not line.startswith("---"):
-            out.append(click.style(line, fg="red"))
-        elif line.startswith("@@"):
-            out.append(click.style(line, fg="cyan"))
-        else:
-            out.append(line)
-    return "\n".join(out)
 
 
 @cli.command()
@@ -343,6 +320,7 @@ def show(ctx, proposal_id, as_json):
     Example: memgit show 1a2b3c4d
     """
     from memgit import proposals
+    from memgit.review.terminal import render_show
 
     ws = _ws(ctx)
     p = proposals.get(ws, proposal_id)
@@ -350,20 +328,7 @@ def show(ctx, proposal_id, as_json):
     if as_json:
         echo_json({**p.to_dict(), "diff": d})
         return
-    click.echo(style(f"{p.title}", bold=True) + f"  ({p.branch})")
-    conf = f"{p.op.confidence:.2f}" if p.op.confidence is not None else "manual"
-    click.echo(f"op: {p.op.op}   file: {p.op.file}   confidence: {conf}   status: {p.status}   "
-               f"origin: {p.op.origin}   age: {_age(p.created)}")
-    if p.status == "open" and not p.applies:
-        click.echo(style(f"does not apply to main: {p.why_not}", fg="red"))
-    if p.op.reason:
-        click.echo(f"\nReason: {p.op.reason}")
-    if p.op.evidence:
-        click.echo("\nEvidence:")
-        for e in p.op.evidence:
-            click.echo(f"  {style(e.source, fg='cyan')}  \"{e.quote}\"")
-    click.echo("")
-    click.echo(_colored_diff(d))
+    click.echo(render_show(p, d, _color()))
 
 
 @cli.command()
