@@ -24,7 +24,10 @@ from memgit.errors import ConflictError, MemgitError
 from memgit.memory import Document, Entry, entry_body, parse
 
 HASHED = "sha256:"
-KINDS = ("prune", "refresh", "consolidate", "merge", "move", "append", "edit")
+# every kind, in the order a batch applies them: what frees room goes before what takes it (an agent's
+# own edit, a whole file, last)
+KINDS = ("prune", "refresh", "merge", "move", "consolidate", "append", "edit")
+PHASE = {kind: i for i, kind in enumerate(KINDS)}
 ORIGINS = ("manual", "offline", "anthropic", "agent")
 
 

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 
 from memgit import journal, ops
 from memgit.errors import ConflictError, MemgitError, NotFoundError, SensitiveDataError
-from memgit.ops import HASHED, Operation
+from memgit.ops import HASHED, PHASE, Operation
 from memgit.repo import CLOSED_PREFIX, JOURNAL, MAIN, PROPOSAL_PREFIX, crashpoint
 from memgit.workspace import Workspace
 
@@ -603,7 +603,7 @@ def _rebase_open(ws: Workspace) -> None:
 
 
 def _order(kind: str) -> int:
-    return {"prune": 0, "refresh": 1, "merge": 2, "move": 3, "consolidate": 4}.get(kind, 5)
+    return PHASE.get(kind, len(PHASE))
 
 
 def reject(ws: Workspace, ids: list[str], reason: str = "") -> list[Proposal]:

@@ -82,6 +82,18 @@ class Repo:
     def git(self, *args: str, check: bool = True) -> str:
         return self._git(*args, check=check)
 
+    def uncommitted(self) -> list[str]:
+        """The paths with changes not committed (staged, unstaged or untracked), as git status lists them."""
+        # -z: names as they are (no quoting of spaces or Chinese); a rename's second field is its old name
+        items = iter(self.git("status", "--porcelain", "-z", "--untracked-files=all").split("\0"))
+        paths = []
+        for item in items:
+            if item:
+                paths.append(item[3:])
+                if item[0] in "RC":
+                    next(items, None)
+        return paths
+
     @property
     def gp(self):
         if self._repo is None:

@@ -182,7 +182,7 @@ def test_show_reads_like_a_pull_request(workspace, run_cli):
     assert code == 0, err
     assert out.splitlines()[0] == f"{p.title}  (memgit/{p.id})"
     assert "op: refresh" in out and "confidence: 0.86" in out and "origin: offline" in out
-    assert "Reason: the log says it shipped" in out
+    assert "reason: the log says it shipped" in out
     assert 'memory/2026-11-29.md:3  "Cockpit v1 pushed to GitHub"' in out
     assert "\n-" + COCKPIT + "\n" in out and "\n+- [P1] Cockpit v1 已上线 (2026-11-29)\n" in out
     assert "--- a/MEMORY.md" in out and "+++ b/MEMORY.md" in out

@@ -16,7 +16,6 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 def _commands() -> list[tuple[str, click.Command]]:
     """Every visible command and subcommand, by its full name ("propose prune"), feature modules included."""
-    cli_module._register_optional()
 
     def walk(group: click.Group, prefix: str):
         for name, cmd in sorted(group.commands.items()):

@@ -28,7 +28,9 @@ def run(coro):
 
 def payload(result) -> object:
     assert not result.is_error, result.content
-    return result.structured_content.get("result", result.structured_content)
+    if result.structured_content is not None:
+        return result.structured_content.get("result", result.structured_content)
+    return json.loads(result.content[0].text)
 
 
 def test_the_agent_recalls_proposes_and_cannot_approve(workspace, git):

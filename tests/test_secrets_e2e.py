@@ -60,7 +60,6 @@ def test_no_planted_secret_leaks_and_lookalikes_survive(tmp_path):
 
     from memgit import cli as cli_module
 
-    cli_module._register_optional()
     runner = CliRunner()
     for pid in ids:  # in-process: the same commands, without a start-up per call
         for args in (["show", pid], ["show", pid, "--json"], ["pr", pid]):

@@ -289,3 +289,11 @@ def test_bench_workspaces_adopt_round_trip_and_take_a_manual_prune(bench_case, g
     before = doc.to_bytes().decode("utf-8").splitlines(keepends=True)
     after = (ws.root / "MEMORY.md").read_bytes().decode("utf-8").splitlines(keepends=True)
     assert after == before[:last.start] + before[last.end:]
+
+
+def test_uncommitted_lists_changed_untracked_and_renamed_paths_as_they_are(workspace, git):
+    assert workspace.repo.uncommitted() == []
+    (workspace.root / "memory" / "周报 2026-11.md").write_text("- 本周\n", encoding="utf-8")
+    (workspace.root / "MEMORY.md").write_text(MEMORY_MD + "- live\n", encoding="utf-8")
+    git(workspace.root, "mv", "USER.md", "USER 2.md")
+    assert sorted(workspace.repo.uncommitted()) == ["MEMORY.md", "USER 2.md", "memory/周报 2026-11.md"]

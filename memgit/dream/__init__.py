@@ -93,6 +93,7 @@ def dream(ws: Workspace, now: date, dry_run: bool = False, backend: str | None =
     """Run one sleep cycle and make its proposals (unless dry_run)."""
     from memgit import proposals
     from memgit.dream.collect import collect
+    from memgit.dream.gate import OPS
     from memgit.dream.score import select
     from memgit.dream.signals import Context
     from memgit.repo import crashpoint
@@ -134,8 +135,7 @@ def dream(ws: Workspace, now: date, dry_run: bool = False, backend: str | None =
         if ops_ and not dry_run:
             crashpoint("dream:before-propose")
             made = proposals.create(ws, ops_, skip_known=True)
-        counts = {k: sum(1 for c in sel.kept if c.op.op == k) for k in ("prune", "refresh", "consolidate",
-                                                                        "merge")}
+        counts = {k: sum(1 for c in sel.kept if c.op.op == k) for k in OPS}
         counts["skipped"] = len(sel.skipped)
         caps = []
         for name in col.docs:

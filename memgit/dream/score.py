@@ -17,9 +17,7 @@ from memgit.dream.scoring import capacity_confidence
 from memgit.dream.verify import MAX_REMOVED, removed_lines
 from memgit.dream.signals import Candidate, Context, Item, entry_evidence
 from memgit.errors import MemgitError
-from memgit.ops import Operation
-
-PHASE = {"prune": 0, "refresh": 1, "merge": 2, "move": 3, "consolidate": 4, "append": 5}
+from memgit.ops import PHASE, Operation
 
 
 @dataclass

@@ -94,14 +94,14 @@ def render_line(ln: DiffLine, color: bool) -> str:
     return "".join(out)
 
 
-def render(p: Proposal, diff: str, color: bool, index: int = 1, total: int = 1) -> str:
-    """The review screen for one proposal: header, reason, evidence, diff with word highlights."""
+def details(p: Proposal, color: bool, status: bool = False) -> list[str]:
+    """What a proposal is, below its title: op, file, confidence, age, origin (and status), its destination,
+    why it no longer applies, its reason and its evidence; every word from the record is redacted."""
     st = _style(color)
     red = sensitive.redact
-    lines = ["", st(f"── [{index}/{total}] ", dim=True) + st(p.id, fg="yellow") + "  "
-             + st(red(p.title), bold=True)]
-    lines.append(f"op: {st(p.op.op, bold=True)}   file: {p.op.file}   confidence: {common.confidence(p)}   "
-                 f"age: {common.age(p.created)}   origin: {p.op.origin}")
+    state = f"   status: {p.status}" if status else ""
+    lines = [f"op: {st(p.op.op, bold=True)}   file: {p.op.file}   confidence: {common.confidence(p)}{state}   "
+             f"age: {common.age(p.created)}   origin: {p.op.origin}"]
     if p.op.dest:
         lines.append(f"to: {p.op.dest}")
     if p.applies is False:
@@ -111,9 +111,42 @@ def render(p: Proposal, diff: str, color: bool, index: int = 1, total: int = 1) 
         lines.append("evidence:")
         for e in p.op.evidence:
             lines.append(f"  {st(e.source, fg='cyan')}  \"{red(' '.join(e.quote.split()))}\"")
-    lines.append("")
+    return lines
+
+
+def render(p: Proposal, diff: str, color: bool, index: int = 1, total: int = 1) -> str:
+    """The review screen for one proposal: header, reason, evidence, diff with word highlights."""
+    st = _style(color)
+    lines = ["", st(f"── [{index}/{total}] ", dim=True) + st(p.id, fg="yellow") + "  "
+             + st(sensitive.redact(p.title), bold=True), *details(p, color), ""]
     lines += [render_line(ln, color) for ln in common.parse_diff(diff)]
     return "\n".join(lines) + "\n"
+
+
+def render_show(p: Proposal, diff: str, color: bool) -> str:
+    """`memgit show`: the title and branch, the review screen's details with the status, then the diff
+    as git prints it (removals red, additions green, hunks cyan), so it reads like `git show`."""
+    st = _style(color)
+    lines = [st(sensitive.redact(p.title), bold=True) + f"  ({p.branch})", *details(p, color, status=True), ""]
+    return "\n".join(lines) + "\n" + colour_diff(diff, color)
+
+
+def colour_diff(text: str, color: bool) -> str:
+    """A unified diff coloured line by line as git colours it; unchanged without colour."""
+    if not color:
+        return text
+    st = _style(color)
+    out = []
+    for line in text.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            out.append(st(line, fg="green"))
+        elif line.startswith("-") and not line.startswith("---"):
+            out.append(st(line, fg="red"))
+        elif line.startswith("@@"):
+            out.append(st(line, fg="cyan"))
+        else:
+            out.append(line)
+    return "\n".join(out)
 
 
 def review(ws: Workspace, term: Terminal, color: bool, ids: list[str] | None = None) -> Summary:

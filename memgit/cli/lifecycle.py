@@ -1,71 +1,73 @@
-"""`memgit recall` and `memgit schedule`: click only."""
+"""`memgit expire`, `memgit janitor` and `memgit schedule`: click only."""
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import click
 
-from memgit.cli import _ws, echo_json, style, warn
-from memgit.errors import MemgitError
+from memgit.cli.common import echo_json, echo_report, open_workspace, parse_now, style
+from memgit.cli.options import dry_run_option, json_option, now_option
 
 
-def _read_queries(path: Path) -> list[str]:
-    """One query per line; a final newline does not start another query."""
-    try:
-        data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
-        text = data.decode("utf-8-sig")
-    except OSError as e:
-        raise MemgitError(f"{path} cannot be read ({e.strerror}); check the path given to --queries.") from None
-    except UnicodeDecodeError:
-        raise MemgitError(f"{path} is not UTF-8 text; save the queries file as UTF-8.") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.rstrip("\r") for line in lines]
+def _print(ws, report, as_json: bool) -> None:
+    if echo_report(ws, report, as_json):
+        return
+    for p in report.proposals:
+        pid = style(p["id"] or f"({p['status']})", fg="yellow")
+        click.echo(f"  {pid}  {p['rule']:<12} {p['title']}")
+    if not report.proposals:
+        click.echo("Nothing to propose.")
+    elif report.made:
+        click.echo("Review with `memgit proposals` and `memgit show ID`.")
 
 
 @click.command()
-@click.argument("query", nargs=-1)
-@click.option("--queries", "queries_file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-              help="A file of queries, one per line ('-' reads stdin).")
-@click.option("-k", "k", type=click.IntRange(min=1), default=10, show_default=True, help="Hits per query.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the hits as JSON (with --queries: one list of hits per query, in order).")
+@now_option
+@dry_run_option()
+@json_option("Print the report as JSON.")
 @click.pass_context
-def recall(ctx, query, queries_file, k, as_json):
-    """Search memory, reference/, archives and daily logs (BM25, English and Chinese).
+def expire(ctx, now, dry_run, as_json):
+    """Propose archiving old daily logs and stale P2 entries.
 
-    Memory entries and log lines are ranked together; each hit gives its
-    path, line, the whole line or entry as written, and its score. Searches
-    the files as the agent sees them now.
+    \b
+    - daily logs older than [lifecycle] log_days (30) move to
+      <archive_dir>/archive-YYYY-MM/ as git renames, bytes unchanged:
+      one proposal per month of logs
+    - P2 entries older than p2_days (30) and not mentioned in that many
+      days of logs move to <archive_dir>/archive-YYYY-MM/<FILE>.archived.md
+      (the month of --now): one proposal per memory file
+    P0 and protected sections are never touched; nothing reaches main
+    until you approve it.
 
-    Example: memgit recall gateway restart   |   memgit recall --queries questions.txt -k 5 --json
+    Example: memgit expire --now 2026-06-01 --dry-run
     """
-    from memgit.recall import recall as run
+    from memgit.lifecycle.expire import expire as run
 
-    if bool(query) == bool(queries_file):
-        raise MemgitError("give either QUERY words or --queries FILE; "
-                          "e.g. `memgit recall gateway restart`.")
-    queries = _read_queries(queries_file) if queries_file else [" ".join(query)]
-    ws = _ws(ctx)
-    warnings: list[str] = []
-    results = run(ws, queries, k, warnings)
-    for w in warnings:
-        warn(w)
-    if as_json:
-        lists = [[h.to_dict() for h in hits] for hits in results]
-        echo_json(lists if queries_file else lists[0])
-        return
-    for q, hits in zip(queries, results):
-        if queries_file:
-            click.echo(style(f"== {q}", bold=True))
-        if not hits:
-            click.echo("No hits.")
-        for h in hits:
-            click.echo(f"{style(f'{h.path}:{h.line}', fg='cyan')}  {h.score:.2f}")
-            for line in h.text.split("\n"):
-                click.echo(f"    {line}")
+    ws = open_workspace(ctx)
+    _print(ws, run(ws, parse_now(now), dry_run=dry_run), as_json)
+
+
+@click.command()
+@now_option
+@dry_run_option()
+@json_option("Print the report as JSON.")
+@click.pass_context
+def janitor(ctx, now, dry_run, as_json):
+    """Propose structural compaction of the memory files.
+
+    \b
+    - an Events/timeline section's months older than events_days (90) fold
+      into one line per month; the original lines go to reference/
+    - a P1 section whose entries are all older than p1_days (90) and not
+      mentioned in that many days of logs moves to reference/<slug>.md,
+      leaving a one-line index entry
+    - P2 entries older than p2_days (30) compress into their conclusion
+    P0 and protected sections never change.
+
+    Example: memgit janitor --now 2026-06-01
+    """
+    from memgit.lifecycle.janitor import janitor as run
+
+    ws = open_workspace(ctx)
+    _print(ws, run(ws, parse_now(now), dry_run=dry_run), as_json)
 
 
 @click.group()
@@ -81,7 +83,7 @@ def schedule():
               help="How often to dream (default: [schedule] dream in memgit.toml, 1d).")
 @click.option("--at", "at", default="03:00", show_default=True, metavar="HH:MM", help="Time of day of the dream.")
 @click.option("--systemd", is_flag=True, help="Print systemd user .service/.timer units instead of using crontab.")
-@click.option("--json", "as_json", is_flag=True, help="Print the installed lines (or units) as JSON.")
+@json_option("Print the installed lines (or units) as JSON.")
 @click.pass_context
 def schedule_install(ctx, every, at, systemd, as_json):
     """Add this workspace's crontab lines (replacing its old ones; other lines are kept).
@@ -95,7 +97,7 @@ def schedule_install(ctx, every, at, systemd, as_json):
     """
     from memgit.lifecycle import schedule as sched
 
-    ws = _ws(ctx)
+    ws = open_workspace(ctx)
     jobs = sched.plan(ws, every, at)
     if systemd:
         units = sched.systemd_units(ws, jobs)
@@ -119,7 +121,7 @@ def schedule_install(ctx, every, at, systemd, as_json):
 
 
 @schedule.command("show")
-@click.option("--json", "as_json", is_flag=True, help="Print this workspace's crontab lines as JSON.")
+@json_option("Print this workspace's crontab lines as JSON.")
 @click.pass_context
 def schedule_show(ctx, as_json):
     """Print this workspace's memgit lines in your crontab.
@@ -128,7 +130,7 @@ def schedule_show(ctx, as_json):
     """
     from memgit.lifecycle import schedule as sched
 
-    ws = _ws(ctx)
+    ws = open_workspace(ctx)
     lines = sched.show(ws)
     if as_json:
         echo_json({"lines": lines, "log": str(sched.log_path(ws))})
@@ -141,7 +143,7 @@ def schedule_show(ctx, as_json):
 
 
 @schedule.command("remove")
-@click.option("--json", "as_json", is_flag=True, help="Print the removed lines as JSON.")
+@json_option("Print the removed lines as JSON.")
 @click.pass_context
 def schedule_remove(ctx, as_json):
     """Take this workspace's memgit lines out of your crontab; every other line stays as it is.
@@ -150,7 +152,7 @@ def schedule_remove(ctx, as_json):
     """
     from memgit.lifecycle import schedule as sched
 
-    ws = _ws(ctx)
+    ws = open_workspace(ctx)
     removed = sched.remove(ws)
     if as_json:
         echo_json({"removed": removed})
@@ -159,6 +161,3 @@ def schedule_remove(ctx, as_json):
         click.echo(f"No memgit schedule for {ws.root}; nothing removed.")
         return
     click.echo(f"Removed {len(removed)} line(s) for {ws.root} from your crontab.")
-
-
-COMMANDS = [recall, schedule]

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import click
 
-from memgit.cli import _flush_warnings, _ws, echo_json, style, warn
+from memgit.cli.common import echo_json, flush_warnings, open_workspace, style, warn
+from memgit.cli.options import dry_run_option, json_option
 
 
 @click.command()
 @click.argument("remote", default="origin")
-@click.option("--json", "as_json", is_flag=True, help="Print what was sent as JSON.")
+@json_option("Print what was sent as JSON.")
 @click.pass_context
 def push(ctx, remote, as_json):
     """Share main, open and closed proposals and the journal with a git remote.
@@ -21,7 +22,7 @@ def push(ctx, remote, as_json):
     """
     from memgit.remote import push as do_push
 
-    r = do_push(_ws(ctx), remote)
+    r = do_push(open_workspace(ctx), remote)
     if as_json:
         echo_json(r.to_dict())
         return
@@ -31,7 +32,7 @@ def push(ctx, remote, as_json):
 
 @click.command()
 @click.argument("remote", default="origin")
-@click.option("--json", "as_json", is_flag=True, help="Print what happened as JSON.")
+@json_option("Print what happened as JSON.")
 @click.pass_context
 def pull(ctx, remote, as_json):
     """Bring main, proposals and review state from a git remote, merging where both moved.
@@ -46,9 +47,9 @@ def pull(ctx, remote, as_json):
     """
     from memgit.remote import pull as do_pull
 
-    ws = _ws(ctx)
+    ws = open_workspace(ctx)
     r = do_pull(ws, remote)
-    _flush_warnings(ws)
+    flush_warnings(ws)
     if as_json:
         echo_json(r.to_dict())
         return
@@ -62,8 +63,8 @@ def pull(ctx, remote, as_json):
 @click.command()
 @click.option("--pushed", "pushed_ok", is_flag=True,
               help="Go on although the commits holding the secret were already pushed.")
-@click.option("--dry-run", is_flag=True, help="Only list what holds sensitive data.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@dry_run_option("Only list what holds sensitive data.")
+@json_option("Print the result as JSON.")
 @click.pass_context
 def scrub(ctx, pushed_ok, dry_run, as_json):
     """Rewrite the local history so that no commit holds a secret.
@@ -79,9 +80,9 @@ def scrub(ctx, pushed_ok, dry_run, as_json):
     """
     from memgit.leaks import scrub as do_scrub
 
-    ws = _ws(ctx)
+    ws = open_workspace(ctx)
     r = do_scrub(ws, pushed_ok=pushed_ok, dry_run=dry_run)
-    _flush_warnings(ws)
+    flush_warnings(ws)
     if as_json:
         echo_json(r.to_dict())
         return
@@ -97,6 +98,3 @@ def scrub(ctx, pushed_ok, dry_run, as_json):
     warn("rotate every credential listed: a rewrite does not undo a leak, and clones made before it keep it.")
     if r.pushed:
         warn(f"{', '.join(r.pushed[:3])} held them: force-push the rewritten refs and ask every clone to re-clone.")
-
-
-COMMANDS = [push, pull, scrub]

@@ -3,17 +3,19 @@ from __future__ import annotations
 
 import click
 
-from memgit.cli import _parse_now, _ws, echo_report, style
+from memgit.cli.common import echo_report, open_workspace, parse_now, style
+from memgit.cli.options import dry_run_option, json_option, now_option
+from memgit.dream import BACKENDS
 
 
 @click.command()
-@click.option("--now", "now", metavar="YYYY-MM-DD", help="Pin 'today' (default: the real date).")
-@click.option("--dry-run", is_flag=True, help="Show what would be proposed; make no proposal.")
-@click.option("--backend", type=click.Choice(["offline", "anthropic"]),
+@now_option
+@dry_run_option()
+@click.option("--backend", type=click.Choice(list(BACKENDS)),
               help="Engine for the signal and scoring stages (default from [llm] backend: offline).")
 @click.option("--associate", is_flag=True, help="Also look for links across days for the memgit-diary.md diary.")
 @click.option("--seed", type=int, default=None, help="Seed for --associate sampling.")
-@click.option("--json", "as_json", is_flag=True, help="Print the dream report as JSON.")
+@json_option("Print the dream report as JSON.")
 @click.pass_context
 def dream(ctx, now, dry_run, backend, associate, seed, as_json):
     """Run the sleep cycle and turn what should change into proposals.
@@ -30,8 +32,8 @@ def dream(ctx, now, dry_run, backend, associate, seed, as_json):
     """
     from memgit.dream import dream as run
 
-    ws = _ws(ctx)
-    day = _parse_now(now)
+    ws = open_workspace(ctx)
+    day = parse_now(now)
     report = run(ws, day, dry_run=dry_run, backend=backend)
     if associate or ws.config.dream.associate:
         from memgit.lifecycle.diary import associate as diary
@@ -64,6 +66,3 @@ def dream(ctx, now, dry_run, backend, associate, seed, as_json):
         click.echo("Nothing to propose: memory is up to date.")
     elif not dry_run:
         click.echo("Review with `memgit proposals` and `memgit show ID`.")
-
-
-COMMANDS = [dream]

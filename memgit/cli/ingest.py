@@ -5,7 +5,8 @@ from pathlib import Path
 
 import click
 
-from memgit.cli import _ws, echo_json, warn
+from memgit.cli.common import echo_json, open_workspace, warn
+from memgit.cli.options import json_option
 from memgit.ingest import FORMATS
 
 
@@ -16,7 +17,7 @@ from memgit.ingest import FORMATS
               help="A sender id or name that is you, for group chats (repeatable); "
                    "without it, group members other than you are kept as other people.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@json_option("Print the summary as JSON.")
 @click.pass_context
 def ingest(ctx, fmt, owners, paths, as_json):
     """Copy agent transcripts into sessions/ in memgit's JSONL format.
@@ -33,7 +34,7 @@ def ingest(ctx, fmt, owners, paths, as_json):
     """
     from memgit.ingest import ingest as run
 
-    ws = _ws(ctx)
+    ws = open_workspace(ctx)
     with ws.repo.lock():
         s = run(ws.root, fmt, list(paths), ws.config.memory.sessions_dir, frozenset(owners))
     if as_json:
@@ -54,6 +55,3 @@ def ingest(ctx, fmt, owners, paths, as_json):
                f"{s.turns_redacted} redacted.")
     for f in s.sessions_written:
         click.echo(f"  {f}")
-
-
-COMMANDS = [ingest]
