@@ -118,9 +118,8 @@ def questions(conv: dict, sessions: list[Session]) -> list[dict]:
 def _runner():
     from click.testing import CliRunner
 
-    from memgit.cli import _register_optional, cli
+    from memgit.cli import cli
 
-    _register_optional()
     return lambda *args: CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
 
 
@@ -161,15 +160,10 @@ def replay(root: Path, conv: dict, limit: int | None = None, expire: bool = True
         _approve_all(invoke, root, rep)
         rep.sessions += 1
     if expire:
-        from memgit.cli import cli
-
-        if "expire" in cli.commands:
-            end = sessions[-1].day + timedelta(days=60)
-            _run(invoke, root, "expire", "--now", end.isoformat())
-            _approve_all(invoke, root, rep)
-            rep.expire = f"expire --now {end.isoformat()}"
-        else:
-            rep.expire = "skipped: `memgit expire` is not available"
+        end = sessions[-1].day + timedelta(days=60)
+        _run(invoke, root, "expire", "--now", end.isoformat())
+        _approve_all(invoke, root, rep)
+        rep.expire = f"expire --now {end.isoformat()}"
     rep.seconds = time.perf_counter() - t0
     return rep
 
