@@ -133,3 +133,28 @@ TRANSIENT_STATE = _re(r"(?<![帮幫连連急匆])忙", r"休息", r"生病", r"�
                       r"\bbusy\b", r"\bresting\b", r"\bsick\b", r"\bill\b", r"\btravel(?:l)?ing\b",
                       r"\bon (?:vacation|holiday)\b",
                       r"\baway\b", r"\bout of office\b")
+
+# One value moved: the verbs of "X 换成 Y" / "upgraded to Y" (Chinese after folding to Simplified), and
+# what makes such a line no report of a change: a question, a plan, a denial, a hold or a rollback.
+CHANGE_ZH = (r"换成|换为|换用|换到|改成|改为|改用|替换成|替换为|切换到|切换成|切换为|切到|切成|迁移到|迁到|"
+             r"升级到|升级成|升级为|升到|更新到|更新为")
+CHANGE_EN = r"upgrad\w*|updat\w*|bump\w*|migrat\w*|mov(?:e|ed|ing)|switch\w*|chang\w*"
+# a release moved: what makes a bare number after a name a version ("upgraded Node from 18 to 20")
+UPGRADED = _re(r"\bupgrad", r"\bbump", r"\bupdat", r"\bmigrat", r"升级", r"更新", r"升到", r"迁移")
+# a chosen thing changed: what makes "X → Y" a change of tool, not a flow or a mapping
+SWITCHED = _re(r"\bswitch", r"\breplac", r"\bmigrat", r"\bmov(?:e|ed|ing) (?:from|to)\b", r"\bswap",
+               r"换", r"改用", r"改成", r"改为", r"替换", r"切换", r"迁移")
+ASKED = _re(r"[?？]", r"吗", r"要不要", r"要不", r"是否", r"是不是", r"能不能", r"可不可以", r"该不该",
+            r"\b(?:should|shall|could|can|would) (?:we|i|you)\b", r"\bwhether\b", r"\bwhat if\b", r"\bhow about\b")
+PLANNED = _re(r"\b(?:will|'ll|going to|gonna|plan(?:s|ned|ning)?(?: to)?|want(?:s|ed)? to|intend\w*|consider\w*|"
+              r"thinking (?:of|about)|might|maybe|perhaps|may|try(?:ing)? to|let'?s|would like|"
+              r"next (?:week|month|time|year|sprint)|tomorrow|someday|eventually|later|if|unless|once)\b",
+              r"打算", r"计划", r"准备", r"考虑", r"想要", r"想(?:把|换|改|用|升|试)",
+              r"(?<![需主重只])要(?:把|换|改|升|切|迁)",
+              r"将要", r"将会", r"下周", r"下个月", r"明天", r"改天", r"回头", r"以后", r"试试", r"试一下", r"尝试",
+              r"如果", r"假如", r"等.{0,6}再", r"\btodo\b", r"待")
+DENIED = _re(r"\b(?:not|never|no longer|without|cannot)\b", r"n't\b", r"没", r"不", r"别", r"未", r"无法", r"甭")
+HELD = _re(r"\bpin(?:s|ned)?\b", r"\block(?:ed)? (?:to|at|on)\b", r"\bstay(?:s|ed|ing)? (?:on|at|with)\b",
+           r"\bkeep(?:s|ing)? (?:on|using)\b", r"\broll(?:s|ed|ing)? ?back\b", r"\brevert(?:s|ed|ing)?\b",
+           r"\bdowngrad\w*", r"固定", r"锁定", r"锁在", r"保持", r"继续用", r"回滚", r"退回", r"降级", r"降回", r"换回",
+           r"改回", r"切回")

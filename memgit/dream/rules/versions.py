@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import re
 
+from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Evidence, Operation
-from memgit.text import term_set, version_key, versions
+from memgit.text import clauses, STOP, term_set, version_key, versions
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _label, Candidate, compose, Context, entry_evidence, fold, Item, LABEL_RE
@@ -34,8 +35,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
 
     owners = {id(o): owner(o) for o in ctx.obs if versions(o.text)}
     for it in versioned:
-        if it.frozen or it.step:
-            continue
+        if it.frozen or it.step or lx.HELD.search(it.folded):
+            continue  # (a version the entry pins, or keeps back, stays until a person moves it)
         # what the version belongs to: the entry's subject or its section's, not the word "version"
         names = ((it.head | term_set(it.entry.section or "")) - {v.lower().lstrip("v") for v in it.versions}
                  - VERSION_WORDS)
@@ -93,6 +94,12 @@ MULTI_VALUE = re.compile(r"[,，、;；]|\band\b|\+")
 
 
 def slot_changes(ctx: Context) -> list[Candidate]:
+    """One slot of an entry moved: a labelled setting reassigned, or a version, model or tool a change
+    statement moves (`moved_slots`)."""
+    return labelled_slots(ctx) + moved_slots(ctx)
+
+
+def labelled_slots(ctx: Context) -> list[Candidate]:
     """A labelled setting whose value is one identifier ("**Model**: Kimi K2.5 (kimi-coding/k2p5)"),
     and a line that assigns a new identifier to that label, or to its primary/default slot, next to the
     label and to what the entry's section is about ("main agent model … primary: `openai/gpt-5.3`"):
@@ -164,4 +171,198 @@ def slot_changes(ctx: Context) -> list[Candidate]:
                        reason=f"'{lab.strip('* ')}' is now {new}", evidence=(entry_evidence(it), *ev),
                        origin="offline")
         out.append(Candidate(op, "slot", score, {"days": days}))
+    return out
+
+
+# -- refresh: one slot a change statement moves --------------------------------------------------
+# A value, over folded text (lower case, Simplified): a name, a name with its version ("next.js 15",
+# "qwen2.5"), or a bare version. Letters and digits only at its edges: a path, an identifier's part or a
+# command is not a value of its own.
+_NAME = r"[a-z][a-z0-9.+_-]*[a-z0-9+]|[a-z]"
+_VER = r"v?\d+(?:\.\d+)*"
+_VAL = rf"`?(?<![a-z0-9_./-])(?:(?:{_NAME})(?: v?\d+(?:\.\d+)*)?|{_VER})(?![a-z0-9_/-]|\.[a-z0-9])`?"
+_FRAMES = [re.compile(p) for p in (
+    rf"(?P<old>{_VAL})\s*(?:→|->|=>|⇒|➜)\s*(?P<new>{_VAL})",                           # X → Y
+    rf"\bfrom\s+(?P<old>{_VAL})\s+(?:to|into)\s+(?P<new>{_VAL})",                      # from X to Y
+    rf"从\s*(?P<old>{_VAL})\s*(?:{lx.CHANGE_ZH}|到)\s*(?P<new>{_VAL})",                # 从 X 换成 Y
+    rf"(?P<old>{_VAL})\s*(?:{lx.CHANGE_ZH})\s*(?P<new>{_VAL})",                         # X 换成 Y
+    rf"\bswitch(?:ed|es|ing)?\s+(?:over\s+)?(?P<old>{_VAL})\s+to\s+(?P<new>{_VAL})",     # switched X to Y
+    rf"\breplac(?:e|ed|es|ing)\s+(?P<old>{_VAL})\s+(?:with|by)\s+(?P<new>{_VAL})",       # replaced X with Y
+    rf"(?P<old>{_VAL})\s+(?:(?:was|is|got|has been)\s+)?replaced\s+(?:with|by)\s+(?P<new>{_VAL})",
+    # no old value: only a version moves this way, of the name given or named just before
+    rf"\b(?:{lx.CHANGE_EN})\s+(?:(?:the|our|my)\s+)?(?:(?P<name>{_NAME})\s+)?to\s+(?P<new>{_VAL})",
+    rf"(?:{lx.CHANGE_ZH})\s*(?P<new>{_VAL})",
+)]
+_VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y": X may name the slot instead
+_SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
+_CHANGE_WORDS = re.compile(rf"\b(?:{lx.CHANGE_EN}|replac\w*|from|to|with|by)\b|{lx.CHANGE_ZH}|从|把|将")
+
+
+def _split(value: str) -> tuple[str | None, str | None]:
+    """A value as (name, version): "next.js 15" → ("next.js", "15"), "qwen2.5" → ("qwen", "2.5"),
+    "16" → (None, "16"), "uv" → ("uv", None)."""
+    m = _SPLIT.match(value)
+    if not m:
+        return value, None
+    if m.group("bare"):
+        return None, m.group("bare")
+    return m.group("name"), m.group("ver")
+
+
+def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, int, frozenset[str]]]:
+    """The changes a line states: (kind, old, new, new as written, start, end, the clause's other terms).
+    kind "version" gives old and new as versions of one name (old None when unsaid) and the name in
+    `new`'s place is "name\0version"; kind "tool" gives two names. Nothing when the line asks, plans,
+    denies, holds back or rolls back."""
+    f = fold(o.text)
+    if lx.ASKED.search(f):
+        return []
+    out = []
+    pos = 0
+    for cl in clauses(o.text):
+        start = o.text.find(cl, pos)
+        pos = start + len(cl)
+        fc = f[start:start + len(cl)]
+        if lx.HELD.search(fc) or lx.PENDING.search(fc) or lx.TODO.search(fc):
+            continue
+        if len(re.findall(r"→|->|=>|⇒|➜", fc)) > 1:
+            continue  # a chain of arrows is a flow, not a change
+        seen = set()
+        for fr in _FRAMES:
+            for m in fr.finditer(fc):
+                prefix = fc[:m.start("new")]
+                if lx.PLANNED.search(prefix) or lx.DENIED.search(prefix):
+                    continue
+                new_raw = cl[m.start("new"):m.end("new")].strip("`")
+                old = m.group("old").strip("`") if "old" in fr.groupindex and m.group("old") else None
+                new = m.group("new").strip("`")
+                nn, nv = _split(new)
+                if old is not None:
+                    on, ov = _split(old)
+                    if old in STOP or new in STOP or old == new:
+                        continue
+                    if fr in _VERB_FRAMES and cl[m.start("old"):m.end("old")].strip("`").isupper():
+                        continue  # "switched TTS to …", "replaced TTS with …": the slot's name, not its value
+                else:
+                    on, ov = None, None
+                if nv is not None and (ov is not None or old is None) and (on is None or nn is None or on == nn):
+                    name = nn or on
+                    if not name and lx.UPGRADED.search(fc):
+                        # a bare number is a version when a release is said to move, of the name just before
+                        name = ("name" in fr.groupindex and m.group("name")) or _name_before(fc[:m.start()])
+                    if not name or name in STOP:
+                        continue
+                    kind, a, b = "version", ov, f"{name}\0{nv}"
+                    if nn is not None:
+                        new_raw = new_raw[len(new_raw) - len(nv):] if new_raw.endswith(nv) else nv
+                    else:
+                        new_raw = nv
+                elif old is not None and nv is None and ov is None or old is not None and on != nn and on and nn:
+                    if re.search(r"[./_]", old + new) or fr is _FRAMES[0] and not lx.SWITCHED.search(fc):
+                        continue  # a file, a module, or a flow ("a → b"): no tool of its own
+                    kind, a, b = "tool", old, new
+                else:
+                    continue
+                key = (kind, a, b)
+                if key in seen:
+                    continue
+                seen.add(key)
+                rest = _CHANGE_WORDS.sub(" ", fc[:m.start()] + " " + fc[m.end():])
+                out.append((kind, a, b, new_raw, start + m.start(), start + m.end(), term_set(rest)))
+    return out
+
+
+def _name_before(text: str) -> str | None:
+    """The name a bare version belongs to: the last name before the change ("PostgreSQL 从 15 升到 16")."""
+    text = re.sub(rf"(?:\s|\b(?:{lx.CHANGE_EN})\b|把|将)+$", "", text)
+    m = re.search(rf"(?<![a-z0-9_./-])(?:{_NAME})$", text)
+    return m.group(0) if m and m.group(0) not in STOP else None
+
+
+def _slot(it: Item, kind: str, old: str | None, new: str) -> tuple[int, int, str] | None:
+    """Where the one slot the change moves stands in the entry's body: (start, end, what it says now)."""
+    body = it.entry.body
+    f = fold(body)
+    edge_l, edge_r = r"(?<![a-z0-9_./-])", r"(?![a-z0-9_/-]|\.[a-z0-9])"
+    if kind == "version":
+        name, nv = new.split("\0")
+        hits = list(re.finditer(edge_l + re.escape(name) + r"(?: ?[-_]?)v?(\d+(?:\.\d+)*)" + edge_r, f))
+        if len(hits) != 1 or len(re.findall(edge_l + re.escape(name) + r"(?![a-z])", f)) != 1:
+            return None  # the name twice, or with two versions: which one moved is unsure
+        h = hits[0]
+        cur = h.group(1)
+        if cur in {v.lstrip("vV") for v in it.versions}:
+            return None  # a dotted version: the version rule's
+        if old is not None and version_key(old) != version_key(cur):
+            return None
+        if version_key(nv) == version_key(cur) or (old is None and version_key(nv) < version_key(cur)):
+            return None
+        if re.search(rf"(?<![\d.]){re.escape(nv.lstrip('v'))}(?![\d]|\.\d)", f):
+            return None  # the new version is already named: the entry says something about it
+        span = (h.start(1), h.end(1))
+    else:
+        hits = list(re.finditer(edge_l + re.escape(old) + edge_r, f))
+        if len(hits) != 1 or re.search(edge_l + re.escape(new) + edge_r, f):
+            return None
+        span = (hits[0].start(), hits[0].end())
+        lab = LABEL_RE.match(body)
+        if lab and _label(body) and span[0] < lab.end(1):
+            return None  # the entry is about the old tool, not a choice of it
+    for c in re.finditer(r"`([^`]+)`", body):
+        if c.start() < span[0] and span[1] < c.end() and c.group(1).strip().lower() != f[span[0]:span[1]]:
+            return None  # part of a command or identifier written as code
+    return span[0], span[1], body[span[0]:span[1]]
+
+
+def moved_slots(ctx: Context) -> list[Candidate]:
+    """A version of any form ("PostgreSQL 15 → 16", "升級到 Next.js 15", "qwen2.5 换成 qwen3") or a chosen
+    tool ("pip 換成 uv", "switched the TTS from Piper to Kokoro", "replaced nginx with Caddy") that a line
+    says moved: the one slot of the one entry about that subject is refreshed with the line's words, the
+    rest of the entry as written. The line must state the change (no question, plan or denial) in the
+    person's or a log's words, and name nothing the entry does not when it names anything besides."""
+    found: dict[int, list[tuple[Observation, int, int, str]]] = {}
+    index = {id(it): k for k, it in enumerate(ctx.items)}
+    for o in ctx.obs:
+        if o.role == "assistant" or o.sensitive or len(o.text) > 300:
+            continue
+        for kind, old, new, new_raw, _, _, rest in _statements(o):
+            rest = frozenset(t for t in rest if ctx.anchor(t))
+            best: list[tuple[float, Item, tuple[int, int, str]]] = []
+            for it in ctx.items_about(o):
+                if it.frozen or it.step or lx.HELD.search(it.folded):
+                    continue
+                if it.entry.date and o.day < it.entry.date:
+                    continue  # written after the change
+                slot = _slot(it, kind, old, new)
+                if slot is None:
+                    continue
+                own = it.subject | it.head | term_set(it.entry.section or "")
+                if rest and ctx.weight(rest & own) < 0.5 * ctx.weight(rest):
+                    continue  # the line is about something the entry does not name
+                best.append((ctx.weight(rest & own), it, slot))
+            if not best:
+                continue
+            best.sort(key=lambda b: -b[0])
+            if len(best) > 1 and best[1][0] == best[0][0]:
+                continue  # two entries fit as well: which one moved is unsure
+            _, it, (a, b, _) = best[0]
+            found.setdefault(index[id(it)], []).append((o, a, b, new_raw))
+    out = []
+    for k, hits in found.items():
+        it = ctx.items[k]
+        o, a, b, new_raw = max(hits, key=lambda h: (h[0].day, h[0].line))
+        if any(h[3].lower() != new_raw.lower() or (h[1], h[2]) != (a, b) for h in hits if h[0].day == o.day):
+            continue  # two changes of it the same day: unsure
+        support = [h[0] for h in hits if h[3].lower() == new_raw.lower() and (h[1], h[2]) == (a, b)]
+        body = it.entry.body
+        old_raw = body[a:b]
+        new_body = body[:a] + new_raw + body[b:]
+        day = max(x.day for x in support) if it.entry.date else None
+        text = compose(it, new_body, day) if day else compose(it, new_body, None)
+        days = len({x.day for x in support})
+        score = confidence("slot", extra_days=min(days - 1, 2), recent=ctx.recency(support))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"{old_raw} → {new_raw} ({o.day.isoformat()})",
+                       evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
+        out.append(Candidate(op, "slot", score, {"days": days, "from": old_raw, "to": new_raw}))
     return out

@@ -1,0 +1,238 @@
+"""A version, model or tool that changes without a dotted `vX.Y`: one slot of an entry refreshed.
+
+Each test builds a real workspace in a real git repo (as tests/test_dream.py does), dreams with the
+offline engine, approves everything and checks memory afterwards. The change must be stated (not asked,
+planned or denied), about the entry's subject, and name the one slot it moves; everything else in the
+entry stays as it was written.
+"""
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from memgit import proposals
+from memgit.adopt import init
+from memgit.dream import dream
+from memgit.workspace import Workspace
+
+NOW = date(2026, 6, 1)
+HEAD = "# MEMORY\n\n## Environment [P0]\n- Host: a small VPS, agent runs under systemd\n\n"
+
+
+@pytest.fixture(autouse=True)
+def _hermetic(monkeypatch, tmp_path):
+    home = tmp_path / "_home"
+    home.mkdir()
+    for k, v in {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_NOSYSTEM": "1",
+                 "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+                 "GIT_COMMITTER_EMAIL": "t@example.invalid", "NO_COLOR": "1"}.items():
+        monkeypatch.setenv(k, v)
+
+
+def make(tmp_path: Path, files: dict[str, str], budget: int = 4000, window: int = 7) -> Workspace:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    cfg = f'[capacity]\n"MEMORY.md" = {budget}\n"USER.md" = 2000\n\n[dream]\nwindow_days = {window}\n'
+    for rel, text in {"memgit.toml": cfg, **files}.items():
+        p = ws / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    init(ws)
+    return Workspace(ws)
+
+
+def log(day: str, *lines: str) -> tuple[str, str]:
+    return f"memory/{day}.md", f"# {day}\n\n" + "".join(f"- {10 + i}:00 {t}\n" for i, t in enumerate(lines))
+
+
+def cycle(ws: Workspace, now: date = NOW):
+    report = dream(ws, now)
+    opened = proposals.list_proposals(ws)
+    if opened:
+        result = proposals.approve(ws, [])
+        assert not result.refused, result.refused
+    return report, opened
+
+
+def read(ws: Workspace) -> str:
+    return (ws.root / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def refreshed(tmp_path, entries: str, *days: tuple[str, str]) -> tuple[str, list]:
+    ws = make(tmp_path, {"MEMORY.md": HEAD + "## Stack [P1]\n" + entries, **dict(days)})
+    _, opened = cycle(ws)
+    return read(ws), opened
+
+
+# -- a version of any form -----------------------------------------------------------------
+def test_integer_version_after_a_product_name_moves_in_an_arrow(tmp_path):
+    text, opened = refreshed(tmp_path, "- [P1] Main database: PostgreSQL 15 on db01 (2026-03-01)\n",
+                             log("2026-05-30", "db01: PostgreSQL 15 → 16, pg_upgrade went fine."))
+    assert len(opened) == 1
+    assert "- [P1] Main database: PostgreSQL 16 on db01 (2026-05-30)" in text
+    assert "PostgreSQL 15" not in text
+
+
+def test_upgrade_to_a_named_version_in_traditional_chinese(tmp_path):
+    text, _ = refreshed(tmp_path, "- [P1] 前端 Next.js 14 + Tailwind (2026-03-01)\n",
+                        log("2026-05-30", "前端升級到 Next.js 15，build 都過了。"))
+    assert "- [P1] 前端 Next.js 15 + Tailwind (2026-05-30)" in text
+
+
+def test_a_model_name_with_its_version_glued_on_in_simplified_chinese(tmp_path):
+    text, _ = refreshed(tmp_path, "- [P1] 本地模型 qwen2.5，用 ollama 跑 (2026-03-01)\n",
+                        log("2026-05-29", "模型从 qwen2.5 换成 qwen3 了，速度差不多。"))
+    assert "- [P1] 本地模型 qwen3，用 ollama 跑 (2026-05-29)" in text
+
+
+def test_a_mixed_line_moves_the_version_and_keeps_the_rest(tmp_path):
+    text, _ = refreshed(tmp_path, "- [P1] CI 用 Node 18 跑测试 (2026-03-01)\n",
+                        log("2026-05-30", "CI: upgraded Node from 18 to 20，全部通过"))
+    assert "- [P1] CI 用 Node 20 跑测试 (2026-05-30)" in text
+
+
+def test_only_the_entry_of_the_subject_named_is_refreshed(tmp_path):
+    text, opened = refreshed(tmp_path, "- [P1] Blog frontend: Next.js 14 (2026-03-01)\n"
+                                       "- [P1] Docs site: Next.js 14, static export (2026-03-01)\n",
+                             log("2026-05-30", "Docs site upgraded to Next.js 15."))
+    assert len(opened) == 1
+    assert "Docs site: Next.js 15, static export" in text
+    assert "Blog frontend: Next.js 14" in text
+
+
+# -- a chosen tool ---------------------------------------------------------------------------
+def test_a_tool_replaced_in_traditional_chinese(tmp_path):
+    text, _ = refreshed(tmp_path, "- [P1] Python 依賴用 pip 安裝 (2026-03-01)\n",
+                        log("2026-05-30", "pip 換成 uv 了"))
+    assert "- [P1] Python 依賴用 uv 安裝 (2026-05-30)" in text
+
+
+def test_switched_from_to_keeps_markup_and_tag(tmp_path):
+    text, _ = refreshed(tmp_path, "- [P1] **TTS**: `Piper`, runs locally (2026-03-01)\n",
+                        log("2026-05-31", "Switched the TTS from Piper to Kokoro, the voices are much better."))
+    assert "- [P1] **TTS**: `Kokoro`, runs locally (2026-05-31)" in text
+
+
+def test_replaced_with_in_english(tmp_path):
+    text, _ = refreshed(tmp_path, "- web01 reverse proxy: nginx\n",
+                        log("2026-05-30", "Replaced nginx with Caddy on web01."))
+    assert "- web01 reverse proxy: Caddy\n" in text  # no date where the person wrote none
+
+
+def test_switched_x_to_y_and_a_simplified_mixed_frame(tmp_path):
+    text, opened = refreshed(tmp_path, "- [P1] Python deps are managed with pip (2026-03-01)\n"
+                                       "- [P1] 语音合成 TTS 用 Piper (2026-03-01)\n",
+                             log("2026-05-30", "Switched pip to uv for the deps."),
+                             log("2026-05-31", "TTS 从 Piper 改用 Kokoro"))
+    assert len(opened) == 2
+    assert "Python deps are managed with uv (2026-05-30)" in text
+    assert "语音合成 TTS 用 Kokoro (2026-05-31)" in text
+
+
+# -- what must stay ----------------------------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "should we move PostgreSQL 15 to 16?",          # a question
+    "PostgreSQL 15 → 16？",
+    "要不要把 PostgreSQL 升级到 16",
+    "planning to upgrade PostgreSQL from 15 to 16 next week",   # a plan
+    "考虑把 PostgreSQL 15 升级到 16",
+    "打算下周把 PostgreSQL 从 15 升到 16",
+    "not upgrading PostgreSQL from 15 to 16 yet",   # a negation
+    "PostgreSQL 15 不升级到 16，pgvector 还不支持",
+])
+def test_a_question_plan_or_negation_moves_no_version(tmp_path, line):
+    text, opened = refreshed(tmp_path, "- [P1] Main database: PostgreSQL 15 on db01 (2026-03-01)\n",
+                             log("2026-05-30", line))
+    assert opened == []
+    assert "PostgreSQL 15 on db01 (2026-03-01)" in text
+
+
+@pytest.mark.parametrize("line", [
+    "not switching from pip to uv",
+    "考虑把 pip 换成 uv",
+    "考慮把 pip 換成 uv",
+    "没有把 pip 换成 uv，太麻烦",
+    "要不要把 pip 换成 uv？",
+    "we'll replace pip with uv next month",
+    "maybe switch from pip to uv",
+    "rolled back from uv to pip",
+])
+def test_a_question_plan_or_negation_moves_no_tool(tmp_path, line):
+    text, opened = refreshed(tmp_path, "- [P1] Python 依赖用 pip 安装 (2026-03-01)\n",
+                             log("2026-05-30", line))
+    assert opened == []
+    assert "依赖用 pip 安装" in text
+
+
+def test_a_different_subject_sharing_the_product_name_is_left_alone(tmp_path):
+    text, opened = refreshed(tmp_path, "- [P1] 博客前端 Next.js 14 (2026-03-01)\n",
+                             log("2026-05-30", "文档站升级到 Next.js 15"))
+    assert opened == []
+    assert "博客前端 Next.js 14" in text
+
+
+def test_a_different_subject_sharing_the_old_tool_is_left_alone(tmp_path):
+    text, opened = refreshed(tmp_path, "- [P1] TTS: Piper, runs locally (2026-03-01)\n",
+                             log("2026-05-30", "The wiki search indexer switched from Piper to Kokoro."))
+    assert opened == []
+    assert "TTS: Piper" in text
+
+
+def test_a_pinned_version_stays(tmp_path):
+    text, opened = refreshed(tmp_path,
+                             "- [P1] Claude Code pinned to 0.0.41 because 0.0.42 broke the hooks (2026-03-01)\n"
+                             "- [P1] Main DB PostgreSQL 15, pinned: pgvector is not ready (2026-03-01)\n",
+                             log("2026-05-29", "claude code 0.0.41 → 0.0.45 on the laptop"),
+                             log("2026-05-30", "PostgreSQL 15 → 16 on the test box"))
+    assert opened == []
+    assert "pinned to 0.0.41 because" in text and "PostgreSQL 15, pinned" in text
+
+
+def test_an_entry_naming_two_versions_is_left_alone(tmp_path):
+    text, opened = refreshed(tmp_path, "- [P1] Node 18 on the build box, Node 20 on prod (2026-03-01)\n"
+                                       "- [P1] 本地模型 qwen2.5，备用 qwen2 (2026-03-01)\n",
+                             log("2026-05-30", "upgraded Node to 22"),
+                             log("2026-05-31", "模型换成 qwen3 了"))
+    assert opened == []
+    assert "Node 18 on the build box, Node 20 on prod" in text and "qwen2.5，备用 qwen2" in text
+
+
+def test_a_tool_inside_a_command_is_not_rewritten(tmp_path):
+    text, opened = refreshed(tmp_path, "- [P1] Dev setup: `pip install -e .[dev]` (2026-03-01)\n",
+                             log("2026-05-30", "pip 换成 uv 了"))
+    assert opened == []
+    assert "`pip install -e .[dev]`" in text
+
+
+def test_an_assistant_turn_moves_nothing(tmp_path):
+    import json
+    turn = json.dumps({"ts": "2026-05-30T09:00:00+00:00", "session": "s1", "role": "assistant",
+                       "text": "I switched the TTS from Piper to Kokoro for you."})
+    text, opened = refreshed(tmp_path, "- [P1] TTS: Piper, runs locally (2026-03-01)\n",
+                             ("sessions/s1.jsonl", turn + "\n"))
+    assert opened == []
+    assert "TTS: Piper" in text
+
+
+@pytest.mark.parametrize("line", ["Switched TTS to Kokoro.", "Replaced TTS with Kokoro.", "Switched the TTS to Kokoro."])
+def test_a_slot_named_without_its_old_value_moves_no_tool(tmp_path, line):
+    text, opened = refreshed(tmp_path, "- [P1] Piper is the TTS engine, runs locally (2026-03-01)\n",
+                             log("2026-05-30", line))
+    assert opened == []
+    assert "Piper is the TTS engine" in text
+
+
+@pytest.mark.parametrize("line", ["changed the retries from 3 to 5", "set retries to 5", "moved retries to 5"])
+def test_a_bare_number_is_a_version_only_when_a_release_moves(tmp_path, line):
+    text, opened = refreshed(tmp_path, "- [P1] Fetcher retries 3 times before giving up (2026-03-01)\n",
+                             log("2026-05-30", line))
+    assert opened == []
+    assert "retries 3 times" in text
+
+
+def test_a_flow_of_arrows_moves_no_tool(tmp_path):
+    text, opened = refreshed(tmp_path, "- [P1] Alerts go to Telegram (2026-03-01)\n",
+                             log("2026-05-30", "Alerts: cron → Telegram → phone"))
+    assert opened == []
