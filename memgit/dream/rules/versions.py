@@ -195,6 +195,8 @@ _FRAMES = [re.compile(p) for p in (
 )]
 _VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y": X may name the slot instead
 _SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
+# every frame above needs one of these: a line without them states no change (checked before the frames)
+_FRAME_GATE = re.compile(rf"→|->|=>|⇒|➜|\bfrom\b|从|\bswitch|\breplac|{lx.CHANGE_ZH}|\b(?:{lx.CHANGE_EN})")
 _CHANGE_WORDS = re.compile(rf"\b(?:{lx.CHANGE_EN}|replac\w*|from|to|with|by)\b|{lx.CHANGE_ZH}|从|把|将")
 
 
@@ -215,8 +217,8 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
     `new`'s place is "name\0version"; kind "tool" gives two names. Nothing when the line asks, plans,
     denies, holds back or rolls back."""
     f = fold(o.text)
-    if lx.ASKED.search(f):
-        return []
+    if not _FRAME_GATE.search(f) or lx.ASKED.search(f):
+        return []  # no frame's words on the line (most log lines): nothing it could state
     out = []
     pos = 0
     for cl in clauses(o.text):
