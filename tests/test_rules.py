@@ -139,3 +139,17 @@ def test_confidence_lives_in_one_table():
         scoring.confidence("status", made_up=1)
     with pytest.raises(MemgitError):
         scoring.confidence("no such kind")
+
+
+@pytest.mark.parametrize("body, word, want", [
+    # a state that takes an object: the object goes with it, nothing dangles
+    ("Billing migration to Stripe is blocked on legal sign-off for the new DPA", "deployed",
+     "Billing migration to Stripe is deployed"),
+    ("Billing migration blocked on legal sign-off, owner: Lin", "live", "Billing migration live, owner: Lin"),
+    # a state without one keeps the rest of the entry as written
+    ("Atlas v2 in design, Next.js + FastAPI", "live", "Atlas v2 live, Next.js + FastAPI"),
+])
+def test_a_restated_status_takes_its_object_with_it(body, word, want):
+    from memgit.dream.rules.status import _restate
+
+    assert _restate(body, (2, word, "en", 0)) == want

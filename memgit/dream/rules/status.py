@@ -72,6 +72,10 @@ PLAN = re.compile(r"\b(?:once|after|when|before|until|will|then|next (?:week|tim
                   r"|waiting|needs?|need to|blocked)\b|就上|修完|之后|以后|等|再|准备|明天|下周|计划|需要|还要")
 
 
+_TAKES_OBJECT = re.compile(r"\b(?:on|for|by|from|until|with)\s+\S+$")
+_CLAUSE_REST = re.compile(r"[^，,；;。()（）—\n]*")
+
+
 def _restate(body: str, st: tuple) -> str:
     """The entry with its pending status replaced by the new one; clauses that only described
     what was still to happen before the change are dropped."""
@@ -80,7 +84,13 @@ def _restate(body: str, st: tuple) -> str:
     word = _script(st[2], st[1], body[m.start():m.end()] if m else body, body)
     if not m:
         return f"{body} — {word}"
-    new = body[:m.start()] + word + body[m.end():]
+    end = m.end()
+    if _TAKES_OBJECT.search(f[m.start():end]):
+        # "blocked on legal sign-off for the new DPA": the state's object runs to the end of its clause,
+        # and what the work waited for is over once it is done; replacing only "blocked on legal" would
+        # leave "… live sign-off for the new DPA"
+        end += len(_CLAUSE_REST.match(body, end).group(0).rstrip())
+    new = body[:m.start()] + word + body[end:]
     parts = re.split(r"([，,；;。])", new)
     kept, pos = [], 0
     for k in range(0, len(parts), 2):
