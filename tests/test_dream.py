@@ -693,3 +693,18 @@ def test_duplicate_pairs_grow_linearly_when_a_term_is_in_many_entries(tmp_path, 
     monkeypatch.setattr(duplicates, "_same_fact", counting)
     dream(ws, NOW, dry_run=True)
     assert calls["n"] <= 600  # about one pair per entry at most; every pair of the 120 (7,140) before
+
+
+def test_an_error_is_over_when_what_failed_succeeds_on_two_days(tmp_path):
+    entry = "- [P2] restic 夜間備份到 B2 一直失敗，只看到 unauthorized，原因待查 (2026-05-20)\n"
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## 問題 [P2]\n" + entry + "- [P2] Grafana alert sync fails with 502, cause unknown "
+                                                          "(2026-05-21)\n",
+        **dict([log("2026-05-27", "換了 B2 的 application key，手動跑 restic 備份，成功。"),
+                log("2026-05-29", "restic 夜間備份連續兩晚成功。"),
+                log("2026-05-30", "Grafana alert sync succeeded once after the restart.")]),
+    })
+    report, opened = cycle(ws)
+    text = read(ws)
+    assert "一直失敗" not in text                      # two days of success: the error is over
+    assert "Grafana alert sync fails with 502" in text  # one success is no fix

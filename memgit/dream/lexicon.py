@@ -30,6 +30,9 @@ ERROR = _re(r"\berror(?:ed|s)?\b", r"\bfail(?:ing|ed|s)\b", r"\bbroken\b", r"\bc
 FIXED = _re(r"\bfixed\b", r"\bresolved\b", r"\bworks? again\b", r"\bworking again\b", r"\bback to normal\b",
             r"\brecovered\b", r"\bno longer (?:errors?|fails?|crash(?:es)?)\b", r"修好", r"已修复", r"修复了",
             r"修复", r"已解决", r"解决了", r"恢复正常", r"恢复了", r"正常了", r"没再报错", r"不再报错")
+# the opposite of a failure: what the thing that failed does once it works ("备份成功", "the sync succeeded");
+# alone it is no fix (a first success can be luck), so it counts only on two days (memgit.dream.rules.prune)
+SUCCEEDED = _re(r"成功", r"\bsucceed(?:ed|s)?\b", r"\bsuccessful(?:ly)?\b")
 # Done states: (rank, pattern, canonical English, canonical Chinese); TRADITIONAL spells the latter.
 DONE: list[tuple[int, re.Pattern[str], str, str]] = [
     (3, _re(r"上线", r"\bwent live\b", r"\bis live\b", r"\bgo(?:es)? live\b", r"\bin production\b",

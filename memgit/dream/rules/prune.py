@@ -48,10 +48,11 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 score = confidence("expired", reported_gone=bool(gone))
                 ev = gone
         if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
-            fixed = [o for o in ctx.obs_about(it) if o.role != "assistant" and ctx.mentions(o, it) >= 0.3
-                     and (m := lx.FIXED.search(fold(o.text)))
-                     and ctx.near(fold(o.text), m.start(), it.head or it.subject)
-                     and o.terms & ctx.distinctive(it) and (not e.date or o.day >= e.date)]
+            fixed = _reported(ctx, it, lx.FIXED)
+            if not fixed and not lx.SUCCEEDED.search(f):
+                # what failed now succeeds, said on two days after the entry: the error is over
+                ok = _reported(ctx, it, lx.SUCCEEDED)
+                fixed = ok if len({o.day for o in ok}) >= 2 else []
             if fixed:
                 days = len({o.day for o in fixed})
                 reason = "the recorded error was later reported fixed"
@@ -63,6 +64,15 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                            evidence=(entry_evidence(it), *ctx.evidence(ev)), origin="offline")
             out.append(Candidate(op, "stale", score, feats))
     return out
+
+
+def _reported(ctx: Context, it, words: re.Pattern[str]) -> list[Observation]:
+    """Observations about the entry, since its date, saying `words` (not negated) of its subject."""
+    e = it.entry
+    return [o for o in ctx.obs_about(it) if o.role != "assistant" and ctx.mentions(o, it) >= 0.3
+            and (m := words.search(fold(o.text))) and not _negated(fold(o.text), m.start())
+            and ctx.near(fold(o.text), m.start(), it.head or it.subject)
+            and o.terms & ctx.distinctive(it) and (not e.date or o.day >= e.date)]
 
 
 def _valid(y: str, m: str, d: str) -> bool:
