@@ -62,11 +62,7 @@ def propose(ws: Workspace, op: str, file: str, entries: list[str] | None = None,
     with ws.repo.lock():
         ws.prepare()
         cfg = ws.config
-        col = collect(ws, now or date.today(), cfg.dream.window_days)
-        known = {p.op.fingerprint for p in proposals.list_proposals(ws, check=False)}
-        known |= proposals.rejected_fingerprints(ws)
-        ground = gate.Ground(col.docs, gate.ground_lines(col.observations, col.docs), tuple(cfg.memory_files),
-                             cfg.dream.threshold, frozenset(known), ORIGIN)
+        ground = gate.workspace_ground(ws, collect(ws, now or date.today(), cfg.dream.window_days), cfg, ORIGIN)
         item = {"op": op, "file": file, "targets": list(entries or []), "text": text, "section": section,
                 "reason": reason or "asked for by the agent", "evidence": list(evidence or []),
                 "confidence": cfg.dream.threshold if confidence is None else confidence}
@@ -74,7 +70,7 @@ def propose(ws: Workspace, op: str, file: str, entries: list[str] | None = None,
             operation = gate.check(item, ground)
         except gate.Drop as e:
             raise MemgitError(f"the {op} was refused: {e}.") from None
-        if operation.fingerprint in known:
+        if operation.fingerprint in ground.known:
             raise MemgitError("the same change is already open or was refused before; nothing proposed.")
         made = proposals.create(ws, [operation])
     p = made[0]

@@ -384,12 +384,7 @@ def usage(message: Any) -> dict:
 
 def ground(ws, ctx: Context, config) -> gate.Ground:
     """What the gate checks the answer against: the lines sent, memory, open and rejected changes."""
-    from memgit import proposals
-
-    known = {p.op.fingerprint for p in proposals.list_proposals(ws, check=False)}
-    known |= proposals.rejected_fingerprints(ws)
-    return gate.Ground(ctx.col.docs, gate.ground_lines(ctx.col.observations, ctx.col.docs),
-                       tuple(config.memory_files), config.dream.threshold, frozenset(known), "anthropic")
+    return gate.workspace_ground(ws, ctx.col, config, "anthropic")
 
 
 def run(ws, ctx: Context, config) -> tuple[list[Candidate], dict]:

@@ -74,6 +74,17 @@ def window_lines(observations: Iterable[Any]) -> dict[str, str]:
     return {ref: "\n".join(p) for ref, p in parts.items()}
 
 
+def workspace_ground(ws: Any, col: Any, config: Any, origin: str) -> Ground:
+    """The gate's facts for a workspace: memory and the window's lines as `col` collected them, and the
+    fingerprints of every open and every rejected or reverted change."""
+    from memgit import proposals
+
+    known = {p.op.fingerprint for p in proposals.list_proposals(ws, check=False)}
+    known |= proposals.rejected_fingerprints(ws)
+    return Ground(col.docs, ground_lines(col.observations, col.docs), tuple(config.memory_files),
+                  config.dream.threshold, frozenset(known), origin)
+
+
 def ground_lines(observations: Iterable[Any], docs: Mapping[str, Document]) -> dict[str, str]:
     """Every line a model may cite: the window's observations and every memory file line."""
     lines = window_lines(observations)
