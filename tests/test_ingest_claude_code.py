@@ -11,10 +11,11 @@ import pytest
 from memgit.ingest import FileReport, detect, ingest
 from memgit.ingest import claude_code as cc
 
+from conftest import SHARED
+
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 KINDS = FIXTURES / "claude-code-kinds" / "-home-mei-src-ledger"
-REAL = Path(__file__).resolve().parents[2] / "shared" / "eval" / "real-transcripts"
-REAL = REAL if REAL.is_dir() else Path("/work/shared/eval/real-transcripts")
+REAL = SHARED / "eval" / "real-transcripts"
 
 V1 = "0a6f3c1e-7b2d-4e8a-9c51-2f4d6b8e1a01"   # 1.0.43
 V2 = "1b7e4d2f-8c3e-4f9b-ad62-3e5c7f9a2b02"   # 2.0.37, VS Code

@@ -12,6 +12,8 @@ import pytest
 from memgit.errors import MemgitError
 from memgit.ingest import codex, detect, ingest
 
+from conftest import SHARED
+
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 CODEX = FIXTURES / "codex" / "sessions"
 CURRENT_ID = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
@@ -20,7 +22,7 @@ SUBAGENT_ID = "0199a1b2-0000-7000-8000-00000000abcd"
 CURRENT = CODEX / "2026" / "03" / "14" / f"rollout-2026-03-14T10-30-00-{CURRENT_ID}.jsonl"
 SUBAGENT = CODEX / "2026" / "03" / "14" / f"rollout-2026-03-14T10-40-00-{SUBAGENT_ID}.jsonl"
 LEGACY = CODEX / "2025" / "06" / "02" / f"rollout-2025-06-02T10-15-00-{LEGACY_ID}.jsonl"
-REAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "real-transcripts"
+REAL = SHARED / "eval" / "real-transcripts"
 
 OWNER_BRIEFING = ("From now on, use bullet points for the daily briefing instead of long paragraphs. "
                   "以后日报都用要点列表。")

@@ -14,10 +14,12 @@ import pytest
 from memgit.errors import MemgitError
 from memgit.ingest import detect, hermes, hermes_logs, ingest
 
+from conftest import SHARED
+
 KINDS = Path(__file__).parent / "fixtures" / "ingest" / "hermes-kinds"
 LOGS = KINDS / "sessions"
 OTHER_FORMATS = Path(__file__).parent / "fixtures" / "ingest"
-REAL = Path("/work/shared/eval/real-transcripts")
+REAL = SHARED / "eval" / "real-transcripts"
 
 
 def build(tmp_path: Path, version: str) -> Path:

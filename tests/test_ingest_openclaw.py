@@ -11,14 +11,15 @@ import pytest
 from memgit.errors import MemgitError
 from memgit.ingest import detect, ingest, openclaw
 
+from conftest import SHARED
+
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 KINDS = FIXTURES / "openclaw-kinds" / "agents" / "main" / "sessions"
 DM = "c0ffee01-5a1e-4d2b-9c3f-0000000000d1"
 GROUP = "c0ffee02-5a1e-4d2b-9c3f-0000000000a2"
 DELETED = "c0ffee03-5a1e-4d2b-9c3f-0000000000e3"
 LEGACY = "c0ffee04-5a1e-4d2b-9c3f-0000000000f4"
-REAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "real-transcripts" / "openclaw"
-REAL = REAL if REAL.is_dir() else Path("/work/shared/eval/real-transcripts/openclaw")
+REAL = SHARED / "eval" / "real-transcripts" / "openclaw"
 
 
 @pytest.fixture

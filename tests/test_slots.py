@@ -8,39 +8,19 @@ entry stays as it was written.
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pytest
 
 from memgit import proposals
-from memgit.adopt import init
 from memgit.dream import dream
 from memgit.workspace import Workspace
+
+from test_dream import _hermetic, make  # noqa: F401  (the autouse fixture is re-used)
 
 NOW = date(2026, 6, 1)
 HEAD = "# MEMORY\n\n## Environment [P0]\n- Host: a small VPS, agent runs under systemd\n\n"
 
 
-@pytest.fixture(autouse=True)
-def _hermetic(monkeypatch, tmp_path):
-    home = tmp_path / "_home"
-    home.mkdir()
-    for k, v in {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "GIT_CONFIG_NOSYSTEM": "1",
-                 "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
-                 "GIT_COMMITTER_EMAIL": "t@example.invalid", "NO_COLOR": "1"}.items():
-        monkeypatch.setenv(k, v)
-
-
-def make(tmp_path: Path, files: dict[str, str], budget: int = 4000, window: int = 7) -> Workspace:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    cfg = f'[capacity]\n"MEMORY.md" = {budget}\n"USER.md" = 2000\n\n[dream]\nwindow_days = {window}\n'
-    for rel, text in {"memgit.toml": cfg, **files}.items():
-        p = ws / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text, encoding="utf-8")
-    init(ws)
-    return Workspace(ws)
 
 
 def log(day: str, *lines: str) -> tuple[str, str]:
