@@ -568,9 +568,9 @@ def test_the_agents_own_decision_is_not_the_persons_preference(tmp_path):
 
 def test_fields_that_share_a_template_are_not_merged(tmp_path):
     ws = make(tmp_path, {
-        "MEMORY.md": MEM_HEAD + "## Agents\n### Main\n- **Telegram**: @main_bot\n- **Model**: Kimi K2.5\n"
-                                "### Helper\n- **Telegram**: @helper_bot\n- **Model**: MiniMax M2.1\n\n"
-                                "## Blog\n- 第三篇博客发布成功 (2026-05-01)\n- 第五篇博客发布成功 (2026-05-03)\n",
+        "MEMORY.md": MEM_HEAD + "## Agents\n### Main\n- **Telegram**: @main_bot\n- **Model**: Falcon 4.1\n"
+                                "### Helper\n- **Telegram**: @helper_bot\n- **Model**: Heron 2.3\n\n"
+                                "## Blog\n- 第三期周报已发出 (2026-05-01)\n- 第五期周报已发出 (2026-05-03)\n",
     })
     report = dream(ws, NOW)
     assert not [p for p in report.proposals if p["op"] in ("merge", "prune")]
@@ -708,3 +708,29 @@ def test_an_error_is_over_when_what_failed_succeeds_on_two_days(tmp_path):
     text = read(ws)
     assert "一直失敗" not in text                      # two days of success: the error is over
     assert "Grafana alert sync fails with 502" in text  # one success is no fix
+
+
+def test_session_memory_turns_keep_their_speakers(tmp_path):
+    from memgit.dream.collect import _log_observations
+
+    text = ("# Session: 2026-05-30 19:44:06 UTC\n\n- **Session Key**: agent:main:main\n\n## Conversation Summary\n\n"
+            "user: Read HEARTBEAT.md if it exists (workspace context). If nothing needs attention, reply HEARTBEAT_OK.\n"
+            "user: [Telegram Jw id:77 +19m 2026-05-30 01:22 GMT+8] 以后日报改到晚上九点发\n[message_id: 18]\n"
+            "assistant: 好的，Jw！\n\n以后日报改到晚上九点。\n"
+            "user: System: [2026-05-30 03:02:11 GMT+8] Model switched.\n\n[Telegram Jw id:77 +1s 2026-05-30 03:02 GMT+8] hi\n")
+    obs = _log_observations("memory/2026-05-30-1944.md", date(2026, 5, 30), text)
+    turns = [(o.role, o.text) for o in obs if o.role != "log"]
+    assert turns == [("user", "以后日报改到晚上九点发"), ("assistant", "好的，Jw！ 以后日报改到晚上九点。"), ("user", "hi")]
+    assert obs[-1].raw.startswith("user: System:")  # the cited line is the turn's first line, as written
+
+
+def test_the_assistants_turn_in_a_session_memory_log_is_not_the_persons_state(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD + "## About Jw\n- **近况**：这几天很忙，晚点回消息\n",
+        **dict([log("2026-05-26", "整理了周报"), log("2026-05-28", "周报已发")]),
+        "memory/2026-05-31-0300.md": "# Session: 2026-05-31 03:00:00 UTC\n\n## Conversation Summary\n\n"
+                                     "user: [Telegram Jw id:77 +9m 2026-05-31 03:01 GMT+8] hi\n"
+                                     "assistant: Jw 好！凌晨 3 点还在忙啊 😄\n",
+    })
+    report = dream(ws, NOW)
+    assert [p["op"] for p in report.proposals] == ["prune"]

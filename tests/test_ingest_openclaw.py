@@ -191,3 +191,15 @@ def test_a_dream_over_openclaw_sessions_learns_nothing_from_harness_others_or_su
     for foreign in ("bullet", "French", "peanut", "花生", "durian", "素", "HEARTBEAT", "NO_REPLY", "untrusted",
                     "memory flush", "Agent failed", "openclaw-control-ui"):
         assert not re.search(re.escape(foreign), blob, re.I), (foreign, blob)
+
+
+def test_queued_messages_are_each_their_senders_words() -> None:
+    raw = ("[Queued messages while agent was busy]\n\n---\nQueued #1\n"
+           "[Telegram Jw id:77 +2m 2026-05-30 09:10 GMT+8] 以後週報改成週五發\n[message_id: 12]\n\n---\nQueued #2\n"
+           "Read HEARTBEAT.md if it exists (workspace context). Follow it strictly.\n\n---\nQueued #3\n"
+           "A new session was started via /new or /reset. Greet the user in your configured persona.\n")
+    assert openclaw.queued(raw)[0].startswith("[Telegram Jw")
+    assert len(openclaw.queued(raw)) == 3
+    assert openclaw.person_words(raw) == "以後週報改成週五發"
+    assert openclaw.person_words("Read HEARTBEAT.md if it exists (workspace context).") is None
+    assert openclaw.queued("just a message") == ["just a message"]

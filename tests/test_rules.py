@@ -121,13 +121,27 @@ def test_a_count_grows_only_when_every_named_one_is_still_named():
 
 
 def test_a_passing_condition_goes_once_the_logs_stop_reporting_it():
-    mem = "## About Jw\n- **当前状态**：这两天非常忙，需要休息\n- 帮忙整理文档时要先问\n"
+    mem = "## About Jw\n- **近况**：最近几天在出差，回消息会慢\n- 帮忙整理文档时要先问\n"
     quiet = [("2026-05-27", "Jw 让我整理周报"), ("2026-05-29", "周报已发"), ("2026-05-31", "Jw 让我帮忙查日程")]
     (out,) = passed_conditions(ctx(mem, quiet))
-    assert out.op.targets == ("- **当前状态**：这两天非常忙，需要休息",)
-    busy = quiet + [("2026-05-30", "Jw 今天还在忙，晚点再说")]
-    assert passed_conditions(ctx(mem, busy)) == []
+    assert out.op.targets == ("- **近况**：最近几天在出差，回消息会慢",)
+    away = quiet + [("2026-05-30", "Jw 还在出差，晚点再说")]
+    assert passed_conditions(ctx(mem, away)) == []
     assert passed_conditions(ctx(mem, quiet[:2])) == []  # two days of logs say too little
+
+
+def test_the_assistants_small_talk_does_not_keep_a_passing_condition():
+    mem = "## About Jw\n- **近况**：这几天很忙\n"
+    quiet = [("2026-05-27", "Jw 让我整理周报"), ("2026-05-29", "周报已发"), ("2026-05-31", "Jw 让我帮忙查日程")]
+    chat = [Observation("memory/2026-05-31-0300.md", 9, date(2026, 5, 31), "Jw，凌晨还在忙啊？", "assistant: Jw，凌晨还在忙啊？",
+                        "log", "assistant")]
+    c = ctx(mem, quiet)
+    c2 = Context(Collected(NOW, date(2026, 5, 25), [*c.obs, *chat], c.col.docs, []), "MEMORY.md", None)
+    assert len(passed_conditions(c2)) == 1
+    said = [Observation("memory/2026-05-31-0300.md", 8, date(2026, 5, 31), "还在忙，别等我", "user: 还在忙，别等我",
+                        "log", "user")]
+    c3 = Context(Collected(NOW, date(2026, 5, 25), [*c.obs, *said], c.col.docs, []), "MEMORY.md", None)
+    assert passed_conditions(c3) == []
 
 
 def test_confidence_lives_in_one_table():

@@ -22,7 +22,7 @@ MEM = """# MEMORY
 ## Projects [P1]
 - [P1] Cockpit v1 待 push (2026-05-02)
 - [P1] PostgreSQL 15 on h1 (2026-04-01)
-- [P1] **Model**: Kimi K2.5 (2026-04-01)
+- [P1] **Model**: Falcon 4.1 (2026-04-01)
 - [P1] Big entry
   - one
   - two
@@ -105,7 +105,7 @@ def test_a_quote_not_at_its_line_is_refused():
 def test_unbalanced_markdown_and_a_lost_label_are_refused():
     ev = Evidence("memory/2026-05-30.md:3", "PostgreSQL upgraded to 16 on h1")
     assert "unbalanced" in reason(refresh(entry("PostgreSQL"), "[P1] **PostgreSQL 16 on h1", ev))
-    assert "label" in reason(refresh(entry("**Model**"), "[P1] Model Kimi K2.5 now", ev))
+    assert "label" in reason(refresh(entry("**Model**"), "[P1] Model Falcon 4.1 now", ev))
 
 
 @pytest.mark.parametrize("prefix", ["**Name:**", "**NEVER", "Email checks must"])

@@ -115,12 +115,20 @@ def _read_text(root: Path, p: Path, warnings: list[str]) -> str | None:
 
 
 ITEM_START = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s")
+# a transcript turn written into a log ("user: …" / "assistant: …"), as OpenClaw's session-memory
+# hook writes a conversation's summary into memory/YYYY-MM-DD-HHMM.md
+TURN_START = re.compile(r"^(user|assistant):(?:\s|$)")
 
 
 def _log_observations(rel: str, day: date, text: str) -> list[Observation]:
     """One observation per log item: a list item with its continuation lines (a PEM block pasted
-    under "- deploy key:" is one redacted item, not lines of its own). The file is redacted as a
-    whole first, so multi-line secrets are caught."""
+    under "- deploy key:" is one redacted item, not lines of its own). A transcript turn written into
+    the log ("user: …", "assistant: …", up to the next turn or heading) is one observation with its
+    speaker's role; a user turn is the person's words only once the channel's envelope is cut off,
+    and a harness prompt (a heartbeat poll, a memory flush) is no one's words (memgit.ingest.openclaw).
+    The file is redacted as a whole first, so multi-line secrets are caught."""
+    from memgit.ingest import openclaw
+
     out = []
     fence = False
     raw_lines = text.splitlines()
@@ -128,25 +136,55 @@ def _log_observations(rel: str, day: date, text: str) -> list[Observation]:
     if len(red_lines) != len(raw_lines):  # never expected: redact keeps every line
         red_lines = [sensitive.redact(ln) for ln in raw_lines]
     item: list[int] = []
+    turn = ""  # the role of the transcript turn being read, if any
 
     def flush() -> None:
-        if item:
-            first = red_lines[item[0]]
+        if not item:
+            return
+        first = red_lines[item[0]]
+        changed = any(red_lines[j] != raw_lines[j] for j in item)
+        if turn:
+            said = "\n".join([TURN_START.sub("", raw_lines[item[0]], count=1),
+                              *(raw_lines[j] for j in item[1:])])
+            if turn == "user":
+                said = openclaw.person_words(said) or ""
+            red = sensitive.redact(said)
+            body = " ".join(ln.strip() for ln in red.splitlines() if ln.strip())
+            if body:
+                out.append(Observation(rel, item[0] + 1, day, strip_time(body), first, "log", turn, "",
+                                       changed or red != said))
+        else:
             rest = " ".join(red_lines[j].strip() for j in item[1:])
-            changed = any(red_lines[j] != raw_lines[j] for j in item)
             out.append(Observation(rel, item[0] + 1, day, (strip_time(first) + (" " + rest if rest else "")).strip(),
                                    first, "log", "log", "", changed))
-            item.clear()
+        item.clear()
 
     for i, line in enumerate(raw_lines):
         s = line.strip()
         if s.startswith(("```", "~~~")):
+            if turn:
+                item.append(i)  # a fence inside a turn is part of what was said
+                continue
             flush()
             fence = not fence
             continue
         if fence:
             continue
-        if not s or s.startswith("#") or s in ("---", "§"):
+        m = TURN_START.match(line)
+        if m:
+            flush()
+            turn = m.group(1)
+            item.append(i)
+            continue
+        if s.startswith("#"):
+            flush()
+            turn = ""
+            continue
+        if turn:
+            if s:
+                item.append(i)
+            continue
+        if not s or s in ("---", "§"):
             flush()
             continue
         if ITEM_START.match(line) or not item:

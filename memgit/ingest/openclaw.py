@@ -189,9 +189,10 @@ def read(path: Path, owners: frozenset[str] = frozenset()) -> Read:
                 yield Skip("duplicate retry")
                 continue
             said = False
-            for item in _user(raw, message, ts or "", session, index, owner_keys):
-                said = said or isinstance(item, Turn)
-                yield item
+            for part in queued(raw) if raw else [raw]:
+                for item in _user(part, message, ts or "", session, index, owner_keys):
+                    said = said or isinstance(item, Turn)
+                    yield item
             if said:
                 last_user, answered, last_assistant = raw, False, ""
         elif role == "assistant":
@@ -261,6 +262,36 @@ def _user(raw: str, message: dict[str, Any], ts: str, session: str, index: dict[
     yield Turn(ts=ts, session=session, role=OTHER, text=envelope.text, speaker=_sender_name(envelope))
 
 
+def person_words(raw: str) -> str | None:
+    """What a person typed in a user message as OpenClaw delivers it (the channel's envelope, system
+    lines and quoted context cut off), or None when the message is a harness prompt or nothing else."""
+    said = []
+    for part in queued(raw):
+        envelope = _unwrap(part)
+        if _harness_prompt(envelope.text):
+            continue
+        lines = [ln for ln in envelope.text.splitlines() if not _MESSAGE_ID.match(ln.strip())]
+        if "\n".join(lines).strip():
+            said.append("\n".join(lines).strip())
+    return "\n".join(said) or None
+
+
+_MESSAGE_ID = re.compile(r"^\[message_id: [^\]\n]*\]$")
+QUEUE_HEADER = "[Queued messages while agent was busy]"
+_QUEUE_SPLIT = re.compile(r"^---\s*\nQueued #\d+\s*$\n?", re.M)
+
+
+def queued(raw: str) -> list[str]:
+    """The messages of one user message: OpenClaw joins what arrived while a turn ran into one prompt
+    ("[Queued messages while agent was busy]", then "---" / "Queued #N" / the message, each in its own
+    envelope); any other message is one."""
+    text = raw.replace("\r\n", "\n")
+    if not text.lstrip().startswith(QUEUE_HEADER):
+        return [raw]
+    body = text.lstrip()[len(QUEUE_HEADER):]
+    return [part.strip() for part in _QUEUE_SPLIT.split(body) if part.strip()]
+
+
 def _harness_prompt(text: str) -> str | None:
     """Why a user message is a harness prompt rather than a person's words, or None."""
     if not text:
@@ -272,6 +303,8 @@ def _harness_prompt(text: str) -> str | None:
     if "An async command you ran earlier has completed" in text or \
             all(line.startswith("Current time:") for line in text.splitlines() if line.strip()):
         return "system event"
+    if text.startswith("A new session was started via /new or /reset"):
+        return "session start"
     if text.startswith("[cron:"):
         return "scheduled job"
     if text.startswith(("[Inter-session message]", "[System Message]", "[Subagent")):

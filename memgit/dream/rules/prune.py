@@ -183,7 +183,9 @@ def passed_conditions(ctx: Context) -> list[Candidate]:
             continue
         if it.entry.date and (ctx.now - it.entry.date).days <= TRANSIENT_QUIET_DAYS:
             continue
-        again = [o for o in ctx.obs if o.day in recent and lx.TRANSIENT_STATE.search(fold(o.text))]
+        # the assistant's small talk ("still busy at 3 am?") reports nothing about the person
+        again = [o for o in ctx.obs if o.day in recent and o.role != "assistant"
+                 and lx.TRANSIENT_STATE.search(fold(o.text))]
         if again:
             continue
         score = confidence("passed", extra_log_days=min(len(log_days) - TRANSIENT_LOG_DAYS, 3))

@@ -105,7 +105,7 @@ def _restate(body: str, st: tuple) -> str:
 
 
 def state_regressions(ctx: Context) -> list[Candidate]:
-    """An entry says a state holds ("WhatsApp 已连接", "the NAS is online"); the newest lines about
+    """An entry says a state holds ("Signal 已连接", "the NAS is online"); the newest lines about
     its subject report it ended ("仍断连", "offline"), on two days or as persisting, and no later line
     says it holds again: the state word is refreshed from those lines, the rest kept as written."""
     out = []

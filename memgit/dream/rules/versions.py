@@ -100,9 +100,9 @@ def slot_changes(ctx: Context) -> list[Candidate]:
 
 
 def labelled_slots(ctx: Context) -> list[Candidate]:
-    """A labelled setting whose value is one identifier ("**Model**: Kimi K2.5 (kimi-coding/k2p5)"),
+    """A labelled setting whose value is one identifier ("**Model**: Falcon 4.1 (falcon-cloud/f41)"),
     and a line that assigns a new identifier to that label, or to its primary/default slot, next to the
-    label and to what the entry's section is about ("main agent model … primary: `openai/gpt-5.3`"):
+    label and to what the entry's section is about ("the main agent's model … primary: `acme/falcon-5`"):
     the value is refreshed to that identifier. A value listing several things is left alone."""
     out = []
     by_label: dict[tuple[str, str], int] = {}
