@@ -216,3 +216,37 @@ def test_a_flow_of_arrows_moves_no_tool(tmp_path):
     text, opened = refreshed(tmp_path, "- [P1] Alerts go to Telegram (2026-03-01)\n",
                              log("2026-05-30", "Alerts: cron → Telegram → phone"))
     assert opened == []
+
+
+LISTED = HEAD + ("## Render farm settings\n### Summary\n"
+                 "- **Queues:** Blender 3.6 main, Houdini 19.5/Nuke 14 overflow, local GPU idle\n")
+
+
+def test_a_labelled_list_restated_in_its_scope_is_refreshed_to_the_new_list(tmp_path):
+    ws = make(tmp_path, {"MEMORY.md": LISTED, **dict([
+        log("2026-05-30", "Audited the render farm settings file: configured queues are `blender-4.2`, "
+                          "`houdini-20`, and `nuke-15` (checked with the farm CLI).")])})
+    report, opened = cycle(ws)
+    assert [p.op.op for p in opened] == ["refresh"]
+    assert "- **Queues:** `blender-4.2`, `houdini-20`, `nuke-15` (2026-05-30)\n" in read(ws)
+    assert "Blender 3.6 main" not in read(ws)
+
+
+@pytest.mark.parametrize("line", [
+    # another system's queues: nothing in the line names what the entry's headings are about
+    "The print shop's configured queues are `a4-color`, `a3-mono`, and `poster`.",
+    # asked, not stated as a list of values
+    "Should the queues be blender-4.2 and houdini-20? Waiting for an answer.",
+])
+def test_a_list_out_of_scope_or_not_restated_changes_nothing(tmp_path, line):
+    ws = make(tmp_path, {"MEMORY.md": LISTED, **dict([log("2026-05-30", line)])})
+    _, opened = cycle(ws)
+    assert opened == []
+
+
+def test_two_different_lists_on_the_newest_day_change_nothing(tmp_path):
+    ws = make(tmp_path, {"MEMORY.md": LISTED, **dict([log(
+        "2026-05-30", "Render farm settings: configured queues are `blender-4.2`, `houdini-20`.",
+        "Render farm settings after the rollback: queues are `blender-3.6`, `nuke-14`.")])})
+    _, opened = cycle(ws)
+    assert opened == []

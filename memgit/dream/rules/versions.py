@@ -94,9 +94,79 @@ MULTI_VALUE = re.compile(r"[,，、;；]|\band\b|\+")
 
 
 def slot_changes(ctx: Context) -> list[Candidate]:
-    """One slot of an entry moved: a labelled setting reassigned, or a version, model or tool a change
-    statement moves (`moved_slots`)."""
-    return labelled_slots(ctx) + moved_slots(ctx)
+    """One slot of an entry moved: a labelled setting reassigned, a labelled list restated, or a version,
+    model or tool a change statement moves (`moved_slots`)."""
+    return labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx)
+
+
+_CODE = r"`([^`\n]{1,80})`"
+_CODE_LIST = rf"{_CODE}(?:\s*[,，、]\s*(?:and\s+|和|及)?{_CODE}|\s*(?:,?\s*and|和|及)\s*{_CODE})+"
+_LIST_COPULA = r"\s*(?:\bare\b|\bwere\b|[:：=]|是|为|有)\s*"
+
+
+def headings(it: Item) -> list[str]:
+    """The titles of the sections an entry stands in, outermost first."""
+    path: list[tuple[int, str]] = []
+    for sec in it.doc.sections:
+        if sec.line > it.entry.start:
+            break
+        while path and path[-1][0] >= sec.level:
+            path.pop()
+        path.append((sec.level, sec.title))
+    return [t for _, t in path]
+
+
+def listed_values(ctx: Context) -> list[Candidate]:
+    """A labelled entry that lists several things ("**Models:** A primary, B and C fallbacks") and a
+    line that states the whole list again under the same label, each value written as code, in the
+    scope of the entry's headings ("the configured models are `a`, `b`, and `c`" in an audit of the
+    configuration the section is about): the list is refreshed to what that line lists, newest line
+    first. Two different lists on the newest day, or a line outside the headings' scope, change nothing."""
+    out = []
+    for it in ctx.items:
+        if it.frozen or it.step or it.entry.file not in (ctx.primary, ctx.user_file):
+            continue
+        m = LABEL_RE.match(it.entry.body)
+        lab = _label(it.entry.body)
+        if not m or not lab:
+            continue
+        value = re.sub(r"^(?:\*\*|__)\s*", "", it.entry.body[m.end():]).strip()
+        if not MULTI_VALUE.search(value) or len(value) > 160 or "\n" in value:
+            continue
+        noun = re.sub(r"[*_`]", "", lab).split()[-1] if re.sub(r"[*_`]", "", lab).split() else ""
+        if len(noun) < 2:
+            continue
+        lab_terms = term_set(noun)
+        scope = term_set(" ".join(headings(it))) - lab_terms
+        if not lab_terms or not scope:
+            continue
+        said = re.compile(rf"(?<![\w-]){re.escape(noun)}{_LIST_COPULA}(?:{_CODE_LIST})", re.I)
+        found = []
+        for o in ctx.obs:
+            if o.role == "assistant" or o.sensitive or "`" not in o.text:
+                continue
+            a = said.search(o.text)
+            if not a or not (o.terms & scope):
+                continue
+            vals = re.findall(_CODE, a.group(0))
+            if len(set(vals)) < 2 or all(v.lower() in fold(value) for v in vals):
+                continue
+            found.append((o, tuple(vals), a.group(0)))
+        if not found:
+            continue
+        o, vals, quote = max(found, key=lambda x: (x[0].day, x[0].line))
+        if any(v != vals for x, v, _ in found if x.day == o.day):
+            continue  # two lists the same day: unsure
+        closing = re.match(r"(?:\*\*|__)?", it.entry.body[m.end():]).group(0)  # "**Label:** value"
+        label_text = (it.entry.body[:m.end()].rstrip() + closing).rstrip()
+        body = f"{label_text} " + ", ".join(f"`{v}`" for v in vals)
+        days = len({x.day for x, v, _ in found if v == vals})
+        score = confidence("slot", extra_days=days - 1, recent=ctx.recency([o]))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, body, o.day), confidence=score,
+                       reason=f"'{lab.strip('* ')}' are now " + ", ".join(vals),
+                       evidence=(entry_evidence(it), Evidence(o.ref, quote)), origin="offline")
+        out.append(Candidate(op, "slot", score, {"days": days, "list": True}))
+    return out
 
 
 def labelled_slots(ctx: Context) -> list[Candidate]:
@@ -157,7 +227,8 @@ def labelled_slots(ctx: Context) -> list[Candidate]:
         o, new, said = max(found, key=lambda x: (x[0].day, x[0].line))
         if any(n != new for x, n, _ in found if x.day == o.day):
             continue  # two new values the same day: unsure
-        label_text = it.entry.body[:m.end()].rstrip()
+        closing = re.match(r"(?:\*\*|__)?", it.entry.body[m.end():]).group(0)  # "**Label:** value"
+        label_text = (it.entry.body[:m.end()].rstrip() + closing).rstrip()
         if slot_clause:
             tail = SLOT_TAIL.search(slot_clause)
             body = it.entry.body.replace(slot_clause, f"`{new}` {slot_clause[tail.end(1):].strip()}", 1)
