@@ -11,7 +11,7 @@ import pytest
 
 from memgit.dream.collect import Collected, Observation
 from memgit.dream.model import Context
-from memgit.dream.rules import (RULES, count_growth, duplicates_and_contradictions, passed_conditions,
+from memgit.dream.rules import (RULES, count_growth, duplicates_and_contradictions, passed_conditions, superseded_tools,
                                 preference_changes, recurring,
                                 retired_subjects, secret_entries, slot_changes, stale_entries, state_regressions,
                                 status_changes, version_changes)
@@ -37,7 +37,7 @@ def ops(cands) -> list[tuple[str, str | None]]:
 
 
 def test_the_registry_holds_every_rule_once():
-    assert len(RULES) == len(set(RULES)) == 12
+    assert len(RULES) == len(set(RULES)) == 13
 
 
 def test_status_moves_only_for_the_subject_named_beside_the_word():
@@ -167,3 +167,31 @@ def test_a_restated_status_takes_its_object_with_it(body, word, want):
     from memgit.dream.rules.status import _restate
 
     assert _restate(body, (2, word, "en", 0)) == want
+
+
+def test_a_rule_naming_a_retired_tool_takes_the_tool_the_person_named_instead():
+    mem = ("## Ops\n- **Backups**: Always run `/opt/bin/snapwrap` (NOT plain `restic`). This keeps the old "
+           "bucket layout. Never skip the nightly run.\n- Snapshots land in `/srv/snap` daily\n")
+    said = [("2026-05-30", "Jw clarified that `snapwrap` should not be restored; use plain `restic` only.")]
+    (out,) = superseded_tools(ctx(mem, said))
+    assert out.op.op == "refresh"
+    assert out.op.text == "**Backups**: Always run `restic`. Never skip the nightly run. (2026-05-30)"
+    zh = ("## 工具\n- 部署一律用 `deployctl-old` 执行，别手动 scp\n")
+    (out,) = superseded_tools(ctx(zh, [("2026-05-30", "Jw 说 `deployctl-old` 不再使用了，改用 `deployctl`")]))
+    assert out.op.text == "部署一律用 `deployctl` 执行，别手动 scp (2026-05-30)"
+
+
+@pytest.mark.parametrize("mem,line", [
+    # retired, but nothing said to take its place
+    ("## Ops\n- Always run `snapwrap` before upgrades\n", "Jw clarified that `snapwrap` should not be restored."),
+    # named, not prescribed
+    ("## Ops\n- `snapwrap` wrote the old bucket layout\n",
+     "Jw clarified that `snapwrap` should not be restored; use plain `restic` only."),
+    # named in two sentences: a person rewrites it
+    ("## Ops\n- Always run `snapwrap`. Check `snapwrap` logs after.\n",
+     "Jw clarified that `snapwrap` should not be restored; use plain `restic` only."),
+    # the agent's own retirement is no person's word
+    ("## Ops\n- Always run `snapwrap` before upgrades\n", "I think `snapwrap` is no longer needed; use plain `restic`."),
+])
+def test_a_retired_tool_without_a_clear_successor_or_use_changes_nothing(mem, line):
+    assert superseded_tools(ctx(mem, [("2026-05-30", line)])) == []

@@ -13,11 +13,11 @@ from memgit.ops import Evidence, Operation, hash_target
 MEM = """# MEMORY
 
 ## Who I Am
-- **Name:** Kit
+- **Name:** Pip
 
 ## Rules
-- **NEVER restart the gateway while an agent works**
-- Email checks must use gog only
+- **NEVER reboot the build host while a job runs**
+- Calendar syncs must use `caldav-sync` only
 
 ## Projects [P1]
 - [P1] Cockpit v1 待 push (2026-05-02)
@@ -108,10 +108,37 @@ def test_unbalanced_markdown_and_a_lost_label_are_refused():
     assert "label" in reason(refresh(entry("**Model**"), "[P1] Model Falcon 4.1 now", ev))
 
 
-@pytest.mark.parametrize("prefix", ["**Name:**", "**NEVER", "Email checks must"])
+@pytest.mark.parametrize("prefix", ["**Name:**", "**NEVER", "Calendar syncs must"])
 def test_identity_and_marked_rules_are_never_targets(prefix):
     op = Operation("prune", "MEMORY.md", (entry(prefix),), confidence=0.9, reason="r", origin="offline")
     assert "identity or a marked rule" in reason(op)
+
+
+def test_a_marked_rule_is_rewritten_only_when_the_persons_newer_words_retire_its_tool():
+    target = entry("Calendar syncs must")
+    said = Obs("memory/2026-05-30.md", 5, date(2026, 5, 30),
+               "Jw said `caldav-sync` is no longer needed; use plain `vdirsyncer` only",
+               "- 11:00 Jw said `caldav-sync` is no longer needed; use plain `vdirsyncer` only")
+    ground = verify.build({"MEMORY.md": parse("MEMORY.md", MEM.encode())}, [*LOG, said])
+    ev = Evidence(said.ref, "Jw said `caldav-sync` is no longer needed; use plain `vdirsyncer` only")
+
+    def why(text, *evidence):
+        op = Operation("refresh", "MEMORY.md", (target,), text=text, confidence=0.8, reason="r",
+                       evidence=evidence, origin="offline")
+        try:
+            verify.check(op, ground)
+        except verify.Fail as e:
+            return str(e)
+        return None
+
+    assert why("Calendar syncs must use `vdirsyncer` only (2026-05-30)", ev) is None
+    # the rule may not stop being a rule, nor keep the retired tool, nor change on other evidence
+    assert "marked rule" in why("Calendar syncs use `vdirsyncer` (2026-05-30)", ev)
+    assert "marked rule" in why("Calendar syncs must use `caldav-sync` or `vdirsyncer` (2026-05-30)", ev)
+    assert "marked rule" in why("Calendar syncs must use `vdirsyncer` only (2026-05-30)",
+                                Evidence(LOG[0].ref, LOG[0].text))
+    prune = Operation("prune", "MEMORY.md", (target,), confidence=0.9, reason="r", evidence=(ev,), origin="offline")
+    assert "marked rule" in reason(prune)
 
 
 def test_more_than_a_reviewable_deletion_is_refused():

@@ -125,6 +125,9 @@ PERSISTS = _re(r"仍", r"依然", r"还是", r"一直", r"\bstill\b", r"持续")
 RETIRED = _re(r"\bnot (?:required|needed|used) any ?more\b", r"\bno longer (?:required|needed|used|in use)\b",
               r"\bretired\b", r"\bdeprecated\b", r"\bshould not be (?:restored|used)\b", r"\bstop(?:ped)? using\b",
               r"不再(?:需要|使用|用)", r"不用了", r"弃用", r"停用", r"退役", r"废弃")
+# what the person puts in a retired tool's place ("use plain `gh` only", "改用 `uv`"): group 1 is the tool
+REPLACE_WITH = re.compile(r"(?:\buse (?:plain |only |just |the plain )?|\bswitch(?:ed)? to |\bmove(?:d)? to |"
+                          r"改用\s*|换成\s*|换用\s*|只用\s*|直接用\s*)`([^`\n]{1,60})`")
 # how a log reports what the person said or decided
 PERSON_SAID = _re(r"\bsaid\b", r"\btold me\b", r"\basked\b", r"\bclarified\b", r"\bdecided\b", r"\bconfirmed\b",
                   r"\binstructed\b", r"说", r"要求", r"表示", r"决定", r"确认", r"交代")

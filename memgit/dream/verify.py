@@ -131,6 +131,30 @@ def _label(text: str) -> str | None:
     return m.group(1) if m else None
 
 
+CODE_RE = re.compile(r"`([^`\n]{1,80})`")
+
+
+def _superseded(op: Operation, e: Entry, ground: Ground) -> bool:
+    """A marked rule rewritten after the person's own newer words retired the tool it prescribes: the
+    rule stays a rule, the retired tool (as code in the target) is gone from it, and a window line
+    quoted as evidence retires that very tool. Nothing else changes a marked rule."""
+    from dataclasses import replace
+
+    from memgit.dream import lexicon as lx
+    from memgit.text import norm
+
+    if op.op != "refresh" or not op.text or len(op.targets) != 1 or not is_core(replace(e, text=op.text)):
+        return False
+    gone = {c.strip().lower() for c in CODE_RE.findall(e.text)} - {c.strip().lower() for c in CODE_RE.findall(op.text)}
+    for ev in op.evidence:
+        if ev.source not in ground.days or not lx.RETIRED.search(norm(ev.quote)):
+            continue
+        named = {c.strip().lower() for c in CODE_RE.findall(ev.quote)}
+        if any(g in named or g.rsplit("/", 1)[-1] in named for g in gone):
+            return True
+    return False
+
+
 def check(op: Operation, ground: Ground) -> None:
     """Raise Fail with the reason `op` may not become a proposal."""
     doc = ground.docs.get(op.file)
@@ -145,7 +169,7 @@ def check(op: Operation, ground: Ground) -> None:
             continue  # a secret must go, wherever it stands
         if e.frozen:
             raise Fail(f"{op.file} line {e.line} is P0 or protected")
-        if is_core(e, doc.section_at(e.start) if doc else None):
+        if is_core(e, doc.section_at(e.start) if doc else None) and not _superseded(op, e, ground):
             raise Fail(f"{op.file} line {e.line} is identity or a marked rule, never changed automatically")
         if (op.file, e.text) in ground.open_targets or (op.file, hash_target(e.text)) in ground.open_targets:
             raise Fail(f"{op.file} line {e.line} is already the target of an open proposal")

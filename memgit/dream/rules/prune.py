@@ -10,7 +10,7 @@ from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
 from memgit.dream.scoring import confidence
-from memgit.dream.model import _negated, Candidate, Context, entry_evidence, fold, LABEL_RE, TIMELINE
+from memgit.dream.model import _negated, Candidate, compose, Context, entry_evidence, fold, LABEL_RE, TIMELINE
 
 
 # -- prune: stale ---------------------------------------------------------------------------
@@ -110,10 +110,9 @@ RETIRED_PER_RUN = 3
 LINK_RE = re.compile(r"\]\([^)]+\)")
 
 
-def retired_subjects(ctx: Context) -> list[Candidate]:
-    """The person retired a tool ("`mcporter` is not required anymore", "不再使用 `foo`"): entries
-    built around it — it is their label or among their first words — are out of date. Past records
-    (dated or timeline sections) and entries already saying it is retired are left alone."""
+def _retired_tools(ctx: Context) -> dict[str, Observation]:
+    """The tools the person retired, named as code beside the words that retire them, with the line
+    that says so (the newest wins)."""
     retired: dict[str, Observation] = {}
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive or "`" not in o.text:
@@ -129,8 +128,15 @@ def retired_subjects(ctx: Context) -> list[Candidate]:
             if near:
                 tool = min(near, key=lambda t: min(abs(t.end() - m.start()), abs(t.start() - m.end()))).group(1)
                 retired[tool.lower()] = o
+    return retired
+
+
+def retired_subjects(ctx: Context) -> list[Candidate]:
+    """The person retired a tool ("`mcporter` is not required anymore", "不再使用 `foo`"): entries
+    built around it — it is their label or among their first words — are out of date. Past records
+    (dated or timeline sections) and entries already saying it is retired are left alone."""
     out = []
-    for tool, o in retired.items():
+    for tool, o in _retired_tools(ctx).items():
         hits = []
         for it in ctx.items:
             if it.frozen or it.step or it.entry.file != ctx.primary and it.entry.file != ctx.user_file:
@@ -157,6 +163,78 @@ def retired_subjects(ctx: Context) -> list[Candidate]:
                            evidence=(entry_evidence(it), *ctx.evidence([o], 1)), origin="offline")
             out.append(Candidate(op, "retired", score, {"tool": tool}))
     return out
+
+
+CODE = re.compile(r"`([^`\n]{1,80})`")
+SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+USE_VERB = re.compile(r"\b(?:use|using|run|call|invoke)\b|用|使用|调用|运行")
+ANAPHOR = re.compile(r"^(?:this|that|it|these|those|which)\b|^(?:这|它|此)")
+
+
+def _names(span: str, tool: str) -> bool:
+    s = span.strip().lower()
+    return s == tool or s.endswith("/" + tool)
+
+
+def _drop_asides(sentence: str, name: str) -> str:
+    """The sentence without its parenthetical asides that name `name` ("(NOT bare `gh`)")."""
+    return re.sub(r"\s*\([^()]*\)", lambda p: "" if name.lower() in p.group(0).lower() else p.group(0), sentence)
+
+
+def superseded_tools(ctx: Context) -> list[Candidate]:
+    """The person retired a tool and said what takes its place ("`gh-vader` should not be restored; use
+    plain `gh` only"): an entry telling the agent to use the retired tool — a standing rule included, since
+    the person's newer words are the rule now — is rewritten with the new tool in its place. Only the
+    sentence that names the tool changes (an aside naming the new tool, "(not bare `gh`)", goes with it,
+    and so does a next sentence that only points back at it, "This ensures …"); the rest is kept as written.
+    An entry naming the tool in more than one sentence, or not as what to use, is left to a person."""
+    out = []
+    for tool, o in _retired_tools(ctx).items():
+        new = [m.group(1) for m in lx.REPLACE_WITH.finditer(o.text) if m.group(1).strip().lower() != tool]
+        if len({n.lower() for n in new}) != 1 or sensitive.has_sensitive(new[0]):
+            continue
+        new_tool = new[0].strip()
+        for it in ctx.items:
+            if it.entry.frozen or it.secret or it.step or it.entry.file not in (ctx.primary, ctx.user_file):
+                continue
+            title = it.entry.section or ""
+            if DATED_TITLE.match(title) or TIMELINE.search(title) or lx.RETIRED.search(it.folded):
+                continue
+            if it.entry.date and it.entry.date > o.day:
+                continue
+            body = it.entry.body
+            if "\n" in body or not any(_names(t.group(1), tool) for t in CODE.finditer(body)):
+                continue
+            m = LABEL_RE.match(body)
+            head, rest = (body[:m.end()], body[m.end():]) if m else ("", body)
+            closing = re.match(r"(?:\*\*|__)?\s*", rest).group(0)
+            head, rest = head + closing, rest[len(closing):]
+            sentences = SENTENCE_END.split(rest)
+            naming = [i for i, x in enumerate(sentences) if any(_names(t.group(1), tool) for t in CODE.finditer(x))]
+            if len(naming) != 1:
+                continue
+            i = naming[0]
+            sent = sentences[i]
+            span = next(t for t in CODE.finditer(sent) if _names(t.group(1), tool))
+            if not USE_VERB.search(fold(sent[:span.start()])[-24:]):
+                continue  # named, not prescribed
+            rewritten = sent[:span.start()] + f"`{new_tool}`" + sent[span.end():]
+            rewritten = _drop_asides(rewritten, new_tool)
+            rewritten = re.sub(r"\s+([.,;:!?])", r"\1", rewritten)
+            if any(_names(t.group(1), tool) for t in CODE.finditer(rewritten)):
+                continue
+            kept = [*sentences[:i], rewritten]
+            tail = sentences[i + 1:]
+            if tail and ANAPHOR.match(fold(tail[0])):
+                tail = tail[1:]
+            new_body = (head + " ".join([*kept, *tail])).strip()
+            score = confidence("retired", typed_by_person=o.role == "user", recent=ctx.recency([o]))
+            op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, new_body, o.day),
+                           confidence=score,
+                           reason=f"`{tool}` was retired ({o.day.isoformat()}); the person said to use `{new_tool}`",
+                           evidence=(entry_evidence(it), *ctx.evidence([o], 1)), origin="offline")
+            out.append(Candidate(op, "superseded", score, {"tool": tool}))
+    return out[:RETIRED_PER_RUN]
 
 
 TRANSIENT_QUIET_DAYS = 3   # the window's newest days that must not report the condition again
