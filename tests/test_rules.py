@@ -195,3 +195,12 @@ def test_a_rule_naming_a_retired_tool_takes_the_tool_the_person_named_instead():
 ])
 def test_a_retired_tool_without_a_clear_successor_or_use_changes_nothing(mem, line):
     assert superseded_tools(ctx(mem, [("2026-05-30", line)])) == []
+
+
+def test_a_version_under_a_heading_naming_one_instance_moves_only_on_lines_about_that_instance():
+    mem = "## Lakeside Lab Runner Host\n- **Runner version:** v2.3\n"
+    assert version_changes(ctx(mem, [("2026-05-30", "Upgraded the runner to v2.5 (audit of the current setup)")])) == []
+    lab = ctx(mem, [("2026-05-30", "Upgraded the lakeside lab runner to v2.5")])
+    assert [x.op.targets[0] for x in version_changes(lab)] == ["- **Runner version:** v2.3"]
+    plain = "## Runner setup\n- **Runner version:** v2.3\n"  # a heading saying only which aspect
+    assert version_changes(ctx(plain, [("2026-05-30", "Upgraded the runner to v2.5")]))

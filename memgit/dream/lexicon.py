@@ -125,6 +125,12 @@ PERSISTS = _re(r"仍", r"依然", r"还是", r"一直", r"\bstill\b", r"持续")
 RETIRED = _re(r"\bnot (?:required|needed|used) any ?more\b", r"\bno longer (?:required|needed|used|in use)\b",
               r"\bretired\b", r"\bdeprecated\b", r"\bshould not be (?:restored|used)\b", r"\bstop(?:ped)? using\b",
               r"不再(?:需要|使用|用)", r"不用了", r"弃用", r"停用", r"退役", r"废弃")
+# words a heading uses for any subject ("OpenClaw setup", "Gateway status"): they say which aspect, not
+# which one of several things of a kind ("TEG rental OpenClaw instance" names one instance)
+GENERIC_HEADING = frozenset("""setup set-up config configur configuration setting settings status state current
+overview summary notes note info information detail details version versions instance instances
+install installation environment env main primary default general misc other basics reference ref
+配置 设置 状态 当前 概览 总结 笔记 信息 详情 版本 实例 安装 环境 主要 默认 其他 参考""".split())
 # what the person puts in a retired tool's place ("use plain `gh` only", "改用 `uv`"): group 1 is the tool
 REPLACE_WITH = re.compile(r"(?:\buse (?:plain |only |just |the plain )?|\bswitch(?:ed)? to |\bmove(?:d)? to |"
                           r"改用\s*|换成\s*|换用\s*|只用\s*|直接用\s*)`([^`\n]{1,60})`")

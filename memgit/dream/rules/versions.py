@@ -41,10 +41,13 @@ def version_changes(ctx: Context) -> list[Candidate]:
         names = ((it.head | term_set(it.entry.section or "")) - {v.lower().lstrip("v") for v in it.versions}
                  - VERSION_WORDS)
         old = it.versions[0]
+        qual = qualifiers(it)
         found: dict[str, list[tuple[Observation, bool]]] = {}
         for o in ctx.obs_about(it):
             if o.role == "assistant":
                 continue
+            if qual and not (o.terms & qual):
+                continue  # the version of another one of the same kind ("OpenClaw" of another instance)
             ov = versions(o.text)
             if not ov or owners.get(id(o)) is not it:
                 continue
@@ -114,6 +117,19 @@ def headings(it: Item) -> list[str]:
             path.pop()
         path.append((sec.level, sec.title))
     return [t for _, t in path]
+
+
+def qualifiers(it: Item) -> frozenset[str]:
+    """What a heading that names the entry's subject says besides it: which one of several things of that
+    kind the section is about ("TEG rental OpenClaw instance" → teg, rental). Empty when no heading names
+    the subject, or names only it and words any heading uses ("OpenClaw setup")."""
+    subj = set(it.head) - VERSION_WORDS
+    for title in reversed(headings(it)):
+        ht = term_set(title)
+        if ht & subj:
+            return frozenset(t for t in ht - subj - VERSION_WORDS if t not in lx.GENERIC_HEADING
+                             and fold(t) not in lx.GENERIC_HEADING)
+    return frozenset()
 
 
 def listed_values(ctx: Context) -> list[Candidate]:
