@@ -250,3 +250,22 @@ def test_two_different_lists_on_the_newest_day_change_nothing(tmp_path):
         "Render farm settings after the rollback: queues are `blender-3.6`, `nuke-14`.")])})
     _, opened = cycle(ws)
     assert opened == []
+
+
+def test_a_version_moved_by_someone_with_a_tool_refreshes_the_one_entry_naming_it(tmp_path):
+    ws = make(tmp_path, {"MEMORY.md": HEAD + "## Databases [P1]\n- [P1] Billing DB runs MariaDB 10 on sql-3, "
+                                             "hourly binlog backups (2026-04-02)\n- [P1] Cache is Valkey 8\n",
+                         **dict([log("2026-05-30", "Ana ran mariadb-upgrade on sql-3 at night: billing DB moved "
+                                                   "from MariaDB 10 to MariaDB 11, took 9 minutes.")])})
+    _, opened = cycle(ws)
+    assert [p.op.op for p in opened] == ["refresh"]
+    assert "- [P1] Billing DB runs MariaDB 11 on sql-3, hourly binlog backups (2026-05-30)\n" in read(ws)
+
+
+def test_a_tool_swap_that_also_removes_what_the_entry_names_is_left_to_a_person(tmp_path):
+    ws = make(tmp_path, {"MEMORY.md": HEAD + "## Tooling [P1]\n- [P1] Site assets are built with gulp + "
+                                             "gulpfile.js (2026-04-02)\n",
+                         **dict([log("2026-05-30", "Site assets build switched from gulp to vite; gulpfile.js removed."),
+                                    log("2026-05-31", "站点资源的构建从 gulp 换成 vite 了，gulpfile.js 删掉。")])})
+    _, opened = cycle(ws)
+    assert opened == []

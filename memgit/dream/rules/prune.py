@@ -14,7 +14,7 @@ from memgit.dream.model import _negated, Candidate, compose, Context, entry_evid
 
 
 # -- prune: stale ---------------------------------------------------------------------------
-DONE_WITH = re.compile(r"\b(?:removed|deleted|closed|torn down|shut down|cancel+ed|expired|gone)\b|删除|删了|关闭|"
+DONE_WITH = re.compile(r"\b(?:removed|deleted|closed|torn down|shut down|cancel+ed|expired|gone)\b|删除|删了|删掉|关闭|"
                        r"关掉|撤掉|取消|过期|结束")
 
 

@@ -403,6 +403,32 @@ def _slot(it: Item, kind: str, old: str | None, new: str) -> tuple[int, int, str
     return span[0], span[1], body[span[0]:span[1]]
 
 
+_FILE_LIKE = re.compile(r"`[^`\n]+`|(?<![\w/.-])[\w-]+\.[a-z][a-z0-9]{1,4}(?![\w])")
+
+
+def _also_removed(it: Item, o: Observation) -> bool:
+    """The line says a file or code name the entry holds was removed ("requirements.txt 删掉")."""
+    from memgit.dream.rules.prune import DONE_WITH
+
+    f = fold(o.text)
+    for m in _FILE_LIKE.finditer(fold(it.entry.body)):
+        name = m.group(0).strip("`")
+        pos = f.find(name)
+        if pos >= 0 and DONE_WITH.search(f[max(0, pos - 14):pos + len(name) + 14]):
+            return True
+    return False
+
+
+def _only_entry_naming(ctx: Context, kind: str, old: str | None, new: str) -> Item | None:
+    """The one entry of memory naming what a change moves (the versioned name, or the old tool), if one."""
+    name = new.split("\0")[0] if kind == "version" else (old or "")
+    if not name:
+        return None
+    rx = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + r"(?![a-z])")
+    hits = [it for it in ctx.items if rx.search(it.folded)]
+    return hits[0] if len(hits) == 1 else None
+
+
 def moved_slots(ctx: Context) -> list[Candidate]:
     """A version of any form ("PostgreSQL 15 → 16", "升級到 Next.js 15", "qwen2.5 换成 qwen3") or a chosen
     tool ("pip 換成 uv", "switched the TTS from Piper to Kokoro", "replaced nginx with Caddy") that a line
@@ -415,19 +441,25 @@ def moved_slots(ctx: Context) -> list[Candidate]:
         if o.role == "assistant" or o.sensitive or len(o.text) > 300:
             continue
         for kind, old, new, new_raw, _, _, rest in _statements(o):
-            rest = frozenset(t for t in rest if ctx.anchor(t))
+            said, rest = rest, frozenset(t for t in rest if ctx.anchor(t))
             best: list[tuple[float, Item, tuple[int, int, str]]] = []
             for it in ctx.items_about(o):
                 if it.frozen or it.step or lx.HELD.search(it.folded):
                     continue
                 if it.entry.date and o.day < it.entry.date:
                     continue  # written after the change
+                if _also_removed(it, o):
+                    continue  # more than one slot moved ("… requirements.txt 删掉"): a person rewrites it
                 slot = _slot(it, kind, old, new)
                 if slot is None:
                     continue
                 own = it.subject | it.head | term_set(it.entry.section or "")
-                if rest and ctx.weight(rest & own) < 0.5 * ctx.weight(rest):
-                    continue  # the line is about something the entry does not name
+                if rest and ctx.weight(rest & own) < 0.5 * ctx.weight(rest) and not (
+                        said & own and _only_entry_naming(ctx, kind, old, new) is it):
+                    # the line is about something the entry does not name, unless the entry is the one
+                    # entry of memory naming what moved and the line names something else it does too
+                    # ("Priya ran pg_upgrade on db-2: PostgreSQL 15 to 16" for "… PostgreSQL 15 on db-2")
+                    continue
                 best.append((ctx.weight(rest & own), it, slot))
             if not best:
                 continue
