@@ -204,3 +204,25 @@ def test_a_version_under_a_heading_naming_one_instance_moves_only_on_lines_about
     assert [x.op.targets[0] for x in version_changes(lab)] == ["- **Runner version:** v2.3"]
     plain = "## Runner setup\n- **Runner version:** v2.3\n"  # a heading saying only which aspect
     assert version_changes(ctx(plain, [("2026-05-30", "Upgraded the runner to v2.5")]))
+
+
+def test_a_wait_ends_when_the_thing_is_unblocked_and_only_a_wait_does():
+    mem = "## Work\n- [P1] Payroll export is blocked on the auditor's sign-off for the new schema (2026-05-01)\n"
+    c = ctx(mem, [("2026-05-29", "Auditor signed off; payroll export is unblocked, starting tomorrow."),
+                  ("2026-05-30", "Payroll export kicked off, first 40 files written.")])
+    assert [x.op.text for x in status_changes(c)] == ["[P1] Payroll export is unblocked (2026-05-29)"]
+    waiting = ctx("## Work\n- [P1] Floor map waiting on a survey from facilities (2026-05-01)\n",
+                  [("2026-05-30", "Facilities sent the survey; the floor map is now live for the team.")])
+    assert [x.op.text for x in status_changes(waiting)] == ["[P1] Floor map live (2026-05-30)"]
+    pushed = ctx("## Work\n- [P1] Atlas v2 待 push (2026-05-01)\n", [("2026-05-30", "Atlas v2 unblocked")])
+    assert status_changes(pushed) == []  # "unblocked" ends a wait, not what is still to push
+
+
+def test_review_and_rollout_states_move_on_and_a_rollout_share_moves_with_them():
+    c = ctx("## 进度\n- [P1] 记账小程序 v3 提审中，等审核结果 (2026-05-01)\n- [P1] 新版首页灰度中，20% 用户 (2026-05-02)\n"
+            "- [P1] `sync-rewrite` PR 等 review，Ana 负责 (2026-05-03)\n",
+            [("2026-05-29", "审核通过，记账小程序 v3 已上线"), ("2026-05-30", "新版首页正式 live，100% 放量"),
+             ("2026-05-30", "`sync-rewrite` PR 已 merge 到 main")])
+    assert sorted(x.op.text for x in status_changes(c)) == [
+        "[P1] `sync-rewrite` PR 已合并，Ana 负责 (2026-05-30)", "[P1] 新版首页已上线，100% 用户 (2026-05-30)",
+        "[P1] 记账小程序 v3 已上线 (2026-05-29)"]

@@ -21,7 +21,12 @@ PENDING = _re(
     r"未发布", r"\bblocked(?:\s+on\s+[\w-]+)?\b", r"\bin review\b",
     r"\bnot (?:yet )?(?:deployed|released|live|shipped)\b",
     r"准备\s*(?:push|发布|上线|部署)", r"\bto be (?:deployed|released|pushed|merged)\b", r"\bqueued\b",
+    r"提审中", r"审核中", r"送审中", r"灰度中", r"内测中", r"公测中", r"等\s*(?:review|merge|审核|合并|上线)",
+    r"\bunder review\b", r"\bawaiting\b", r"\bwaiting (?:on|for)\b", r"\brolling out\b", r"\bin beta\b",
 )
+# a thing that waits on something or someone: only its being unblocked (UNBLOCKED) moves it on short of done
+BLOCKED = _re(r"\bblocked\b", r"\bwaiting (?:on|for)\b", r"\bawaiting\b", r"卡在", r"卡住", r"阻塞", r"等待")
+UNBLOCKED = _re(r"\bunblocked\b", r"\bkicked off\b", r"\bunderway\b", r"解除阻塞", r"不再卡", r"已开工", r"已启动")
 TODO = _re(r"\btodo\b", r"\bto-do\b", r"\bto be (?:filled(?: in)?|done|written|decided)\b", r"\bstill to\b",
            r"\bnot started\b", r"待办", r"待填", r"还没开始", r"未开始", r"待补", r"待定")
 ERROR = _re(r"\berror(?:ed|s)?\b", r"\bfail(?:ing|ed|s)\b", r"\bbroken\b", r"\bcrash(?:es|ed|ing)?\b",
@@ -35,12 +40,13 @@ FIXED = _re(r"\bfixed\b", r"\bresolved\b", r"\bworks? again\b", r"\bworking agai
 SUCCEEDED = _re(r"成功", r"\bsucceed(?:ed|s)?\b", r"\bsuccessful(?:ly)?\b")
 # Done states: (rank, pattern, canonical English, canonical Chinese); TRADITIONAL spells the latter.
 DONE: list[tuple[int, re.Pattern[str], str, str]] = [
-    (3, _re(r"上线", r"\bwent live\b", r"\bis live\b", r"\bgo(?:es)? live\b", r"\bin production\b",
-            r"\blaunched\b", r"正式发布"), "live", "已上线"),
+    (3, _re(r"上线", r"\bwent live\b", r"\bis (?:now )?live\b", r"\bgo(?:es)? live\b", r"\bin production\b",
+            r"\blaunched\b", r"正式发布", r"正式\s*live", r"全量(?:上线|发布|放量)?", r"100%\s*放量"),
+     "live", "已上线"),
     (3, _re(r"部署", r"\bdeployed\b", r"\bdeploy(?:ed)? to\b"), "deployed", "已部署"),
     (3, _re(r"\breleased\b", r"\bshipped\b", r"已发布", r"发布了"), "released", "已发布"),
     (2, _re(r"已\s*push", r"\bpushed\b", r"push\s*了"), "pushed", "已 push"),
-    (2, _re(r"\bmerged\b", r"已合并", r"合并了"), "merged", "已合并"),
+    (2, _re(r"\bmerged\b", r"已合并", r"合并了", r"已\s*merge", r"merge\s*了", r"已合入"), "merged", "已合并"),
     (1, _re(r"\bdone\b", r"\bfinished\b", r"\bcompleted?\b", r"已完成", r"完成了", r"搞定"), "done", "已完成"),
 ]
 TRADITIONAL = {"已上线": "已上線", "已部署": "已部署", "已发布": "已發布", "已 push": "已 push", "已合并": "已合併",

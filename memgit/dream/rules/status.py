@@ -23,6 +23,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
         if not pend and not todo:
             continue
         have = lx.done_state(lx.PENDING.sub(" ", it.folded))  # "待上线" is not "上线"
+        blocked = bool(pend and lx.BLOCKED.search(it.folded))
         support, best = [], None
         about = ctx.obs_about(it)
         for o in about:
@@ -31,7 +32,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
             if _version_clash(it, o):
                 continue
             f = fold(o.text)
-            st = lx.done_state(f)
+            st = lx.done_state(f) or (_unblocked(f) if blocked else None)
             if not st or (have and st[0] <= have[0]):
                 continue
             if not ctx.near(f, st[3], it.head or it.subject):
@@ -49,7 +50,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
         days = len({o.day for o in support})
         confirm = len({o.day for o in later}) - len({o.day for o in relapsed})
         st, o = best
-        explicit = st[0] >= 2
+        explicit = st[0] >= 2 or st[0] == 0  # pushed, merged, live; or the very word "unblocked"
         score = confidence("status", explicit=explicit, extra_days=days - 1, confirming_days=min(confirm, 2),
                            relapsed=bool(relapsed), recent=ctx.recency(support))
         feats = {"days": days, "explicit": explicit, "confirming_days": confirm, "contradicted": bool(relapsed)}
@@ -59,7 +60,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
                            evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
             out.append(Candidate(op, "todo-done", score, feats))
             continue
-        new_body = _restate(it.entry.body, st)
+        new_body = _share(_restate(it.entry.body, st), support)
         text = compose(it, new_body, max(x.day for x in support))
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
                        reason=f"status moved: {pend.group(0) if pend else 'pending'} → {st[1]}",
@@ -68,11 +69,39 @@ def status_changes(ctx: Context) -> list[Candidate]:
     return out
 
 
+PERCENT = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d+)?\s?%")
+
+
+def _share(body: str, support: list) -> str:
+    """A rollout share the entry states ("10% 用户") that the newest supporting line stating a share gives
+    anew, as its one share ("100% 放量"): the share is part of the status that moved."""
+    have = PERCENT.findall(body)
+    if len(have) != 1:
+        return body
+    stating = [o for o in support if PERCENT.search(o.text)]
+    if not stating:
+        return body
+    newest = max(stating, key=lambda o: (o.day, o.line))
+    said = {p.replace(" ", "") for p in PERCENT.findall(newest.text)}
+    if len(said) != 1 or have[0].replace(" ", "") in said:
+        return body
+    return body.replace(have[0], said.pop(), 1)
+
+
+def _unblocked(f: str) -> tuple[int, str, str, int] | None:
+    """A blocked thing reported moving again ("unblocked", "kicked off"): short of done, it ends only a
+    wait (rank 0, below every done state)."""
+    for m in lx.UNBLOCKED.finditer(f):
+        if not lx.NEGATED_BEFORE.search(f[max(0, m.start() - 8):m.start()]):
+            return (0, "unblocked", "已解除阻塞", m.start())
+    return None
+
+
 PLAN = re.compile(r"\b(?:once|after|when|before|until|will|then|next (?:week|time|step|month)|plan(?:ned)?"
                   r"|waiting|needs?|need to|blocked)\b|就上|修完|之后|以后|等|再|准备|明天|下周|计划|需要|还要")
 
 
-_TAKES_OBJECT = re.compile(r"\b(?:on|for|by|from|until|with)\s+\S+$")
+_TAKES_OBJECT = re.compile(r"\b(?:on|for|by|from|until|with)(?:\s+\S+)?$")
 _CLAUSE_REST = re.compile(r"[^，,；;。()（）—\n]*")
 
 
