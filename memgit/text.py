@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from re import _constants as _sre, _parser as _sre_parse
 
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK_RE = re.compile(f"[{CJK}]")
 CJK_RUN_RE = re.compile(f"[{CJK}]+")
+_DIGIT_RE = re.compile(r"\d")
 # a bare X.Y followed by a unit is a measurement, not a version
 _UNIT = r"(?!\s*(?:%|‰|[kmgt]?b\b|m?s\b|sec|min|h\b|x\b|hz|khz|元|块|秒|分|倍|万|亿|[kmg]\b))"
 VERSION_RE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?!\w|\.\w)" + _UNIT +
@@ -128,23 +130,37 @@ def terms(text: str, keep_versions: bool = True) -> list[str]:
     """Meaning-bearing terms: stemmed English words, Chinese bigrams, versions, paths, identifiers."""
     t = to_simplified(text)
     out: list[str] = []
-    for m in PATH_RE.finditer(t):
-        out.append(m.group(0).lower().rstrip("/."))
+    # each pattern runs only where what every match needs occurs: a path holds "/", a version a
+    # digit, a percentage "%" (most log lines hold none of them)
+    has_path = "/" in t
+    if has_path:
+        for m in PATH_RE.finditer(t):
+            out.append(m.group(0).lower().rstrip("/."))
+    found = _versions(t) if _DIGIT_RE.search(t) else ()
     if keep_versions:
-        out += [v.lower().lstrip("v") for v in versions(t)]
-    out += [m.group(0).lstrip("+") for m in PERCENT_RE.finditer(t)]
-    t2 = VERSION_RE.sub(" ", PATH_RE.sub(" ", t))
-    for m in WORD_RE.finditer(t2):
-        w = m.group(0)
-        lw = w.lower()
-        if lw in STOP or len(lw) < 2:
-            continue
-        out.append(stem(lw) if lw.isalpha() else lw)
-        if ("-" in lw or "_" in lw) and lw.isascii():
-            out += [stem(p) for p in re.split(r"[-_]", lw) if len(p) > 1 and p not in STOP]
+        out += [v.lower().lstrip("v") for v in found]
+    if "%" in t:
+        out += [m.group(0).lstrip("+") for m in PERCENT_RE.finditer(t)]
+    t2 = PATH_RE.sub(" ", t) if has_path else t
+    if found:  # taking out the paths makes no new version: none in `t`, none in `t2`
+        t2 = VERSION_RE.sub(" ", t2)
+    for w in WORD_RE.findall(t2):
+        out += _word_terms(w)
     for run in CJK_RUN_RE.findall(t2):
         out += cjk_bigrams(run)
     return out
+
+
+@lru_cache(maxsize=131072)
+def _word_terms(w: str) -> tuple[str, ...]:
+    """The terms one English word gives: its stem, and the parts of a hyphenated or snake_case name."""
+    lw = w.lower()
+    if lw in STOP or len(lw) < 2:
+        return ()
+    out = [stem(lw) if lw.isalpha() else lw]
+    if ("-" in lw or "_" in lw) and lw.isascii():
+        out += [stem(p) for p in re.split(r"[-_]", lw) if len(p) > 1 and p not in STOP]
+    return tuple(out)
 
 
 def term_set(text: str) -> frozenset[str]:
@@ -168,3 +184,94 @@ def clauses(text: str) -> list[str]:
     """Split a sentence into clauses at Chinese and English punctuation."""
     parts = re.split(r"[，,；;。！!？?]\s*|(?<=[a-z])\.\s+|\s[—–]\s", text)
     return [p.strip() for p in parts if p and p.strip()]
+
+
+# -- compiling word lists so re skips the positions no match can start at ---------------------------
+_ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)
+
+
+def _first(seq) -> tuple[set[str], bool] | None:
+    """The characters a match of a parsed sequence can start with, and whether it can match empty;
+    None when that is not a short list (a class such as \\w, a negated set, a wide range)."""
+    out: set[str] = set()
+    for op, av in seq:
+        if op in _ZERO_WIDTH:
+            continue
+        if op is _sre.LITERAL:
+            out.add(chr(av))
+            return out, False
+        if op is _sre.IN:
+            for o, a in av:
+                if o is _sre.LITERAL:
+                    out.add(chr(a))
+                elif o is _sre.RANGE and a[1] - a[0] < 256:
+                    out.update(map(chr, range(a[0], a[1] + 1)))
+                else:
+                    return None
+            return out, False
+        if op is _sre.BRANCH:
+            empty = False
+            for alt in av[1]:
+                f = _first(alt)
+                if f is None:
+                    return None
+                out |= f[0]
+                empty |= f[1]
+            if not empty:
+                return out, False
+        elif op is _sre.SUBPATTERN:
+            if av[1] or av[2]:  # flags of its own
+                return None
+            f = _first(av[3])
+            if f is None:
+                return None
+            out |= f[0]
+            if not f[1]:
+                return out, False
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+            lo, _, sub = av
+            f = _first(sub)
+            if f is None:
+                return None
+            out |= f[0]
+            if lo > 0 and not f[1]:
+                return out, False
+        else:
+            return None
+    return out, True
+
+
+def compile_words(pattern: str) -> re.Pattern[str]:
+    """`re.compile(pattern)`, finding exactly the same matches, faster on a long alternation of words.
+
+    re tries every branch at every position of a text, about a microsecond a character for a word
+    list; a lookahead for the characters a match can start with drops most positions after one test.
+    A pattern whose first characters are not a short list (case-insensitive, \\w, ...) is compiled as is.
+    """
+    parsed = _sre_parse.parse(pattern)
+    if parsed.state.flags & (re.I | re.X | re.L | re.M):
+        return re.compile(pattern)
+    # a branch that starts with "^" is tried at the start of the text only, whatever it starts with
+    branches = parsed.data[0][1][1] if len(parsed.data) == 1 and parsed.data[0][0] is _sre.BRANCH \
+        else [parsed.data]
+    anchored = [b for b in branches if _at_start(b)]
+    f = _first([(_sre.BRANCH, (None, [b for b in branches if not _at_start(b)]))])
+    if f is None or f[1] or not f[0]:
+        return re.compile(pattern)
+    chars = "(?=[" + "".join(re.escape(c) for c in sorted(f[0])) + "])"
+    try:
+        return re.compile(("(?:" + chars + "|^)" if anchored else chars) + "(?:" + pattern + ")")
+    except re.error:  # a global flag such as (?s) must stay at the start
+        return re.compile(pattern)
+
+
+def _at_start(seq) -> bool:
+    """The parsed sequence can match only at the start of the text (it starts with "^")."""
+    while seq:
+        op, av = seq[0]
+        if op is _sre.AT:
+            return av is _sre.AT_BEGINNING
+        if op is not _sre.SUBPATTERN or av[1] or av[2]:
+            return False
+        seq = av[3]
+    return False

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 
+from memgit.text import compile_words
+
 _NEG = r"(?:not|n't|never|no|without|zero|未|没|没有|还没|尚未|不|别|无|零)"
 
 
 def _re(*alts: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{a})" for a in alts))
+    return compile_words("|".join(f"(?:{a})" for a in alts))
 
 
 # A thing waiting to happen (status words), in rough order of progress.
@@ -51,7 +53,7 @@ DONE: list[tuple[int, re.Pattern[str], str, str]] = [
 ]
 TRADITIONAL = {"已上线": "已上線", "已部署": "已部署", "已发布": "已發布", "已 push": "已 push", "已合并": "已合併",
                "已完成": "已完成"}
-NEGATED_BEFORE = re.compile(_NEG + r"\s*\S{0,6}$")
+NEGATED_BEFORE = compile_words(_NEG + r"\s*\S{0,6}$")
 
 PREFERENCE = _re(r"\bfrom now on\b", r"\bgoing forward\b", r"\bhenceforth\b", r"\bin (?:the )?future\b",
                  r"\bfrom today on\b", r"\bstarting (?:today|now)\b", r"\bno more\b", r"\binstead of\b",
@@ -98,7 +100,7 @@ ACK = _re(r"^(?:ok|okay|got it|sure|understood|will do|noted)\b", r"^好的", r"
 DAY_NOISE = re.compile(
     r"^(?:(?:the )?(?:first|second|third|fourth|fifth) time[:,]?\s*|again[:,]?\s*|once more[:,]?\s*|"
     r"又一次[:：,，]?\s*|又[:：,，]?|再次[:：,，]?\s*|第[一二三四五]次[:：,，]?\s*|今天|today[:,]?\s*)", re.I)
-STATE_WORDS = re.compile("|".join(p.pattern for p in (PENDING, TODO, ERROR, FIXED, *[d[1] for d in DONE])))
+STATE_WORDS = compile_words("|".join(p.pattern for p in (PENDING, TODO, ERROR, FIXED, *[d[1] for d in DONE])))
 
 
 def done_state(text: str) -> tuple[int, str, str, int] | None:

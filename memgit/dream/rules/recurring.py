@@ -31,7 +31,8 @@ LISTED = re.compile(r"^\s*(?:\d+[.)]|#+)\s")  # "1. replied to …", "## heading
 LESSON_CHARS = 320
 
 
-NOT_LESSON = re.compile("|".join(f"(?:{p.pattern})" for p in (lx.EXCEPTION, lx.CHATTER, lx.ROUTINE)))
+# searched one by one: each is quick on its own (memgit.text.compile_words), their union is not
+NOT_LESSON = (lx.EXCEPTION, lx.CHATTER, lx.ROUTINE)
 
 
 def recurring(ctx: Context) -> list[Candidate]:
@@ -98,7 +99,7 @@ def recurring(ctx: Context) -> list[Candidate]:
             continue
         # chatter, one-off exceptions and "nothing new" lines recur but are not lessons (checked only
         # here, on groups that could be lessons at all: the patterns are costly to run over every line)
-        members = [o for o in members if not NOT_LESSON.search(fold(o.text))]
+        members = [o for o in members if not any(p.search(fold(o.text)) for p in NOT_LESSON)]
         days = sorted({o.day for o in members})
         if len(days) < 2:
             continue

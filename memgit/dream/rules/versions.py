@@ -93,6 +93,10 @@ SLOT_WORDS = r"primary|default|main|current|now|主模型|默认|默認|当前|�
 SLOT_TAIL = re.compile(r"^(.*?\S)\s+(?:primary|default)\b", re.I)
 
 
+# what every label's assignment pattern (`labelled_slots`) holds: a separator, then an identifier
+ASSIGNS = re.compile(r"[:：=]\s*" + IDENT, re.I)
+
+
 MULTI_VALUE = re.compile(r"[,，、;；]|\band\b|\+")
 
 
@@ -191,6 +195,8 @@ def labelled_slots(ctx: Context) -> list[Candidate]:
     label and to what the entry's section is about ("the main agent's model … primary: `acme/falcon-5`"):
     the value is refreshed to that identifier. A value listing several things is left alone."""
     out = []
+    # the lines that assign an identifier to anything: each label's own pattern is tried on these only
+    assignable = [o for o in ctx.obs if o.role != "assistant" and not o.sensitive and ASSIGNS.search(o.text)]
     by_label: dict[tuple[str, str], int] = {}
     for it in ctx.items:
         lab = _label(it.entry.body)
@@ -223,9 +229,7 @@ def labelled_slots(ctx: Context) -> list[Candidate]:
         names = "|".join(re.escape(t) for t in sorted(lab_terms, key=len, reverse=True))
         assign = re.compile(rf"(?:(?:{names})\w*|{SLOT_WORDS})\s*[:：=]\s*" + IDENT, re.I)
         found = []
-        for o in ctx.obs:
-            if o.role == "assistant" or o.sensitive:
-                continue
+        for o in assignable:
             f = fold(o.text)
             for a in assign.finditer(o.text):
                 new = a.group(1)
@@ -280,6 +284,12 @@ _FRAMES = [re.compile(p) for p in (
     rf"\b(?:{lx.CHANGE_EN})\s+(?:(?:the|our|my)\s+)?(?:(?P<name>{_NAME})\s+)?to\s+(?P<new>{_VAL})",
     rf"(?:{lx.CHANGE_ZH})\s*(?P<new>{_VAL})",
 )]
+# what each frame cannot match without (a literal every match holds): a clause holding none of a
+# frame's words is not searched with it
+_CHANGE_ZH_WORDS = tuple(lx.CHANGE_ZH.split("|"))
+_CHANGE_EN_HEADS = tuple(re.match(r"\w+", a).group(0) for a in re.findall(r"(?:[^|(]|\([^)]*\))+", lx.CHANGE_EN))
+_FRAME_NEEDS = (("→", "->", "=>", "⇒", "➜"), ("from",), ("从",), _CHANGE_ZH_WORDS, ("switch",), ("replac",),
+                ("replaced",), _CHANGE_EN_HEADS, _CHANGE_ZH_WORDS)
 _VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y": X may name the slot instead
 _SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
 # every frame above needs one of these: a line without them states no change (checked before the frames)
@@ -317,7 +327,9 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
         if len(re.findall(r"→|->|=>|⇒|➜", fc)) > 1:
             continue  # a chain of arrows is a flow, not a change
         seen = set()
-        for fr in _FRAMES:
+        for fr, needs in zip(_FRAMES, _FRAME_NEEDS):
+            if not any(w in fc for w in needs):
+                continue
             for m in fr.finditer(fc):
                 prefix = fc[:m.start("new")]
                 if lx.PLANNED.search(prefix) or lx.DENIED.search(prefix):
