@@ -14,10 +14,6 @@ from memgit.dream.model import _negated, Candidate, Context, entry_evidence, fol
 
 
 # -- prune: stale ---------------------------------------------------------------------------
-DONE_WITH = re.compile(r"\b(?:removed|deleted|closed|torn down|shut down|cancel+ed|expired|gone)\b|删除|删了|关闭|"
-                       r"关掉|撤掉|取消|过期|结束")
-
-
 def stale_entries(ctx: Context) -> list[Candidate]:
     out = []
     for it in ctx.items:
@@ -35,7 +31,7 @@ def stale_entries(ctx: Context) -> list[Candidate]:
             if ex and e.date:
                 n = int(ex.group(1) or ex.group(3))
                 unit = ex.group(2) or ex.group(4)
-                days = n * {"day": 1, "天": 1, "week": 7, "周": 7, "month": 30, "个月": 30}.get(unit, 1)
+                days = n * lx.EXPIRY_DAYS.get(unit, 1)
                 expiry = e.date + timedelta(days=days)
             past = [d for d in dates if d < ctx.now]
             if expiry and expiry < ctx.now:
@@ -44,7 +40,8 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 reason, feats = f"temporary item whose date {max(past).isoformat()} has passed", \
                     {"date_passed": max(past).isoformat()}
             if reason:
-                gone = [o for o in ctx.obs_about(it) if ctx.mentions(o, it) >= 0.3 and DONE_WITH.search(fold(o.text))]
+                gone = [o for o in ctx.obs_about(it)
+                        if ctx.mentions(o, it) >= 0.3 and lx.DONE_WITH.search(fold(o.text))]
                 score = confidence("expired", reported_gone=bool(gone))
                 ev = gone
         if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):

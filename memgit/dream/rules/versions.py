@@ -14,14 +14,7 @@ from memgit.dream.model import (
 
 
 # -- refresh: version moved -----------------------------------------------------------
-UPGRADE = re.compile(r"upgrad|updat|bump|migrat|moved to|now (?:on|runs?|at)|升级|更新|升到|切到|换到|→|->|\bto v?\d")
-
-
-HOLD = re.compile(r"stay(?:ing)? on|pinned|pin to|roll(?:ed)? back|revert(?:ed)? to|downgrad|broke|breaks|"
-                  r"回滚|退回|降级|保持|继续用")
-
-
-VERSION_WORDS = frozenset({"version", "ver", "release", "build", "版本", "发行"})
+UPGRADE = re.compile(rf"{lx.VERSION_MOVED.pattern}|→|->")  # an arrow reads the same in every language
 
 
 def version_changes(ctx: Context) -> list[Candidate]:
@@ -39,7 +32,7 @@ def version_changes(ctx: Context) -> list[Candidate]:
             continue  # (a version the entry pins, or keeps back, stays until a person moves it)
         # what the version belongs to: the entry's subject or its section's, not the word "version"
         names = ((it.head | term_set(it.entry.section or "")) - {v.lower().lstrip("v") for v in it.versions}
-                 - VERSION_WORDS)
+                 - lx.VERSION_WORDS)
         old = it.versions[0]
         found: dict[str, list[tuple[Observation, bool]]] = {}
         for o in ctx.obs_about(it):
@@ -55,7 +48,7 @@ def version_changes(ctx: Context) -> list[Candidate]:
                 if version_key(v) in {version_key(x) for x in it.versions}:
                     continue
                 pos = f.find(v.lower())
-                if HOLD.search(f[max(0, pos - 25):pos + len(v) + 15]):
+                if lx.VERSION_HELD.search(f[max(0, pos - 25):pos + len(v) + 15]):
                     continue
                 if not ctx.near(f, pos, names, 30, specific=False):
                     continue  # a version of something else named on the same line
@@ -82,9 +75,6 @@ def version_changes(ctx: Context) -> list[Candidate]:
 
 
 IDENT = r"`?([A-Za-z][\w.-]*/[\w./-]*\w|[A-Za-z][\w-]*-\d[\w.-]*\w)`?"
-
-
-SLOT_WORDS = r"primary|default|main|current|now|主模型|默认|默認|当前|當前|主"
 
 
 SLOT_TAIL = re.compile(r"^(.*?\S)\s+(?:primary|default)\b", re.I)
@@ -135,7 +125,7 @@ def labelled_slots(ctx: Context) -> list[Candidate]:
         if by_label[(it.entry.file, lab)] > 1 and not scope:
             continue  # one label under several headings, and nothing to tell which heading is meant
         names = "|".join(re.escape(t) for t in sorted(lab_terms, key=len, reverse=True))
-        assign = re.compile(rf"(?:(?:{names})\w*|{SLOT_WORDS})\s*[:：=]\s*" + IDENT, re.I)
+        assign = re.compile(rf"(?:(?:{names})\w*|{lx.SLOT_WORDS})\s*[:：=]\s*" + IDENT, re.I)
         found = []
         for o in ctx.obs:
             if o.role == "assistant" or o.sensitive:
