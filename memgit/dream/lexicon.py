@@ -7,8 +7,10 @@ to Simplified), so each Chinese word is written once, in Simplified; the few bui
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from memgit.errors import DataError
+from memgit.text import norm
 from memgit.wordlists import alternation, compiled, pattern as _re, table, words
 
 _NEG = f"(?:{alternation('negation')})"
@@ -141,3 +143,33 @@ SLOT_WORDS = alternation("as_written.slot")
 # spelled-out numbers (memgit.dream.rules.counts)
 NUMBER_WORDS: dict[str, int] = {k: int(v) for k, v in table("number").items()}
 
+
+# -- concepts: one id for the English and Chinese spellings of a common word of agent memory ------
+# Not yet used by any rule.
+@lru_cache(maxsize=1)
+def _concepts() -> tuple[dict[str, str], re.Pattern[str]]:
+    by_word: dict[str, str] = {}
+    for lang in ("en", "zh"):
+        for cid, spec in table("concept", lang).items():
+            forms = spec.get("words") if isinstance(spec, dict) else None
+            if not isinstance(forms, list) or not all(isinstance(w, str) and w for w in forms):
+                raise DataError(f"memgit's word list {lang}.toml has a bad concept '{cid}'; reinstall memgit.")
+            for w in forms:
+                if by_word.setdefault(w, cid) != cid:
+                    raise DataError(f"memgit's word lists give '{w}' two concepts; reinstall memgit.")
+    if not by_word:
+        raise DataError("memgit's word lists have no concepts; reinstall memgit.")
+    # longest first, so "roll back" wins over a shorter word inside it; English forms are whole words
+    alts = [rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w) for w in sorted(by_word, key=len, reverse=True)]
+    return by_word, re.compile("|".join(alts))
+
+
+def concept(word: str) -> str | None:
+    """The concept id of one word ("deployed", "上线", "上線" → "deploy"), or None."""
+    return _concepts()[0].get(norm(word))
+
+
+def concepts(text: str) -> set[str]:
+    """The concept ids of the words in `text`, after folding it with `text.norm()`."""
+    by_word, pat = _concepts()
+    return {by_word[m.group(0)] for m in pat.finditer(norm(text))}
