@@ -29,3 +29,7 @@ class LockError(MemgitError):
 
 class SensitiveDataError(MemgitError):
     """Text that would enter memory holds a secret or a trading figure."""
+
+
+class DataError(MemgitError):
+    """A data file shipped with memgit (a word list) is missing or malformed: a packaging bug."""

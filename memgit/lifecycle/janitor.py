@@ -34,9 +34,10 @@ from memgit.lifecycle.priority import References
 from memgit.memory import Document, Entry, Section
 from memgit.ops import Evidence, Operation
 from memgit.text import clauses, norm, term_set
+from memgit.wordlists import alternation
 from memgit.workspace import Workspace
 
-ARROW_RE = re.compile(r"→|=>|结论|結論")
+ARROW_RE = re.compile(r"→|=>|" + alternation("as_written.conclusion"))
 SO_RE = re.compile(r"(?:^|[\s,;])so\s+", re.IGNORECASE)
 
 

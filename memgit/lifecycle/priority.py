@@ -23,15 +23,16 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from datetime import date, timedelta
 
 from memgit.memory import Document, Entry, Section
 from memgit.text import term_set
+from memgit.wordlists import alternation, pattern
 from memgit.workspace import Workspace, log_day
 
 ARCHIVE_DIR_RE = re.compile(r"^archive-\d{4}-\d{2}$")
-EVENTS_RE = re.compile(r"\b(?:events?|timelines?|history)\b|大事[记記]|[時时][間间][線线]|[历歷]史", re.IGNORECASE)
 RANK = {"P0": 0, "P1": 1, "P2": 2}
 
 
@@ -50,26 +51,33 @@ def holds_secret(file: str, entry: Entry, warnings: list[str], verdict: str = "l
 
 def is_events(section: Section | None) -> bool:
     """An "Events"/timeline section, whose old months the janitor folds."""
-    return section is not None and bool(EVENTS_RE.search(section.title))
+    return section is not None and bool(_patterns()["EVENTS_RE"].search(section.title))
 
 
-# What an agent is and who it serves: a section about it, or a field naming it, is core memory.
-IDENTITY_TITLE_RE = re.compile(
-    r"\bwho (?:i am|am i|you are)\b|\bidentity\b|\babout (?:me|you|the user|the human|my human)\b|\bpersona\b|"
-    r"\bprofile\b|\bsoul\b|\bcore\b|我是谁|我是誰|身份|关于我|關於我|人设|人設|个人资料|個人資料|基本信息|基本資料",
-    re.IGNORECASE)
-IDENTITY_LABEL_RE = re.compile(
-    r"^(?:\*\*|__)?\s*(?:name|full name|nickname|human|owner|user|email|e-mail|handle|username|pronouns|role|"
-    r"identity|persona|timezone|time zone|tz|language|languages|telegram(?: id| chat id| handle)?|chat id|"
-    r"discord(?: id)?|github|birthday|location|home|creature|vibe|emoji|"
-    r"名字|名稱|名称|姓名|称呼|稱呼|昵称|暱稱|身份|邮箱|郵箱|时区|時區|语言|語言|角色|生日|所在地)"
-    r"\s*(?:\*\*|__)?\s*[:：]", re.IGNORECASE)
-# A rule the person set: never removed or rewritten automatically, tagged or not.
-RULE_MARK_RE = re.compile(
-    r"\b(?:NEVER|ALWAYS|CRITICAL|IMPORTANT|MUST(?: NOT)?|DO NOT|DON'T|NOT|STOP|ONLY|MANDATORY|REQUIRED)\b|"
-    r"必须|必須|禁止|绝不|絕不|决不|決不|永远|永遠|务必|務必|切勿|千万|千萬|一定要|不准|不许|不許|严禁|嚴禁|不得")
-RULE_LEAD_RE = re.compile(r"^(?:\*\*|__)?\s*(?:never|always|must|do not|don't|only|avoid)\b", re.IGNORECASE)
-RULE_WORD_RE = re.compile(r"\b(?:must(?: not)?|never|do not|don't|mustn't|shall not)\b", re.IGNORECASE)
+@lru_cache(maxsize=1)
+def _patterns() -> dict[str, re.Pattern[str]]:
+    """The section titles and entry lines that mark events, identity, rules and standing preferences,
+    built from the word lists on first use: every CLI start imports this module, few commands need them."""
+    return {
+        "EVENTS_RE": pattern("as_written.events_title", re.IGNORECASE),
+        # what an agent is and who it serves: a section about it, or a field naming it, is core memory
+        "IDENTITY_TITLE_RE": pattern("as_written.identity_title", re.IGNORECASE),
+        "IDENTITY_LABEL_RE": re.compile(rf"^(?:\*\*|__)?\s*(?:{alternation('as_written.identity_label')})"
+                                        r"\s*(?:\*\*|__)?\s*[:：]", re.IGNORECASE),
+        # a rule the person set: never removed or rewritten automatically, tagged or not
+        "RULE_MARK_RE": pattern("as_written.rule_mark"),
+        "RULE_LEAD_RE": re.compile(rf"^(?:\*\*|__)?\s*(?:{alternation('as_written.rule_lead')})\b", re.IGNORECASE),
+        "RULE_WORD_RE": pattern("as_written.rule_word", re.IGNORECASE),
+        "STANDING_TITLE_RE": pattern("as_written.standing_title", re.IGNORECASE),
+    }
+
+
+def __getattr__(name: str) -> re.Pattern[str]:
+    """`priority.EVENTS_RE` and the other patterns, for callers outside this module."""
+    try:
+        return _patterns()[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
 def is_core(entry: Entry, section: Section | None = None) -> bool:
@@ -79,19 +87,14 @@ def is_core(entry: Entry, section: Section | None = None) -> bool:
 
     body = entry_body(entry.text)
     first = body.split("\n")[0]
-    if RULE_MARK_RE.search(body) or RULE_LEAD_RE.match(first) or RULE_WORD_RE.search(body):
+    p = _patterns()
+    if p["RULE_MARK_RE"].search(body) or p["RULE_LEAD_RE"].match(first) or p["RULE_WORD_RE"].search(body):
         return True
-    if IDENTITY_LABEL_RE.match(first):
+    if p["IDENTITY_LABEL_RE"].match(first):
         return True
     title = section.title if section is not None else (entry.section or "")
     # a section marked IMPORTANT / CRITICAL / 必须 holds rules, whatever each line says
-    return bool(title and (IDENTITY_TITLE_RE.search(title) or RULE_MARK_RE.search(title)))
-
-
-STANDING_TITLE_RE = re.compile(
-    r"\bpreferences?\b|\bprefs\b|\blikes\b|\bdislikes\b|\bconventions?\b|\bhabits?\b|\bstyle\b|"
-    r"\bhow (?:i|we|they|he|she) (?:like|work|want)|偏好|喜好|习惯|習慣|口味|风格|風格|约定|約定|规矩|規矩",
-    re.IGNORECASE)
+    return bool(title and (p["IDENTITY_TITLE_RE"].search(title) or p["RULE_MARK_RE"].search(title)))
 
 
 def is_standing(doc_name: str, section: Section | None) -> bool:
@@ -100,7 +103,7 @@ def is_standing(doc_name: str, section: Section | None) -> bool:
     in the logs is no sign of staleness."""
     if Path(doc_name).name.upper().startswith("USER"):
         return True
-    return section is not None and bool(STANDING_TITLE_RE.search(section.title))
+    return section is not None and bool(_patterns()["STANDING_TITLE_RE"].search(section.title))
 
 
 def section_frozen(section: Section | None) -> bool:

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import re
 
+from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.dream.scoring import confidence
 from memgit.dream.model import Candidate, Context, compose, entry_evidence, fold
 from memgit.ops import Evidence, Operation
 
-WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-         "ten": 10, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+WORDS = lx.NUMBER_WORDS
 SPELL = {v: k for k, v in WORDS.items() if k.isascii()}
-COUNT = re.compile(r"\b(one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\s+((?:[A-Za-z][\w-]*\s+){0,2}"
+COUNT = re.compile(rf"\b({'|'.join(SPELL.values())}|\d{{1,2}})\s+((?:[A-Za-z][\w-]*\s+){{0,2}}"
                    r"[A-Za-z][\w-]*s)\b", re.I)
 NAME = re.compile(r"(?<![\w.-])([A-Za-z]+[-_]\d+)(?![\w.-])")  # pve-01, ci-02, node_3
 

@@ -1,8 +1,6 @@
 """Refresh a standing preference the person restated in their own words."""
 from __future__ import annotations
 
-import re
-
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Operation
@@ -14,57 +12,26 @@ from memgit.dream.model import (
 
 
 # -- refresh: preference restated ---------------------------------------------------------
-NEGATION = re.compile(r"\b(?:don'?t|do not|never|stop|skip|no more|no longer|not)\b|不要|别|不用|不必|甭|停止|取消|"
-                      r"不再")
-
-
-FILLER = re.compile(r"^(?:ok(?:ay)?|yes|yeah|right|对|好|嗯|是的|行)[,，:：!！。\s]+", re.I)
-
-
-PREF_SECTION = re.compile(r"prefer|style|habit|taste|likes?\b|dislikes?|communicat|偏好|喜好|习惯|習慣|风格|風格|"
-                          r"沟通|溝通|口味", re.I)
-
-
-# "Mei said (that) …", "Jw 说 …": who said it is evidence, not part of the preference
-ATTRIBUTION = re.compile(r"^[^\s,，:：]{1,20}(?:\s+[^\s,，:：]{1,20})?\s+"
-                         r"(?:said|says|told me|asked|wants)\s+(?:that\s+)?"
-                         r"|^[^\s,，:：]{1,12}\s*(?:说|說|表示|要求)\s*[:：,，]?\s*", re.I)
-
-
-SAID = re.compile(r"\b(?:said|says|asked|wants?|prefers?|told me)\b|说|要求|希望|想要|交代|叮嘱")
-
-
-CHANGE_VERB = re.compile(r"\b(?:switch(?:ed)? to|change(?:d)? to|instead of|rather than)\b|改成|改用|换成|换用|改为")
-
-
-TIME_MARKER = re.compile(r"\bfrom now on\b|\bgoing forward\b|\bhenceforth\b|\bin (?:the )?future\b|"
-                         r"\bfrom today on\b|\bstarting (?:today|now)\b|\bplease always\b|以后|今后|往后|"
-                         r"从现在起|从今天起", re.I)
-
-
-PARTICLE_END = re.compile(r"[吧了啊呀哦嘛呢]+$")
-
-
 def _pref_content(text: str, like: str) -> str:
     """What the user wants from now on: the statement's clauses without the refused old way
     (negated clauses, "instead of …") and without time markers, in the target entry's script."""
     parts = []
     for cl in clauses(text):
         f = fold(cl)
-        m = re.search(r"\binstead of\b|\brather than\b|而不是", f)
+        m = lx.RATHER_THAN.search(f)
         if m:
             cl, f = cl[:m.start()], f[:m.start()]
-        for sub in re.split(r"\s+(?:and|but)\s+", cl):
+        for sub in lx.AND_BUT.split(cl):
             fs = fold(sub)
-            if NEGATION.search(fs):
+            if lx.REFUSAL.search(fs):
                 continue
             keep = [True] * len(sub)
-            for tm in TIME_MARKER.finditer(fold(sub)):
+            for tm in lx.TIME_MARKER.finditer(fold(sub)):
                 for i in range(tm.start(), min(tm.end(), len(keep))):
                     keep[i] = False
             sub = "".join(c for c, k in zip(sub, keep) if k)
-            sub = ATTRIBUTION.sub("", sub.strip(), count=1)
-            sub = PARTICLE_END.sub("", FILLER.sub("", sub.strip()).strip(" ,，.。;；:：")).strip()
+            sub = lx.ATTRIBUTION.sub("", sub.strip(), count=1)
+            sub = lx.PARTICLE_END.sub("", lx.FILLER.sub("", sub.strip()).strip(" ,，.。;；:：")).strip()
             if sub and term_set(sub):
                 parts.append(sub)
     want_cjk = bool(CJK_IN.search(like))
@@ -80,14 +47,14 @@ def preference_changes(ctx: Context) -> list[Candidate]:
     by_target: dict[int, list[tuple[Observation, float]]] = {}
     # only a standing preference is refreshed: an entry of the user file or of a preferences section
     items = [it for it in ctx.items if not it.frozen and (it.entry.file == ctx.user_file
-                                                          or PREF_SECTION.search(it.entry.section or ""))]
+                                                          or lx.PREFERENCE_TITLE.search(it.entry.section or ""))]
     index = {id(it): k for k, it in enumerate(items)}
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive or len(o.text) > 240:
             continue  # (a paragraph of a log is not a statement of preference)
         f = fold(o.text)
         # the person's own words: what they typed, or a log line reporting what they said
-        if o.role != "user" and not SAID.search(f):
+        if o.role != "user" and not lx.PREFERENCE_SAID.search(f):
             continue
         if not lx.PREFERENCE.search(f) or lx.EXCEPTION.search(f):
             continue
@@ -118,15 +85,15 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         if not content or len(content) < 4 or len(content) > max(120, 2 * len(it.entry.body)):
             continue
         stmt = o.terms
-        negates = any(NEGATION.search(fold(cl)) and (term_set(cl) & it.subject) for cl in clauses(o.text))
+        negates = any(lx.REFUSAL.search(fold(cl)) and (term_set(cl) & it.subject) for cl in clauses(o.text))
         acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day
                 and x.role == "assistant" and (len(x.terms & stmt) >= 2 or lx.ACK.search(fold(x.text).strip()))]
         others = [x for x, _ in stated[1:]]
         again_days = {x.day for x in others} - {o.day}
         f = fold(o.text)
         # the person's own words: a user turn, or a log line that reports what they said
-        said = o.role == "user" or bool(SAID.search(f))
-        change = bool(CHANGE_VERB.search(f))
+        said = o.role == "user" or bool(lx.PREFERENCE_SAID.search(f))
+        change = bool(lx.PREFERENCE_CHANGE.search(f))
         score = confidence("preference", negates_old=negates, acknowledged=bool(acks), restated=bool(others),
                            again_days=bool(again_days), in_their_words=said, change_verb=change,
                            recent=ctx.recency([o]))

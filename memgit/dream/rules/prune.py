@@ -14,10 +14,6 @@ from memgit.dream.model import _negated, Candidate, compose, Context, entry_evid
 
 
 # -- prune: stale ---------------------------------------------------------------------------
-DONE_WITH = re.compile(r"\b(?:removed|deleted|closed|torn down|shut down|cancel+ed|expired|gone)\b|删除|删了|删掉|关闭|"
-                       r"关掉|撤掉|取消|过期|结束")
-
-
 def stale_entries(ctx: Context) -> list[Candidate]:
     out = []
     for it in ctx.items:
@@ -35,7 +31,7 @@ def stale_entries(ctx: Context) -> list[Candidate]:
             if ex and e.date:
                 n = int(ex.group(1) or ex.group(3))
                 unit = ex.group(2) or ex.group(4)
-                days = n * {"day": 1, "天": 1, "week": 7, "周": 7, "month": 30, "个月": 30}.get(unit, 1)
+                days = n * lx.EXPIRY_DAYS.get(unit, 1)
                 expiry = e.date + timedelta(days=days)
             past = [d for d in dates if d < ctx.now]
             if expiry and expiry < ctx.now:
@@ -44,7 +40,8 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 reason, feats = f"temporary item whose date {max(past).isoformat()} has passed", \
                     {"date_passed": max(past).isoformat()}
             if reason:
-                gone = [o for o in ctx.obs_about(it) if ctx.mentions(o, it) >= 0.3 and DONE_WITH.search(fold(o.text))]
+                gone = [o for o in ctx.obs_about(it)
+                        if ctx.mentions(o, it) >= 0.3 and lx.DONE_WITH.search(fold(o.text))]
                 score = confidence("expired", reported_gone=bool(gone))
                 ev = gone
         if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
@@ -167,8 +164,6 @@ def retired_subjects(ctx: Context) -> list[Candidate]:
 
 CODE = re.compile(r"`([^`\n]{1,80})`")
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
-USE_VERB = re.compile(r"\b(?:use|using|run|call|invoke)\b|用|使用|调用|运行")
-ANAPHOR = re.compile(r"^(?:this|that|it|these|those|which)\b|^(?:这|它|此)")
 
 
 def _names(span: str, tool: str) -> bool:
@@ -216,7 +211,7 @@ def superseded_tools(ctx: Context) -> list[Candidate]:
             i = naming[0]
             sent = sentences[i]
             span = next(t for t in CODE.finditer(sent) if _names(t.group(1), tool))
-            if not USE_VERB.search(fold(sent[:span.start()])[-24:]):
+            if not lx.USE_VERB.search(fold(sent[:span.start()])[-24:]):
                 continue  # named, not prescribed
             rewritten = sent[:span.start()] + f"`{new_tool}`" + sent[span.end():]
             rewritten = _drop_asides(rewritten, new_tool)
@@ -225,7 +220,7 @@ def superseded_tools(ctx: Context) -> list[Candidate]:
                 continue
             kept = [*sentences[:i], rewritten]
             tail = sentences[i + 1:]
-            if tail and ANAPHOR.match(fold(tail[0])):
+            if tail and lx.ANAPHOR.match(fold(tail[0])):
                 tail = tail[1:]
             new_body = (head + " ".join([*kept, *tail])).strip()
             score = confidence("retired", typed_by_person=o.role == "user", recent=ctx.recency([o]))

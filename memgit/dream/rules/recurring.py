@@ -15,10 +15,6 @@ from memgit.dream.model import Candidate, Context, DisjointSets, fold, TIMELINE
 
 
 # -- consolidate: recurring ------------------------------------------------------------------
-SECTION_HINT = re.compile(r"workflow|tool|note|gotcha|lesson|rule|how-?to|tip|trick|learn|规则|经验|笔记|备忘|工具|"
-                          r"流程|注意|教训", re.I)
-
-
 BUCKET_TERMS = 5   # an observation is filed under each pair of 5 of its recurring specific terms
 
 
@@ -196,7 +192,7 @@ def _pick_section(ctx: Context, doc: Document | None, core: frozenset[str]) -> t
         s_terms: set[str] = set()
         for it in items:
             s_terms |= it.subject
-        sc = ctx.weight(core & s_terms) + (0.5 if SECTION_HINT.search(s.title) else 0.0) + 0.01 * s.line / 1000
+        sc = ctx.weight(core & s_terms) + (0.5 if lx.LESSON_TITLE.search(s.title) else 0.0) + 0.01 * s.line / 1000
         if sc > best_s:
             best, best_s = s, sc
     if best is None:

@@ -97,11 +97,7 @@ def _unblocked(f: str) -> tuple[int, str, str, int] | None:
     return None
 
 
-PLAN = re.compile(r"\b(?:once|after|when|before|until|will|then|next (?:week|time|step|month)|plan(?:ned)?"
-                  r"|waiting|needs?|need to|blocked)\b|就上|修完|之后|以后|等|再|准备|明天|下周|计划|需要|还要")
-
-
-_TAKES_OBJECT = re.compile(r"\b(?:on|for|by|from|until|with)(?:\s+\S+)?$")
+_TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$")
 _CLAUSE_REST = re.compile(r"[^，,；;。()（）—\n]*")
 
 
@@ -126,7 +122,7 @@ def _restate(body: str, st: tuple) -> str:
         cl = parts[k]
         sep = parts[k + 1] if k + 1 < len(parts) else ""
         holds_state = pos <= m.start() + len(word) and m.start() <= pos + len(cl)
-        if holds_state or not PLAN.search(fold(cl)):
+        if holds_state or not lx.WAITING.search(fold(cl)):
             kept.append(cl + sep)
         pos += len(cl) + len(sep)
     out = "".join(kept).strip().rstrip("，,；;")

@@ -14,14 +14,7 @@ from memgit.dream.model import (
 
 
 # -- refresh: version moved -----------------------------------------------------------
-UPGRADE = re.compile(r"upgrad|updat|bump|migrat|moved to|now (?:on|runs?|at)|升级|更新|升到|切到|换到|→|->|\bto v?\d")
-
-
-HOLD = re.compile(r"stay(?:ing)? on|pinned|pin to|roll(?:ed)? back|revert(?:ed)? to|downgrad|broke|breaks|"
-                  r"回滚|退回|降级|保持|继续用")
-
-
-VERSION_WORDS = frozenset({"version", "ver", "release", "build", "版本", "发行"})
+UPGRADE = re.compile(rf"{lx.VERSION_MOVED.pattern}|→|->")  # an arrow reads the same in every language
 
 
 def version_changes(ctx: Context) -> list[Candidate]:
@@ -39,7 +32,7 @@ def version_changes(ctx: Context) -> list[Candidate]:
             continue  # (a version the entry pins, or keeps back, stays until a person moves it)
         # what the version belongs to: the entry's subject or its section's, not the word "version"
         names = ((it.head | term_set(it.entry.section or "")) - {v.lower().lstrip("v") for v in it.versions}
-                 - VERSION_WORDS)
+                 - lx.VERSION_WORDS)
         old = it.versions[0]
         qual = qualifiers(it)
         found: dict[str, list[tuple[Observation, bool]]] = {}
@@ -58,7 +51,7 @@ def version_changes(ctx: Context) -> list[Candidate]:
                 if version_key(v) in {version_key(x) for x in it.versions}:
                     continue
                 pos = f.find(v.lower())
-                if HOLD.search(f[max(0, pos - 25):pos + len(v) + 15]):
+                if lx.VERSION_HELD.search(f[max(0, pos - 25):pos + len(v) + 15]):
                     continue
                 if not ctx.near(f, pos, names, 30, specific=False):
                     continue  # a version of something else named on the same line
@@ -85,9 +78,6 @@ def version_changes(ctx: Context) -> list[Candidate]:
 
 
 IDENT = r"`?([A-Za-z][\w.-]*/[\w./-]*\w|[A-Za-z][\w-]*-\d[\w.-]*\w)`?"
-
-
-SLOT_WORDS = r"primary|default|main|current|now|主模型|默认|默認|当前|當前|主"
 
 
 SLOT_TAIL = re.compile(r"^(.*?\S)\s+(?:primary|default)\b", re.I)
@@ -127,11 +117,11 @@ def qualifiers(it: Item) -> frozenset[str]:
     """What a heading that names the entry's subject says besides it: which one of several things of that
     kind the section is about ("TEG rental OpenClaw instance" → teg, rental). Empty when no heading names
     the subject, or names only it and words any heading uses ("OpenClaw setup")."""
-    subj = set(it.head) - VERSION_WORDS
+    subj = set(it.head) - lx.VERSION_WORDS
     for title in reversed(headings(it)):
         ht = term_set(title)
         if ht & subj:
-            return frozenset(t for t in ht - subj - VERSION_WORDS if t not in lx.GENERIC_HEADING
+            return frozenset(t for t in ht - subj - lx.VERSION_WORDS if t not in lx.GENERIC_HEADING
                              and fold(t) not in lx.GENERIC_HEADING)
     return frozenset()
 
@@ -227,7 +217,7 @@ def labelled_slots(ctx: Context) -> list[Candidate]:
         if by_label[(it.entry.file, lab)] > 1 and not scope:
             continue  # one label under several headings, and nothing to tell which heading is meant
         names = "|".join(re.escape(t) for t in sorted(lab_terms, key=len, reverse=True))
-        assign = re.compile(rf"(?:(?:{names})\w*|{SLOT_WORDS})\s*[:：=]\s*" + IDENT, re.I)
+        assign = re.compile(rf"(?:(?:{names})\w*|{lx.SLOT_WORDS})\s*[:：=]\s*" + IDENT, re.I)
         found = []
         for o in assignable:
             f = fold(o.text)
@@ -420,13 +410,11 @@ _FILE_LIKE = re.compile(r"`[^`\n]+`|(?<![\w/.-])[\w-]+\.[a-z][a-z0-9]{1,4}(?![\w
 
 def _also_removed(it: Item, o: Observation) -> bool:
     """The line says a file or code name the entry holds was removed ("requirements.txt 删掉")."""
-    from memgit.dream.rules.prune import DONE_WITH
-
     f = fold(o.text)
     for m in _FILE_LIKE.finditer(fold(it.entry.body)):
         name = m.group(0).strip("`")
         pos = f.find(name)
-        if pos >= 0 and DONE_WITH.search(f[max(0, pos - 14):pos + len(name) + 14]):
+        if pos >= 0 and lx.DONE_WITH.search(f[max(0, pos - 14):pos + len(name) + 14]):
             return True
     return False
 
