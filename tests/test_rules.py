@@ -226,3 +226,23 @@ def test_review_and_rollout_states_move_on_and_a_rollout_share_moves_with_them()
     assert sorted(x.op.text for x in status_changes(c)) == [
         "[P1] `sync-rewrite` PR 已合并，Ana 负责 (2026-05-30)", "[P1] 新版首页已上线，100% 用户 (2026-05-30)",
         "[P1] 记账小程序 v3 已上线 (2026-05-29)"]
+
+
+def test_an_entry_in_one_language_is_recognised_in_a_line_in_the_other_through_shared_concepts():
+    from memgit.dream.lexicon import concept_terms
+
+    assert concept_terms("nightly backup of the database") == {"~backup", "~database"}
+    assert concept_terms("資料庫備份") == {"~backup", "~database"}
+    assert "~backup" in ctx("## 进度\n- [P1] ledgerd 数据库备份 (2026-05-01)\n", []).items[1].subject
+
+
+def test_a_lesson_in_three_scripts_is_consolidated_once_in_its_rules_words():
+    from memgit.dream.rules.recurring import recurring
+
+    lines = [("2026-05-26", "Ran `flyway migrate` on staging without a database snapshot; it failed halfway. "
+                            "Lesson: snapshot the database before any flyway migration."),
+             ("2026-05-28", "又一次：没先做数据库快照就跑了 flyway 迁移，失败后回滚花了一个小时。以后迁移之前先打快照。"),
+             ("2026-05-30", "第三次了：跑 flyway 遷移前沒有先做資料庫快照。規則：任何遷移之前一定先做快照。")]
+    (out,) = recurring(ctx("## Notes\n- [P2] Team lunch on Fridays\n", lines))
+    assert out.op.op == "consolidate"
+    assert out.op.text == "[P1] 任何遷移之前一定先做快照。 (2026-05-30)"  # the rule, not the complaint

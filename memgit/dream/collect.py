@@ -58,7 +58,9 @@ _term_cache: dict[str, frozenset[str]] = {}
 def _terms(text: str) -> frozenset[str]:
     t = _term_cache.get(text)
     if t is None:
-        t = term_set(text)
+        from memgit.dream.lexicon import concept_terms
+
+        t = term_set(text) | concept_terms(text)
         if len(_term_cache) < 200_000:
             _term_cache[text] = t
     return t

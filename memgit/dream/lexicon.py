@@ -49,6 +49,10 @@ SUPERSEDE = _re("supersede")
 # A lesson in its rule form: what to do (a workaround, "always", "记住"), not the complaint that it
 # happened again ("又", "again", "第三次" mark recurrence: AGAIN).
 RULE = _re("rule")
+# a complaint that a lesson was missed ("forgot to", "忘了", "浪费半小时"): not the lesson itself
+COMPLAINT = _re("complaint")
+# a label a rule is said under, at a sentence's start ("记住：", "Remember:", "Rule:")
+RULE_LABEL = compiled(f"^(?:{alternation('as_written.rule_label')})\\s*[:：,，]\\s*", re.I, key="as_written.rule_label")
 # what was done to fix it, which, recurring, is a workaround in all but name
 REMEDY = _re("remedy")
 AGAIN = _re("again")
@@ -155,7 +159,8 @@ NUMBER_WORDS: dict[str, int] = {k: int(v) for k, v in table("number").items()}
 
 
 # -- concepts: one id for the English and Chinese spellings of a common word of agent memory ------
-# Not yet used by any rule.
+# Their ids join the terms an entry and an observation are compared by ("~backup" for "backup" and
+# "备份"), so a subject written in one language is recognised in the other (memgit.dream.model).
 @lru_cache(maxsize=1)
 def _concepts() -> tuple[dict[str, str], re.Pattern[str]]:
     by_word: dict[str, str] = {}
@@ -183,3 +188,8 @@ def concepts(text: str) -> set[str]:
     """The concept ids of the words in `text`, after folding it with `text.norm()`."""
     by_word, pat = _concepts()
     return {by_word[m.group(0)] for m in pat.finditer(norm(text))}
+
+
+def concept_terms(text: str) -> frozenset[str]:
+    """The concept ids of a text as terms ("~backup"), to join its `text.terms()`."""
+    return frozenset("~" + c for c in concepts(text))

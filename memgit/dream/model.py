@@ -98,7 +98,14 @@ def _subject(body: str) -> frozenset[str]:
     b = lx.STATE_WORDS.sub(" ", fold(body))
     b = NUM_RE.sub(" ", b)
     vs = {v.lower().lstrip("v") for v in versions(body)}
-    return frozenset(t for t in term_set(b) if t not in vs)
+    # the concepts it names in either language ("backup" / "备份" → "~backup"), state words aside
+    return frozenset(t for t in term_set(b) if t not in vs) | lx.concept_terms(b)
+
+
+def _counted(terms: frozenset[str], shared: frozenset[str]) -> frozenset[str]:
+    """The terms a share is measured against: a concept ("~server") is another spelling of a word the
+    entry holds anyway, so it counts when the line shares it and is no part of what the line missed."""
+    return frozenset(t for t in terms if not t.startswith("~") or t in shared)
 
 
 class Context:
@@ -169,7 +176,9 @@ class Context:
         """The entry's k rarest terms: what names it among similar entries ("SEO report", not "cron")."""
         # names in any script (product, host, command) identify better than Chinese bigrams, which a
         # word boundary can make rare by accident
-        named = [t for t in it.subject if not CJK_IN.search(t)] or list(it.subject)
+        # (a concept, "~server", is a common word in any language: it names nothing)
+        named = [t for t in it.subject if not CJK_IN.search(t) and not t.startswith("~")] or \
+            [t for t in it.subject if not t.startswith("~")] or list(it.subject)
         return frozenset(sorted(named, key=lambda t: (-self.idf(t), t))[:k])
 
     def idf(self, t: str) -> float:
@@ -186,7 +195,7 @@ class Context:
         v = self._anchor.get(t)
         if v is None:
             v = self._anchor[t] = not (len(t) < 2 or (t.isascii() and t.isalpha() and len(t) < 3)) \
-                and self.df.get(t, 0) <= max(4, 0.25 * self.n)
+                and self.df.get(t, 0) <= max(6, 0.25 * self.n)
         return v
 
     def mentions(self, o: Observation, it: Item) -> float:
@@ -197,11 +206,11 @@ class Context:
         shared = o.terms & it.subject
         if not shared or not any(self.anchor(t) for t in shared):
             return 0.0
-        full = self.weight(shared) / max(self.weight(it.subject), 1e-9)
+        full = self.weight(shared) / max(self.weight(_counted(it.subject, shared)), 1e-9)
         if it.head and it.head != it.subject:
             hs = o.terms & it.head
             if hs and any(self.anchor(t) for t in hs):
-                full = max(full, self.weight(hs) / max(self.weight(it.head), 1e-9))
+                full = max(full, self.weight(hs) / max(self.weight(_counted(it.head, hs)), 1e-9))
         return full
 
     def evidence(self, obs: list[Observation], limit: int = 4, first: Observation | None = None

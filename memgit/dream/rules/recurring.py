@@ -9,7 +9,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import TAG_RE, Document
 from memgit.ops import Operation
-from memgit.text import term_set
+from memgit.text import cjk_share, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import Candidate, Context, DisjointSets, fold, TIMELINE
 
@@ -83,7 +83,7 @@ def recurring(ctx: Context) -> list[Candidate]:
         # overlap undervalues them: either measure may link two observations
         sim = ctx.weight(shared) / max(min(weight(i), weight(j)), 1e-9)
         plain = len(shared) / min(len(o.terms), len(obs[j].terms))
-        if sim >= 0.45 or plain >= 0.5:
+        if sim >= 0.45 or plain >= 0.5 or _across_scripts(ctx, o, obs[j], shared):
             sets.union(i, j)
     groups: dict[int, list[Observation]] = {}
     for i, o in enumerate(obs):
@@ -129,13 +129,14 @@ def recurring(ctx: Context) -> list[Candidate]:
         # on enough days (a cluster chained through different topics has no one lesson)
         rep_anchor = frozenset(t for t in rep.terms & core if ctx.anchor(t))
         support = [o for o in members if o is rep or (rep_anchor and ctx.weight(o.terms & rep_anchor)
-                                                        >= 0.6 * ctx.weight(rep_anchor))]
+                                                        >= 0.6 * ctx.weight(rep_anchor))
+                   or _across_scripts(ctx, o, rep, o.terms & rep_anchor)]
         s_days = sorted({o.day for o in support})
         if len(rep_anchor) < 2 or len(s_days) < 2 or (len(s_days) < 3 and len({o.day for o in support
                                                                             if o in ruled}) < 2):
             continue
         members, days = support, s_days
-        text = _clean(rep.text)
+        text = _clean(_rule_form(rep.text))
         if not text or sensitive.has_sensitive(text):
             continue
         section, prio = _pick_section(ctx, primary, core)
@@ -147,6 +148,17 @@ def recurring(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
     return out
+
+
+def _across_scripts(ctx: Context, a: Observation, b: Observation, shared: frozenset[str]) -> bool:
+    """Two lines in different scripts (one mostly Chinese, one not) that share what no script owns: a
+    name written in Latin letters and two concepts of the bilingual lexicon ("alembic", "~migrate",
+    "~snapshot"). Their words cannot overlap, so word overlap says nothing about them."""
+    if (cjk_share(a.text) >= 0.3) == (cjk_share(b.text) >= 0.3):
+        return False
+    concepts = [t for t in shared if t.startswith("~")]
+    names = [t for t in shared if t.isascii() and not t.startswith("~") and ctx.anchor(t) and len(t) >= 3]
+    return len(concepts) >= 2 and len(names) >= 1
 
 
 def _shared_by_days(ctx: Context, members: list[Observation]) -> tuple[frozenset[str], list[str]]:
@@ -168,6 +180,25 @@ def _remedy(o: Observation, may: bool, core: frozenset[str], stated: bool) -> bo
         return False
     m = lx.REMEDY.search(fold(o.text))
     return bool(m) and (stated or bool(term_set(m.group(0)) & core))
+
+
+_SENTENCE = re.compile(r"(?<=[。！？!?；;])\s*|(?<=\.)\s+")
+
+
+def _rule_form(text: str) -> str:
+    """A lesson's line as its rule: the sentences that only complain that it happened again ("又是…",
+    "forgot to purge…", "浪费半小时") are dropped when another states what to do (a rule's words: "记住",
+    "always", "make sure"), and a leading "记住：" / "Remember:" goes; a sentence saying what the
+    problem is ("`gws` not found after an upgrade") stays beside its workaround."""
+    parts = [p.strip() for p in _SENTENCE.split(text.strip()) if p and p.strip()]
+    if len(parts) < 2 or not any(lx.RULE.search(fold(p)) for p in parts):
+        return text
+    kept = [p for p in parts if lx.RULE.search(fold(p))
+            or not (lx.AGAIN.search(fold(p)) or lx.COMPLAINT.search(fold(p)))]
+    if len(kept) == len(parts):
+        return text
+    said = " ".join(lx.RULE_LABEL.sub("", p, count=1).strip() if lx.RULE.search(fold(p)) else p for p in kept)
+    return said if len(said) >= 8 else text
 
 
 def _clean(text: str) -> str:
