@@ -246,3 +246,13 @@ def test_a_lesson_in_three_scripts_is_consolidated_once_in_its_rules_words():
     (out,) = recurring(ctx("## Notes\n- [P2] Team lunch on Fridays\n", lines))
     assert out.op.op == "consolidate"
     assert out.op.text == "[P1] 任何遷移之前一定先做快照。 (2026-05-30)"  # the rule, not the complaint
+
+
+def test_one_fact_in_english_and_in_chinese_is_merged_and_two_facts_sharing_a_subnet_are_not():
+    mem = ("## Devices\n- [P1] The build box answers at ci.lan; nightly artefacts go to the NFS export \"drops\" "
+           "(2026-03-01)\n- [P1] Scanner sits at 10.0.0.40, firmware from the vendor site (2026-02-01)\n"
+           "- [P1] 构建机地址是 ci.lan，每晚的产物放在 NFS 导出目录 drops 里 (2026-05-02)\n"
+           "- [P1] 交换机后台 10.0.0.1，管理员是 Ren (2026-01-19)\n")
+    (out,) = [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
+    assert len(out.op.targets) == 2 and all("ci.lan" in t for t in out.op.targets)
+    assert out.op.text == "[P1] 构建机地址是 ci.lan，每晚的产物放在 NFS 导出目录 drops 里 (2026-05-02)"

@@ -112,6 +112,9 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
             cjk = zh[i] and zh[j]
             if len(shared) < 2:
                 continue  # one word in common is not enough to call two entries the same
+            if zh[i] != zh[j] and _translated(items[j] if zh[j] else items[i], items[i] if zh[j] else items[j]):
+                sims[(i, j)] = 0.8
+                continue
             if not _same_fact(newer, older, cross):
                 continue
             if (jac >= (0.45 if cjk else 0.6) or (ov >= (0.7 if cjk else 0.8) and n_anchor >= 3)
@@ -165,6 +168,17 @@ def _names_retired(newer: Item, older: Item, m: re.Match[str]) -> bool:
     window = newer.folded[max(0, m.start() - 40):m.end() + 40]
     named = term_set(window) & (older.head or older.subject)
     return bool(named - newer.head) or bool(named & older.head and len(named) >= 2)
+
+
+def _translated(zh: Item, other: Item) -> bool:
+    """One fact written in Chinese and in another language: what no translation changes (the names in
+    Latin letters, hosts, paths, numbers) is the same in both — at least four such terms, or three with
+    an identifier or a number among them, every one of the Chinese entry's in the other and every identifier or
+    number of the other in the Chinese one ("NAS 的地址是 nas.lan…" / "The NAS is reachable at nas.lan…")."""
+    names = {t for t in zh.subject if t.isascii() and not t.startswith("~")}
+    ids = {t for t in other.subject if t.isascii() and not t.startswith("~") and not t.isalpha()}
+    enough = len(names) >= 4 or (len(names) >= 3 and bool(ids))
+    return enough and names <= other.subject and ids <= zh.subject
 
 
 def _same_fact(keep: Item, drop: Item, cross: bool) -> bool:
