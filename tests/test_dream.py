@@ -467,7 +467,7 @@ def test_preference_reported_in_a_log_line_refreshes_without_the_attribution(tmp
     })
     cycle(ws)
     text = read(ws, "USER.md")
-    assert "- [P1] 周报改成周日晚上发，周五太忙看不完 (2026-05-29)" in text
+    assert "- [P1] 周报：每周日晚上发 (2026-05-29)" in text  # the one slot moved, not the complaint
     assert "每周五晚上发" not in text and "回复用中文" in text
 
 
@@ -734,3 +734,16 @@ def test_the_assistants_turn_in_a_session_memory_log_is_not_the_persons_state(tm
     })
     report = dream(ws, NOW)
     assert [p["op"] for p in report.proposals] == ["prune"]
+
+
+def test_a_changed_preference_keeps_the_details_the_person_kept(tmp_path):
+    ws = make(tmp_path, {
+        "MEMORY.md": MEM_HEAD,
+        "USER.md": "# USER\n\n## Preferences\n- [P1] 週報每週五 17:00 寄到 ops@example.com，用 PDF 附件 (2026-04-01)\n",
+        **dict([session("w1", ("2026-05-30T20:10:00+08:00", "user", "週報以後改成網頁連結，PDF 附件太佔信箱了。"),
+                        ("2026-05-30T20:10:30+08:00", "assistant", "好的，週報改成網頁連結。時間和收件人要改嗎？"),
+                        ("2026-05-30T20:11:00+08:00", "user", "不用，還是週五 17:00、還是 ops@example.com。"))]),
+    })
+    cycle(ws)
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert "- [P1] 週報每週五 17:00 寄到 ops@example.com，用 網頁連結 (2026-05-30)\n" in user

@@ -1,6 +1,9 @@
 """Refresh a standing preference the person restated in their own words."""
 from __future__ import annotations
 
+import difflib
+import re
+
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Operation
@@ -42,6 +45,54 @@ def _pref_content(text: str, like: str) -> str:
     return out[:1].upper() + out[1:] if out and out[0].isascii() else out
 
 
+_CLAUSE_END = re.compile(r"[，,。.;；!！?？、\n]")
+
+
+def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
+    """The one slot of an entry the person's statement changes: the statement names a new value after a
+    change word ("改成表格", "switch to tables") and, in another of its clauses, the entry's old value
+    ("條列式太難掃了"); the entry's subject stands in the change's clause. (start, end) of the old value
+    in the entry's body, and the new value as the person wrote it."""
+    f, body = fold(o.text), it.entry.body
+    fb = fold(body)
+    if len(fb) != len(body) or len(f) != len(o.text):
+        return None
+    m = lx.PREFERENCE_CHANGE.search(f)
+    if not m:
+        return None
+    end = _CLAUSE_END.search(f, m.end())
+    new = o.text[m.end():end.start() if end else len(f)].strip(" ：:")
+    if not new or len(new) > 24 or fold(new) in fb:
+        return None
+    start = max((x.end() for x in _CLAUSE_END.finditer(f, 0, m.start())), default=0)
+    change_clause = f[start:end.start() if end else len(f)]
+    if not (term_set(change_clause) - term_set(fold(new))) & it.subject:
+        return None  # the change is not said of this entry's subject
+    rest = f[:start] + "\n" + f[end.start() if end else len(f):]
+    sm = difflib.SequenceMatcher(None, rest, fb, autojunk=False)
+    olds = []
+    for blk in sm.get_matching_blocks():
+        seg = fb[blk.b:blk.b + blk.size].strip(" ，,。.")
+        cjk = CJK_IN.search(seg)
+        if (cjk and len(seg) >= 2 or not cjk and len(seg) >= 3 and seg.isalnum()) and seg not in change_clause \
+                and term_set(seg):
+            olds.append((blk.b + fb[blk.b:blk.b + blk.size].index(seg), seg))
+    if len(olds) != 1:
+        return None  # no old value named, or several: which one changes is unsure
+    at, seg = olds[0]
+    # the new value as a slot: what it shares with the entry around the old value stays the entry's
+    # ("改成周日晚上发" for "每周五晚上发" moves 周五 to 周日, not to 周日晚上发晚上发)
+    nf, stop = fold(new), at + len(seg)
+    suffix = next((j for j in range(len(nf), 0, -1) if fb.startswith(nf[len(nf) - j:], stop)), 0)
+    new = new[:len(new) - suffix].rstrip() if suffix else new
+    nf = fold(new)
+    prefix = next((j for j in range(len(nf), 0, -1) if fb[:at].endswith(nf[:j])), 0)
+    new = new[prefix:].lstrip()
+    if not new or fold(new) == seg:
+        return None
+    return at, stop, new
+
+
 def preference_changes(ctx: Context) -> list[Candidate]:
     """A preference the user restated ("from now on…", "以后…", "不要再…") refreshes the entry it replaces."""
     by_target: dict[int, list[tuple[Observation, float]]] = {}
@@ -49,6 +100,7 @@ def preference_changes(ctx: Context) -> list[Candidate]:
     items = [it for it in ctx.items if not it.frozen and (it.entry.file == ctx.user_file
                                                           or lx.PREFERENCE_TITLE.search(it.entry.section or ""))]
     index = {id(it): k for k, it in enumerate(items)}
+    changed: dict[int, list[tuple[Observation, tuple[int, int, str]]]] = {}
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive or len(o.text) > 240:
             continue  # (a paragraph of a log is not a statement of preference)
@@ -57,6 +109,11 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         if o.role != "user" and not lx.PREFERENCE_SAID.search(f):
             continue
         if not lx.PREFERENCE.search(f) or lx.EXCEPTION.search(f):
+            continue
+        slots = [(k, sl) for it in ctx.items_about(o) if (k := index.get(id(it))) is not None
+                 and (sl := _changed_slot(it, o))]
+        if len(slots) == 1:
+            changed.setdefault(slots[0][0], []).append((o, slots[0][1]))
             continue
         markers = term_set(" ".join(m.group(0) for m in lx.PREFERENCE.finditer(f)))
         stmt = frozenset(t for t in o.terms if t not in markers)
@@ -76,7 +133,26 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         if best is not None and best_s >= 0.3:
             by_target.setdefault(best, []).append((o, best_s))
     out = []
+    for k, said_slots in changed.items():
+        it = items[k]
+        said_slots.sort(key=lambda x: (x[0].role == "user", x[0].day, x[0].line), reverse=True)
+        o, (a, b, new) = said_slots[0]
+        if any(sl[2] != new for x, sl in said_slots if x.day == o.day and x.role == o.role):
+            continue  # two new values the same day: unsure
+        body = it.entry.body
+        acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day
+                and x.role == "assistant" and fold(new) in fold(x.text)]
+        score = confidence("preference", negates_old=True, acknowledged=bool(acks), restated=len(said_slots) > 1,
+                           again_days=len({x.day for x, _ in said_slots}) > 1, in_their_words=o.role == "user",
+                           change_verb=True, recent=ctx.recency([o]))
+        text = compose(it, body[:a] + new + body[b:], o.day)
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"the person changed '{body[a:b]}' to '{new}'; the rest stays as written",
+                       evidence=(entry_evidence(it), *ctx.evidence([o, *acks])), origin="offline")
+        out.append(Candidate(op, "preference", score, {"slot": True, "acknowledged": bool(acks)}))
     for k, stated in by_target.items():
+        if k in changed:
+            continue
         it = items[k]
         # the user's own words first, then the newest
         stated.sort(key=lambda x: (x[0].role == "user", x[0].day, x[1]), reverse=True)
