@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
+from pathlib import Path
 from typing import BinaryIO
 
 from memgit import sensitive
+from memgit.redaction_cache import RedactionCache
 
 NAME = "memgit"
 MAX_PKT = 65516
@@ -27,23 +30,26 @@ ATTR_MARK = "# memgit: logs and transcripts are stored redacted (secrets never r
 _JSON_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
-def clean(data: bytes) -> bytes:
+def clean(data: bytes, cache: RedactionCache | None = None) -> bytes:
     """What git stores for a file: the same bytes with every sensitive value replaced by [REDACTED].
 
     A transcript's JSON line is also read string by string as JSON decodes it, so a value hidden by
     escaping (a key block's "\\n", "\\u" escapes, quotes around a labelled value) is seen as the agent
-    saw it; only the strings that hold one are rewritten.
+    saw it; only the strings that hold one are rewritten. The spans found are remembered in `cache`
+    when they are those of the file as written, which is what the dream redacts again.
     """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data
+    cleaned = text
     if "{" in text or "[" in text:
-        text = "".join(_clean_json_line(line) if line.lstrip()[:1] in ("{", "[") else line
-                       for line in text.splitlines(keepends=True))
-    if sensitive.has_sensitive(text):
-        text = sensitive.redact(text)
-    return text.encode("utf-8")
+        cleaned = "".join(_clean_json_line(line) if line.lstrip()[:1] in ("{", "[") else line
+                          for line in text.splitlines(keepends=True))
+    where = sensitive.spans(cleaned)
+    if cache is not None and cleaned == text:
+        cache.record(text, where)
+    return sensitive.apply_spans(cleaned, where).encode("utf-8")
 
 
 def _clean_json_line(line: str) -> str:
@@ -110,7 +116,21 @@ def _write_content(out: BinaryIO, data: bytes) -> None:
     _write(out, None)
 
 
-def serve(inp: BinaryIO | None = None, out: BinaryIO | None = None) -> None:
+def _cache() -> RedactionCache:
+    """The workspace's redaction cache (git runs a filter at the top of the work tree); none outside
+    a memgit workspace, whose state folder `memgit init` makes."""
+    try:
+        got = subprocess.run(["git", "rev-parse", "--absolute-git-dir"], capture_output=True, text=True,
+                             timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return RedactionCache(None)
+    git_dir = got.stdout.strip()
+    if got.returncode != 0 or not git_dir or not (Path(git_dir) / "memgit").is_dir():
+        return RedactionCache(None)
+    return RedactionCache.for_git_dir(git_dir)
+
+
+def serve(inp: BinaryIO | None = None, out: BinaryIO | None = None, cache: RedactionCache | None = None) -> None:
     inp = inp or sys.stdin.buffer
     out = out or sys.stdout.buffer
     hello = _read_list(inp)
@@ -126,6 +146,8 @@ def serve(inp: BinaryIO | None = None, out: BinaryIO | None = None) -> None:
         try:
             header = _read_list(inp)
         except EOFError:
+            if cache is not None:
+                cache.save()
             return
         data = _read_content(inp)
         command = next((h.split("=", 1)[1] for h in header if h.startswith("command=")), "")
@@ -133,8 +155,10 @@ def serve(inp: BinaryIO | None = None, out: BinaryIO | None = None) -> None:
             _write(out, b"status=error\n", None)
             out.flush()
             continue
+        if cache is None and command == "clean":
+            cache = _cache()
         try:
-            result = clean(data) if command == "clean" else data
+            result = clean(data, cache) if command == "clean" else data
         except Exception:  # never store raw text because redaction failed: git reports the error
             _write(out, b"status=error\n", None)
             out.flush()

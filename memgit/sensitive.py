@@ -45,17 +45,33 @@ def kinds(text: str) -> list[str]:
 
 def redact(text: str) -> str:
     """`text` with every sensitive value replaced by "[REDACTED]", all else byte-identical."""
-    spans: dict[int, list[tuple[int, int]]] = {}
+    return apply_spans(text, spans(text))
+
+
+Span = tuple[int, int, int]  # (1-based line, start, end): where one "[REDACTED]" goes
+
+
+def spans(text: str) -> list[Span]:
+    """Where `redact` puts "[REDACTED]": overlapping findings merged, line by line in order."""
+    by_line: dict[int, list[tuple[int, int]]] = {}
     for f in _iter_findings(text):
-        spans.setdefault(f.line, []).append((f.start, f.end))
-    if not spans:
+        by_line.setdefault(f.line, []).append((f.start, f.end))
+    return [(number, start, end) for number in sorted(by_line) for start, end in _merge(by_line[number])]
+
+
+def apply_spans(text: str, where: list[Span]) -> str:
+    """`text` with "[REDACTED]" over each span of `spans(text)`; `text` itself when there is none."""
+    if not where:
         return text
     lines = text.split("\n")
-    for number, line_spans in spans.items():
+    by_line: dict[int, list[tuple[int, int]]] = {}
+    for number, start, end in where:
+        by_line.setdefault(number, []).append((start, end))
+    for number, line_spans in by_line.items():
         line = lines[number - 1]
         out: list[str] = []
         pos = 0
-        for start, end in _merge(line_spans):
+        for start, end in line_spans:
             out.append(line[pos:start])
             out.append(REDACTED)
             pos = end

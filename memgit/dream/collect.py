@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memgit import sensitive
 from memgit.memory import Document
+from memgit.redaction_cache import RedactionCache
 from memgit.text import strip_time, term_set
 from memgit.workspace import Capacity, Workspace, log_day
 
@@ -122,19 +123,21 @@ ITEM_START = re.compile(r"^(?:[-*+]|\d{1,9}[.)])\s")
 TURN_START = re.compile(r"^(user|assistant):(?:\s|$)")
 
 
-def _log_observations(rel: str, day: date, text: str) -> list[Observation]:
+def _log_observations(rel: str, day: date, text: str, cache: RedactionCache | None = None
+                      ) -> list[Observation]:
     """One observation per log item: a list item with its continuation lines (a PEM block pasted
     under "- deploy key:" is one redacted item, not lines of its own). A transcript turn written into
     the log ("user: …", "assistant: …", up to the next turn or heading) is one observation with its
     speaker's role; a user turn is the person's words only once the channel's envelope is cut off,
     and a harness prompt (a heartbeat poll, a memory flush) is no one's words (memgit.ingest.openclaw).
-    The file is redacted as a whole first, so multi-line secrets are caught."""
+    The file is redacted as a whole first, so multi-line secrets are caught; an unchanged file the
+    clean filter has already scanned is redacted from its spans (memgit.redaction_cache)."""
     from memgit.ingest import openclaw
 
     out = []
     fence = False
     raw_lines = text.splitlines()
-    red_lines = sensitive.redact(text).splitlines()
+    red_lines = (cache.redact(text) if cache is not None else sensitive.redact(text)).splitlines()
     if len(red_lines) != len(raw_lines):  # never expected: redact keeps every line
         red_lines = [sensitive.redact(ln) for ln in raw_lines]
     item: list[int] = []
@@ -246,6 +249,7 @@ def collect(ws: Workspace, now: date, window_days: int) -> Collected:
     sessions_read: set[str] = set()
     cfg = ws.config.memory
     logs_dir = root / cfg.logs_dir
+    cache = RedactionCache.for_git_dir(root / ws.repo.git_dir)  # git_dir may be relative to the root
     if logs_dir.is_dir():
         for name in sorted(os.listdir(logs_dir)):
             day = log_day(name)
@@ -259,7 +263,8 @@ def collect(ws: Workspace, now: date, window_days: int) -> Collected:
                 continue
             rel = p.relative_to(root).as_posix()
             logs_read.append(rel)
-            obs += _log_observations(rel, day, text)
+            obs += _log_observations(rel, day, text, cache)
+    cache.save()
     sess_dir = root / cfg.sessions_dir
     if sess_dir.is_dir():
         floor = datetime.combine(start - timedelta(days=1), datetime.min.time()).timestamp()
