@@ -102,12 +102,6 @@ def _subject(body: str) -> frozenset[str]:
     return frozenset(t for t in term_set(b) if t not in vs) | lx.concept_terms(b)
 
 
-def _counted(terms: frozenset[str], shared: frozenset[str]) -> frozenset[str]:
-    """The terms a share is measured against: a concept ("~server") is another spelling of a word the
-    entry holds anyway, so it counts when the line shares it and is no part of what the line missed."""
-    return frozenset(t for t in terms if not t.startswith("~") or t in shared)
-
-
 class Context:
     def __init__(self, col: Collected, primary: str, user_file: str | None):
         self.col = col
@@ -136,6 +130,7 @@ class Context:
         self.n = max(1, len(self.obs) + len(self.items))
         self.df = df
         self._idf: dict[str, float] = {}
+        self._tw: dict[frozenset[str], tuple[float, tuple[str, ...]]] = {}
         self._anchor: dict[str, bool] = {}
         # inverted indexes over anchor terms: a rule asks only the observations (or entries) that share
         # a specific term with what it looks at, so its cost grows with the window, not entries × lines
@@ -206,12 +201,22 @@ class Context:
         shared = o.terms & it.subject
         if not shared or not any(self.anchor(t) for t in shared):
             return 0.0
-        full = self.weight(shared) / max(self.weight(_counted(it.subject, shared)), 1e-9)
+        full = self.weight(shared) / max(self._counted_weight(it.subject, shared), 1e-9)
         if it.head and it.head != it.subject:
             hs = o.terms & it.head
             if hs and any(self.anchor(t) for t in hs):
-                full = max(full, self.weight(hs) / max(self.weight(_counted(it.head, hs)), 1e-9))
+                full = max(full, self.weight(hs) / max(self._counted_weight(it.head, hs), 1e-9))
         return full
+
+    def _counted_weight(self, terms: frozenset[str], shared: frozenset[str]) -> float:
+        """The weight a share is measured against: a concept ("~server") is another spelling of a word
+        the entry holds anyway, so it counts when the line shares it and is no part of what it missed."""
+        cached = self._tw.get(terms)
+        if cached is None:
+            concepts = tuple(t for t in terms if t.startswith("~"))
+            cached = self._tw[terms] = (self.weight(terms), concepts)
+        w, concepts = cached
+        return w - sum(self.idf(t) for t in concepts if t not in shared)
 
     def evidence(self, obs: list[Observation], limit: int = 4, first: Observation | None = None
                  ) -> tuple[Evidence, ...]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from functools import lru_cache
 
 from memgit import sensitive
 from memgit.dream import lexicon as lx
@@ -150,11 +151,16 @@ def recurring(ctx: Context) -> list[Candidate]:
     return out
 
 
+@lru_cache(maxsize=65536)
+def _chinese(text: str) -> bool:
+    return cjk_share(text) >= 0.3
+
+
 def _across_scripts(ctx: Context, a: Observation, b: Observation, shared: frozenset[str]) -> bool:
     """Two lines in different scripts (one mostly Chinese, one not) that share what no script owns: a
     name written in Latin letters and two concepts of the bilingual lexicon ("alembic", "~migrate",
     "~snapshot"). Their words cannot overlap, so word overlap says nothing about them."""
-    if (cjk_share(a.text) >= 0.3) == (cjk_share(b.text) >= 0.3):
+    if _chinese(a.text) == _chinese(b.text):
         return False
     concepts = [t for t in shared if t.startswith("~")]
     names = [t for t in shared if t.isascii() and not t.startswith("~") and ctx.anchor(t) and len(t) >= 3]
