@@ -167,8 +167,8 @@ class Context:
 
     def distinctive(self, it: Item, k: int = 3) -> frozenset[str]:
         """The entry's k rarest terms: what names it among similar entries ("SEO report", not "cron")."""
-        # names in any script (product, host, command) identify better than Chinese bigrams, which a
-        # word boundary can make rare by accident
+        # names in any script (product, host, command) identify better than Chinese words, which a
+        # segmenter can make rare by accident
         named = [t for t in it.subject if not CJK_IN.search(t)] or list(it.subject)
         return frozenset(sorted(named, key=lambda t: (-self.idf(t), t))[:k])
 
