@@ -30,10 +30,18 @@ TIME_PREFIX_RE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?
 STOPWORDS_DIR = "data/stopwords"
 
 
+STOPWORD_FILES = {"en": ("en.txt", "en-memgit.txt"), "zh": ("zh.txt", "zh-memgit.txt")}
+
+
+def _stopword_text(name: str) -> str:
+    return files("memgit").joinpath(f"{STOPWORDS_DIR}/{name}").read_text(encoding="utf-8")
+
+
 def _stopwords(lang: str) -> frozenset[str]:
-    """A language's stop words, shipped as `memgit/data/stopwords/<lang>.txt` (one a line, # comments)."""
-    raw = files("memgit").joinpath(f"{STOPWORDS_DIR}/{lang}.txt").read_text(encoding="utf-8")
-    return frozenset(w for line in raw.splitlines() if (w := line.strip()) and not w.startswith("#"))
+    """A language's stop words: a general list shipped unchanged and memgit's own additions, files of
+    `memgit/data/stopwords/` (one word a line, # comments)."""
+    return frozenset(w for name in STOPWORD_FILES[lang] for line in _stopword_text(name).splitlines()
+                     if (w := line.strip()) and not w.startswith("#"))
 
 
 STOP = _stopwords("en")
@@ -48,9 +56,7 @@ def tokeniser_id() -> str:
         seg = version("rjieba")
     except PackageNotFoundError:
         seg = "?"
-    data = "".join(files("memgit").joinpath(f"{STOPWORDS_DIR}/{lang}.txt").read_text(encoding="utf-8")
-                   for lang in ("en", "zh"))
-    return f"rjieba {seg}\n{data}"
+    return f"rjieba {seg}\n" + "".join(_stopword_text(n) for names in STOPWORD_FILES.values() for n in names)
 
 
 @lru_cache(maxsize=1)
@@ -130,15 +136,57 @@ def _segmenter():
     return rjieba.Jieba()
 
 
+# jieba's parts of speech that mark a function word: adverb, pronoun, preposition, conjunction,
+# particle (u…), modal, interjection, onomatopoeia, non-word
+_FUNCTION_POS = ("d", "r", "p", "c", "u", "y", "e", "o", "x")
+
+
 @lru_cache(maxsize=65536)
 def cjk_words(run: str) -> tuple[str, ...]:
     """The words of a run of (Simplified) Chinese characters, stop words left out.
 
-    jieba's search mode gives a long dictionary word and the shorter dictionary words inside it
-    ("版本升级" → 版本, 升级, 版本升级), so a compound still meets its parts elsewhere."""
-    # jieba's HMM joins characters its dictionary lacks into words; splitting such runs into bigrams
-    # instead was measured on the bench and the real workspaces and changed no result
-    return tuple(w for w in _segmenter().cut_for_search(run, True) if w not in STOP_ZH)
+    As jieba's search mode, a long dictionary word also gives the shorter dictionary words inside it
+    ("版本升级" → 版本, 升级, 版本升级), so a compound still meets its parts elsewhere. A content
+    character jieba leaves alone gives its bigrams with the characters next to it instead ("导出月报"
+    → 导出, 出月, 月报 from 导出|月|报)."""
+    # A lone character is mostly where the dictionary failed: a word it lacks (月报, jargon, a
+    # product's short name) was cut apart or fused with a neighbour into another dictionary word
+    # (月报导出 → 月|报导|出). Bigrams restore what the old bigram tokeniser found there, and only
+    # there, so common words elsewhere no longer bring the bigrams across their boundaries.
+    jb = _segmenter()
+    tagged = jb.tag(run, True)
+    out: list[str] = []
+    for i, (w, pos) in enumerate(tagged):
+        n = len(w)
+        if n > 2:
+            out += [g for k in (2, 3) if n > k for g in (w[j:j + k] for j in range(n - k + 1)) if jb.has_word(g)]
+        if n > 1:
+            out.append(w)
+            continue
+        # a lone character counts only in its bigrams: alone it names no subject, only dilutes one. A
+        # stop character is a word of its own (说, 等), except a numeral or unit (月, 年), which
+        # the stop list holds because alone it says nothing, but which heads a compound (月报)
+        if pos.startswith(_FUNCTION_POS) or (w in STOP_ZH and pos != "m"):
+            continue
+        if i and not tagged[i - 1][1].startswith(_FUNCTION_POS):
+            out.append(tagged[i - 1][0][-1] + w)
+        if i + 1 < len(tagged) and not tagged[i + 1][1].startswith(_FUNCTION_POS):
+            out.append(w + tagged[i + 1][0][0])
+    return tuple(w for w in out if w not in STOP_ZH)
+
+
+# a word jieba's dictionary counts this often (需要, 问题, 系统) is common Chinese: it is in many
+# unrelated lines, so it cannot tell one subject from another
+COMMON_FREQ = 5000
+
+
+@lru_cache(maxsize=65536)
+def is_common_word(term: str) -> bool:
+    """A Chinese dictionary word common in the language at large, whatever a workspace's counts say."""
+    if not CJK_RE.match(term):
+        return False
+    jb = _segmenter()
+    return jb.has_word(term) and jb.suggest_freq(term) >= COMMON_FREQ
 
 
 def terms(text: str, keep_versions: bool = True) -> list[str]:

@@ -88,3 +88,27 @@ def test_english_only_text_never_loads_the_segmenter():
             "print('rjieba' in sys.modules); t.terms('部署'); print('rjieba' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True"]
+
+
+def test_a_lone_character_pairs_with_its_neighbours_where_the_dictionary_fails():
+    # jieba cuts 灰度|包回|滚 (a fused 包回 and a lone 滚): the bigram 回滚 restores the word
+    got = set(terms("灰度包回滚"))
+    assert "回滚" in got and "回滚" in set(terms("回滚灰度包"))
+    assert "滚" not in got                        # alone, a character names no subject
+
+
+def test_a_lone_stop_or_function_character_makes_no_bigram():
+    assert set(terms("我说继续")) == {"继续"}      # 说 is a word of its own, 我 a pronoun
+    assert set(terms("都报错了")) == {"报错"}
+
+
+def test_common_chinese_words_are_known_from_the_dictionary():
+    from memgit.text import is_common_word
+
+    assert is_common_word("需要") and is_common_word("问题")
+    assert not is_common_word("扫描") and not is_common_word("浏览器")
+    assert not is_common_word("the") and not is_common_word("月报")  # not Chinese; not a dictionary word
+
+
+def test_memgit_adds_its_own_stop_words_to_the_general_lists():
+    assert {"today", "thanks", "new"} <= STOP and {"今天", "已经", "一直"} <= STOP_ZH
