@@ -2,7 +2,8 @@
 
 Traditional characters are folded to Simplified (OpenCC's t2s) before any
 comparison, English words are lower-cased and lightly stemmed, Chinese runs
-are cut into words by rjieba (jieba's dictionary and algorithm), stop words
+are cut into words by rjieba (jieba's dictionary and algorithm), with
+character bigrams where a lone character shows the dictionary failed, stop words
 of both languages come from `memgit/data/stopwords/`, and versions, paths and
 identifiers are kept whole. Everything that compares memory with logs goes
 through `terms()`.
