@@ -134,7 +134,9 @@ def _segmenter():
     # jieba takes; imported only when a text holds Chinese, so English-only runs never pay for it
     import rjieba
 
-    return rjieba.Jieba()
+    # the module's own functions use the instance it loads on import: a second Jieba() would load
+    # the dictionary again (about 0.3 s)
+    return rjieba
 
 
 # jieba's parts of speech that mark a function word: adverb, pronoun, preposition, conjunction,
