@@ -6,7 +6,7 @@ entry), daily logs and archived logs as lines, the other files of
 `<archive_dir>/archive-*/` (archived entries) as entries again, and imported
 transcripts (`<sessions_dir>/*.jsonl`) one turn a unit, named by who said it. Every unit is
 redacted before it is tokenised, so no secret reaches the cache or a hit, and
-tokenised with `memgit.text.terms` (English stems, Chinese bigrams after
+tokenised with `memgit.text.terms` (English stems, Chinese words after
 Traditional→Simplified folding, versions and paths whole). Ranking is
 rank_bm25's BM25Okapi as it is: Lucene's always-positive idf was tried and
 found fewer LoCoMo evidence turns (benchmarks/locomo_replay.py).
@@ -250,6 +250,7 @@ def _code_version() -> str:
             h.update(Path(mod.__file__ or "").read_bytes())
         except OSError:
             h.update(str(time.time()).encode())  # unknown code: never trust the cache
+    h.update(text.tokeniser_id().encode())
     h.update(Path(__file__).read_bytes())
     return h.hexdigest()[:16]
 

@@ -2,13 +2,17 @@
 
 Traditional characters are folded to Simplified (OpenCC's t2s) before any
 comparison, English words are lower-cased and lightly stemmed, Chinese runs
-become character bigrams, and versions, paths and identifiers are kept whole.
-Everything that compares memory with logs goes through `terms()`.
+are cut into words by rjieba (jieba's dictionary and algorithm), with
+character bigrams where a lone character shows the dictionary failed, stop words
+of both languages come from `memgit/data/stopwords/`, and versions, paths and
+identifiers are kept whole. Everything that compares memory with logs goes
+through `terms()`.
 """
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from importlib.resources import files
 from re import _constants as _sre, _parser as _sre_parse
 
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -24,27 +28,36 @@ WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_'][A-Za-z0-9]+)*")
 PERCENT_RE = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?%")
 NUMBER_RE = re.compile(r"[-+]?\d+(?:[.,]\d+)*%?")
 TIME_PREFIX_RE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–—:]?\s*)?")
+STOPWORDS_DIR = "data/stopwords"
 
-STOP = frozenset("""
-a an the and or but if then else of to in on at by for with from into onto over under up down out off
-is are was were be been being am do does did done have has had having it its it's this that these those
-there here i me my we our you your he she they them their his her as so than too very just also only
-not no yes can could would should will shall may might must about after before again all any both each
-few more most other some such own same what which who whom when where why how again once now today
-still got get gets getting make made let lets via per new old one two three first second third time
-times day days week weeks s t re ve ll d m ok okay thanks thank hi hello please said says say
-behind between through during without within because while above below around near across since like
-using use used uses being into onto upon whether either neither each every much many lot lots
-""".split())
-# function characters: a bigram holding one of them crosses a word boundary or carries no meaning
-STOP_CJK = frozenset("的了是在和与及也都就还又再很太把被让给对从到为着过吗呢吧啊呀嗯哦这那个些我你他她它们说")
-# common words that carry no subject: a Chinese run is split at them before it becomes bigrams, so
-# no bigram straddles a word boundary next to one ("一下今天" gives no "下今")
-COMMON_ZH = ("一下", "一个", "今天", "明天", "昨天", "已经", "现在", "然后", "因为", "所以", "但是", "如果",
-             "可以", "没有", "不是", "就是", "还是", "一直", "有点", "我们", "你们", "他们", "这个", "那个",
-             "这些", "什么", "怎么", "时候")
-STOP_BIGRAMS = frozenset(COMMON_ZH)
-_COMMON_RE = re.compile("|".join(COMMON_ZH))
+
+STOPWORD_FILES = {"en": ("en.txt", "en-memgit.txt"), "zh": ("zh.txt", "zh-memgit.txt")}
+
+
+def _stopword_text(name: str) -> str:
+    return files("memgit").joinpath(f"{STOPWORDS_DIR}/{name}").read_text(encoding="utf-8")
+
+
+def _stopwords(lang: str) -> frozenset[str]:
+    """A language's stop words: a general list shipped unchanged and memgit's own additions, files of
+    `memgit/data/stopwords/` (one word a line, # comments)."""
+    return frozenset(w for name in STOPWORD_FILES[lang] for line in _stopword_text(name).splitlines()
+                     if (w := line.strip()) and not w.startswith("#"))
+
+
+STOP = _stopwords("en")
+STOP_ZH = _stopwords("zh")
+
+
+def tokeniser_id() -> str:
+    """What decides terms() besides this module's code: the stop-word data and the segmenter's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        seg = version("rjieba")
+    except PackageNotFoundError:
+        seg = "?"
+    return f"rjieba {seg}\n" + "".join(_stopword_text(n) for names in STOPWORD_FILES.values() for n in names)
 
 
 @lru_cache(maxsize=1)
@@ -115,19 +128,72 @@ def version_key(v: str) -> tuple[int, ...]:
     return tuple(int(n) for n in nums)
 
 
-def cjk_bigrams(run: str) -> list[str]:
+@lru_cache(maxsize=1)
+def _segmenter():
+    # rjieba (jieba-rs: jieba's algorithm and dictionary in Rust) loads in a fraction of the time
+    # jieba takes; imported only when a text holds Chinese, so English-only runs never pay for it
+    import rjieba
+
+    # the module's own functions use the instance it loads on import: a second Jieba() would load
+    # the dictionary again (about 0.3 s)
+    return rjieba
+
+
+# jieba's parts of speech that mark a function word: adverb, pronoun, preposition, conjunction,
+# particle (u…), modal, interjection, onomatopoeia, non-word
+_FUNCTION_POS = ("d", "r", "p", "c", "u", "y", "e", "o", "x")
+
+
+@lru_cache(maxsize=65536)
+def cjk_words(run: str) -> tuple[str, ...]:
+    """The words of a run of (Simplified) Chinese characters, stop words left out.
+
+    As jieba's search mode, a long dictionary word also gives the shorter dictionary words inside it
+    ("版本升级" → 版本, 升级, 版本升级), so a compound still meets its parts elsewhere. A content
+    character jieba leaves alone gives its bigrams with the characters next to it instead ("导出月报"
+    → 导出, 出月, 月报 from 导出|月|报)."""
+    # A lone character is mostly where the dictionary failed: a word it lacks (月报, jargon, a
+    # product's short name) was cut apart or fused with a neighbour into another dictionary word
+    # (月报导出 → 月|报导|出). Bigrams restore what the old bigram tokeniser found there, and only
+    # there, so common words elsewhere no longer bring the bigrams across their boundaries.
+    jb = _segmenter()
+    tagged = jb.tag(run, True)
     out: list[str] = []
-    for piece in _COMMON_RE.split(run):
-        if len(piece) == 1:
-            out += [piece] if piece not in STOP_CJK else []
+    for i, (w, pos) in enumerate(tagged):
+        n = len(w)
+        if n > 2:
+            out += [g for k in (2, 3) if n > k for g in (w[j:j + k] for j in range(n - k + 1)) if jb.has_word(g)]
+        if n > 1:
+            out.append(w)
             continue
-        grams = [piece[i:i + 2] for i in range(len(piece) - 1)]
-        out += [g for g in grams if g[0] not in STOP_CJK and g[1] not in STOP_CJK]
-    return out
+        # a lone character counts only in its bigrams: alone it names no subject, only dilutes one. A
+        # stop character is a word of its own (说, 等), except a numeral or unit (月, 年), which
+        # the stop list holds because alone it says nothing, but which heads a compound (月报)
+        if pos.startswith(_FUNCTION_POS) or (w in STOP_ZH and pos != "m"):
+            continue
+        if i and not tagged[i - 1][1].startswith(_FUNCTION_POS):
+            out.append(tagged[i - 1][0][-1] + w)
+        if i + 1 < len(tagged) and not tagged[i + 1][1].startswith(_FUNCTION_POS):
+            out.append(w + tagged[i + 1][0][0])
+    return tuple(w for w in out if w not in STOP_ZH)
+
+
+# a word jieba's dictionary counts this often (需要, 问题, 系统) is common Chinese: it is in many
+# unrelated lines, so it cannot tell one subject from another
+COMMON_FREQ = 5000
+
+
+@lru_cache(maxsize=65536)
+def is_common_word(term: str) -> bool:
+    """A Chinese dictionary word common in the language at large, whatever a workspace's counts say."""
+    if not CJK_RE.match(term):
+        return False
+    jb = _segmenter()
+    return jb.has_word(term) and jb.suggest_freq(term) >= COMMON_FREQ
 
 
 def terms(text: str, keep_versions: bool = True) -> list[str]:
-    """Meaning-bearing terms: stemmed English words, Chinese bigrams, versions, paths, identifiers."""
+    """Meaning-bearing terms: stemmed English words, Chinese words, versions, paths, identifiers."""
     t = to_simplified(text)
     out: list[str] = []
     # each pattern runs only where what every match needs occurs: a path holds "/", a version a
@@ -147,7 +213,7 @@ def terms(text: str, keep_versions: bool = True) -> list[str]:
     for w in WORD_RE.findall(t2):
         out += _word_terms(w)
     for run in CJK_RUN_RE.findall(t2):
-        out += cjk_bigrams(run)
+        out += cjk_words(run)
     return out
 
 

@@ -19,7 +19,8 @@ from memgit.dream.collect import Collected, Observation
 from memgit.lifecycle.priority import is_core
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE, Document, Entry
 from memgit.ops import Evidence, Operation
-from memgit.text import cjk_share, clauses, is_traditional, term_set, to_simplified, version_key, versions
+from memgit.text import (cjk_share, clauses, is_common_word, is_traditional, term_set, to_simplified, version_key,
+                         versions)
 
 
 CJK_IN = re.compile("[\u4e00-\u9fff]")
@@ -169,9 +170,8 @@ class Context:
 
     def distinctive(self, it: Item, k: int = 3) -> frozenset[str]:
         """The entry's k rarest terms: what names it among similar entries ("SEO report", not "cron")."""
-        # names in any script (product, host, command) identify better than Chinese bigrams, which a
-        # word boundary can make rare by accident
-        # (a concept, "~server", is a common word in any language: it names nothing)
+        # names in any script (product, host, command) identify better than Chinese words, which a
+        # segmenter can make rare by accident; a concept ("~server") is a common word in any language
         named = [t for t in it.subject if not CJK_IN.search(t) and not t.startswith("~")] or \
             [t for t in it.subject if not t.startswith("~")] or list(it.subject)
         return frozenset(sorted(named, key=lambda t: (-self.idf(t), t))[:k])
@@ -189,8 +189,9 @@ class Context:
         """A term specific enough to identify a subject."""
         v = self._anchor.get(t)
         if v is None:
+            # a window's counts are few: a word common in Chinese at large may look rare in them
             v = self._anchor[t] = not (len(t) < 2 or (t.isascii() and t.isalpha() and len(t) < 3)) \
-                and self.df.get(t, 0) <= max(6, 0.25 * self.n)
+                and self.df.get(t, 0) <= max(6, 0.25 * self.n) and not is_common_word(t)
         return v
 
     def mentions(self, o: Observation, it: Item) -> float:

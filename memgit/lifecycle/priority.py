@@ -14,7 +14,7 @@ An entry without a date has no known age, so no age rule ever moves it.
 
 "Referenced" means that one line of a daily log of the window (live or
 archived) shares at least two of the entry's terms (`memgit.text.terms`:
-stemmed English words, Chinese bigrams with Traditional folded to Simplified,
+stemmed English words, Chinese words with Traditional folded to Simplified,
 versions, paths), or every term when the entry has fewer than two.
 """
 from __future__ import annotations

@@ -108,7 +108,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
             cross = has_cjk[i] != has_cjk[j] or zh[i] != zh[j]
             if la != lb and not cross and (la is None or lb is None or _overlap(_terms(la), _terms(lb)) < 0.6):
                 continue  # two labels are two fields (across languages a label is translated)
-            # Chinese bigrams across word boundaries add noise terms: a lower bar for CJK text
+            # Chinese is segmented less surely than English is split: a lower bar for CJK text
             cjk = zh[i] and zh[j]
             if len(shared) < 2:
                 continue  # one word in common is not enough to call two entries the same
@@ -137,7 +137,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                 continue
             its = [items[i] for i in members]
             # the kept wording must hold every fact of the others: the newest entry that says all they say
-            # (a Chinese bigram only one member has may straddle a word boundary: not a fact)
+            # (a Chinese word only one member has may be a segmentation accident: not a fact)
             seen_in: dict[str, int] = {}
             for x in its:
                 for t in x.subject:

@@ -126,6 +126,11 @@ def preference_changes(ctx: Context) -> list[Candidate]:
             if not shared or not any(ctx.anchor(t) for t in shared):
                 continue
             sc = ctx.weight(shared) / max(ctx.weight(it.subject), 1e-9)
+            # a person restating a preference names its value, seldom the field it fills
+            label = _label(it.entry.body)
+            value = it.subject - term_set(label) if label else frozenset()
+            if value and shared & value:
+                sc = max(sc, ctx.weight(shared & value) / ctx.weight(value))
             if it.entry.file == ctx.user_file:
                 sc *= 1.2
             if sc > best_s:
