@@ -160,11 +160,11 @@ def _across_scripts(ctx: Context, a: Observation, b: Observation, shared: frozen
     """Two lines in different scripts (one mostly Chinese, one not) that share what no script owns: a
     name written in Latin letters and two concepts of the bilingual lexicon ("alembic", "~migrate",
     "~snapshot"). Their words cannot overlap, so word overlap says nothing about them."""
-    if _chinese(a.text) == _chinese(b.text):
-        return False
     concepts = [t for t in shared if t.startswith("~")]
+    if len(concepts) < 2:
+        return False
     names = [t for t in shared if t.isascii() and not t.startswith("~") and ctx.anchor(t) and len(t) >= 3]
-    return len(concepts) >= 2 and len(names) >= 1
+    return len(names) >= 1 and _chinese(a.text) != _chinese(b.text)
 
 
 def _shared_by_days(ctx: Context, members: list[Observation]) -> tuple[frozenset[str], list[str]]:
