@@ -250,10 +250,16 @@ def _read_cache(ws: Workspace) -> dict:
 
 def _write_cache(ws: Workspace, tip: str, states: dict) -> None:
     # a cache, rebuilt from the journal whenever it is missing or stale: no fsync needed
+    # (one temp file per writer: the review server's threads share a process id)
+    from memgit.repo import temp_name
+
     path = ws.repo.state_dir() / "states.json"
-    tmp = path.with_name(f"states.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"tip": tip, "states": states}, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
+    tmp = path.with_name(temp_name("states"))
+    try:
+        tmp.write_text(json.dumps({"tip": tip, "states": states}, ensure_ascii=False), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a cache not written is rebuilt next time
 
 
 def _advance_cache(ws: Workspace, old_tip: str | None, new_tip: str, updates: dict[str, dict]) -> None:

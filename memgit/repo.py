@@ -626,10 +626,18 @@ def _now_stamp() -> str:
     return f"{ts} {sign}{off // 3600:02d}{(off % 3600) // 60:02d}"
 
 
+def temp_name(stem: str) -> str:
+    """A temp file name no other writer uses: not another process, nor another thread of this one."""
+    import secrets
+    import threading
+
+    return f".{stem}.memgit-{os.getpid()}-{threading.get_ident()}-{secrets.token_hex(4)}.tmp"
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Write a file through a temp file and rename: readers see the old or the new bytes."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.memgit-{os.getpid()}.tmp")
+    tmp = path.with_name(temp_name(path.name))
     try:
         with open(tmp, "wb") as f:
             f.write(data)

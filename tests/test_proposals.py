@@ -497,3 +497,29 @@ def test_age_counts_from_the_proposal_not_from_its_last_move(workspace, monkeypa
     assert proposals.get(workspace, b.id).created == made
     proposals.reject(workspace, [b.id], "no")
     assert proposals.get(workspace, b.id).created == made   # closed, still from when it was proposed
+
+
+def test_threads_of_one_process_rebuild_the_states_cache_at_once(workspace):
+    # the review server answers in threads of one process: their cache writes must not share a temp file
+    import threading
+
+    proposals.create(workspace, [prune(TUNNEL, reason="the demo is over")])
+    errors: list[BaseException] = []
+    start = threading.Barrier(16)
+
+    def one() -> None:
+        start.wait()
+        try:
+            for _ in range(20):
+                proposals._write_cache(workspace, "tip", {"x": {"status": "open"}})
+        except BaseException as e:  # noqa: BLE001 - any failure is the finding
+            errors.append(e)
+
+    threads = [threading.Thread(target=one) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert not list((workspace.repo.state_dir()).glob("*.tmp"))
+    assert json.loads((workspace.repo.state_dir() / "states.json").read_text())["tip"] == "tip"
