@@ -38,21 +38,16 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
     """The filter's code: sensitive.py, the detect-secrets plugins it runs, and this cache's version."""
-    from importlib.util import find_spec
-
     h = hashlib.sha256(f"{CACHE_VERSION}".encode())
+    ds = sensitive.detect_secrets_fingerprint()
     try:
-        files = [Path(sensitive.__file__ or "")]
-        spec = find_spec("detect_secrets")
-        base = Path(next(iter(spec.submodule_search_locations or ()))) if spec else None
-        if base is None:
-            raise OSError("detect-secrets not found")
-        files.append(base / "__version__.py")
-        files += [base / "plugins" / f"{m}.py" for m in ("base", *(p[0] for p in sensitive._DS_PLUGINS))]
-        for f in files:
-            h.update(f.name.encode() + b"\0" + f.read_bytes())
-    except (OSError, StopIteration, ValueError):
+        h.update(Path(sensitive.__file__ or "").read_bytes())
+    except OSError:
+        ds = None
+    if ds is None:
         h.update(str(time.time_ns()).encode())  # unknown code: never trust the cache
+    else:
+        h.update(ds.encode())
     return h.hexdigest()[:32]
 
 

@@ -617,7 +617,8 @@ _DsPlugin = tuple[object, str, bool, tuple[str, ...]]  # (plugin, kind, value_in
 
 @lru_cache(maxsize=1)
 def _ds_plugins() -> tuple[_DsPlugin, ...]:
-    # detect-secrets pulls in `requests` (100-300 ms), so it is imported on the first scan only.
+    # detect-secrets pulls in `requests` (100-300 ms), so it is imported on the first line one of
+    # its plugins' patterns matches (see _ds_gate), never for a text none of them can flag.
     from importlib import import_module
 
     loaded = []
@@ -627,10 +628,95 @@ def _ds_plugins() -> tuple[_DsPlugin, ...]:
     return tuple(loaded)
 
 
+# The plugins' own patterns, as published data (memgit/data/secrets/detect-secrets-gate.json) for the
+# detect-secrets whose plugin files it was written from. A hit needs a match of one of its plugin's
+# patterns (_detect_secrets_hits finds its span with them), so a line none of them matches is passed
+# by without importing the library. With any other detect-secrets installed the data is not used.
+DS_GATE_DATA = "secrets/detect-secrets-gate.json"
+
+
+def detect_secrets_files() -> list:
+    """The files of the installed detect-secrets whose code decides what its plugins flag."""
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    spec = find_spec("detect_secrets")  # finds the package without importing it
+    base = Path(next(iter(spec.submodule_search_locations or ()))) if spec else None
+    if base is None:
+        raise OSError("detect-secrets not found")
+    return [base / "__version__.py", *(base / "plugins" / f"{m}.py" for m in ("base", *(p[0] for p in _DS_PLUGINS)))]
+
+
+@lru_cache(maxsize=1)
+def detect_secrets_fingerprint() -> str | None:
+    """A hash of `detect_secrets_files()`, or None when they cannot be read."""
+    import hashlib
+
+    h = hashlib.sha256()
+    try:
+        for f in detect_secrets_files():
+            h.update(f.name.encode() + b"\0" + f.read_bytes())
+    except (OSError, StopIteration, ValueError):
+        return None
+    return h.hexdigest()[:32]
+
+
+def ds_gate_data() -> dict:
+    """What DS_GATE_DATA holds for the installed detect-secrets: its fingerprint and each plugin's
+    patterns (source and flags). Imports the library."""
+    return {"fingerprint": detect_secrets_fingerprint(),
+            "patterns": {module: [[p.pattern, p.flags] for p in plugin.denylist]  # type: ignore[attr-defined]
+                         for (module, *_), (plugin, *_) in zip(_DS_PLUGINS, _ds_plugins())}}
+
+
+def write_ds_gate() -> None:
+    """Write DS_GATE_DATA for the installed detect-secrets (after upgrading it)."""
+    import json
+    from pathlib import Path
+
+    data = {"written_by": "python -c 'from memgit.sensitive import write_ds_gate; write_ds_gate()'",
+            "detect_secrets": _ds_version(), **ds_gate_data()}
+    path = Path(__file__).parent / "data" / DS_GATE_DATA
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _ds_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("detect-secrets")
+    except PackageNotFoundError:
+        return "?"
+
+
+@lru_cache(maxsize=1)
+def _ds_gate() -> tuple[tuple[re.Pattern[str], ...], ...] | None:
+    """Per plugin of _DS_PLUGINS, its patterns compiled from DS_GATE_DATA; None when the data is
+    missing, malformed or written for another detect-secrets (then every plugin runs)."""
+    import json
+    from importlib.resources import files
+
+    try:
+        data = json.loads(files("memgit.data").joinpath(DS_GATE_DATA).read_text(encoding="utf-8"))
+        fp = detect_secrets_fingerprint()
+        if fp is None or data.get("fingerprint") != fp:
+            return None
+        patterns = data["patterns"]
+        return tuple(tuple(re.compile(src, flags) for src, flags in patterns[module])
+                     for module, *_ in _DS_PLUGINS)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, re.error):
+        return None
+
+
 def _detect_secrets_hits(line: str, lower: str, hits: list[_Hit]) -> None:
-    for plugin, kind, in_group, hints in _ds_plugins():
+    gate = _ds_gate()
+    for i, (_module, _cls, _kind, _in_group, hints) in enumerate(_DS_PLUGINS):
         if not _has_any(lower, hints):
             continue
+        if gate is not None and not any(p.search(line) for p in gate[i]):
+            continue  # no pattern of the plugin matches: it cannot flag the line
+        plugin, kind, in_group, _ = _ds_plugins()[i]
         # analyze_string is the plugin's own verdict (the JWT plugin also validates the
         # token); unlike analyze_line it never verifies a secret over the network.
         values = set(plugin.analyze_string(line))  # type: ignore[attr-defined]

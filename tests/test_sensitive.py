@@ -182,6 +182,46 @@ def test_import_is_cheap() -> None:
     assert out.stdout.split() == ["False", "False"]
 
 
+def test_gate_data_is_the_installed_plugins_patterns() -> None:
+    """The published gate holds exactly the patterns of the detect-secrets installed (CI installs it):
+    a gate missing a pattern would let a line that pattern flags pass unscanned."""
+    import json
+    from importlib.resources import files
+
+    from memgit import sensitive
+
+    data = json.loads(files("memgit.data").joinpath(sensitive.DS_GATE_DATA).read_text(encoding="utf-8"))
+    if data["fingerprint"] != sensitive.detect_secrets_fingerprint():
+        pytest.skip("another detect-secrets is installed: run the data's written_by command")
+    assert sensitive._ds_gate() is not None
+    assert data["patterns"] == sensitive.ds_gate_data()["patterns"]
+    assert set(data["patterns"]) == {p[0] for p in sensitive._DS_PLUGINS}
+
+
+def test_lines_no_plugin_pattern_matches_never_import_detect_secrets() -> None:
+    code = ("import sys; from memgit.sensitive import has_sensitive as h\n"
+            "print(h('- committed heartbeat-consolidation-model.py and sleep-spindle-scorer.py'),"
+            " 'detect_secrets' in sys.modules)\n"
+            "print(h('token ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'), 'detect_secrets' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False", "True", "True"]
+
+
+def test_without_the_gate_every_plugin_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Data written for another detect-secrets is not used: the plugins decide, as before."""
+    from memgit import sensitive
+
+    monkeypatch.setattr(sensitive, "detect_secrets_fingerprint", lambda: "another version")
+    sensitive._ds_gate.cache_clear()
+    try:
+        assert sensitive._ds_gate() is None
+        assert kinds("token ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8") == ["GitHub token"]
+        assert not has_sensitive("- committed heartbeat-consolidation-model.py")
+    finally:
+        monkeypatch.undo()
+        sensitive._ds_gate.cache_clear()
+
+
 def _ordinary_log(n: int) -> str:
     lines = []
     for path in sorted(SAMPLE.rglob("*.md")):
