@@ -17,14 +17,15 @@ from datetime import date
 from functools import cached_property, lru_cache
 
 from memgit.errors import AmbiguousError, MemgitError, NotFoundError
+from memgit.text import compile_words
 
 BOM = "\ufeff"
 HERMES_SEP = "§"
 TAG_RE = re.compile(r"\[(P[012])\]", re.I)
 # the lookbehind starts a match only where a whitespace run begins: a bare leading `\s*` retries
 # from every space of a deeply indented entry (cubic in its depth)
-DATE_TAIL_RE = re.compile(r"(?<!\s)\s*[（(](\d{4}-\d{2}-\d{2})[)）]\s*$")
-ISO_DATE_RE = re.compile(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
+DATE_TAIL_RE = compile_words(r"(?<!\s)\s*[（(](\d{4}-\d{2}-\d{2})[)）]\s*$")
+ISO_DATE_RE = compile_words(r"(?<!\d)(\d{4})-(\d{2})-(\d{2})(?!\d)")
 MARKER_RE = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])(\s+|$)")
 FRONT_MATTER_RE = re.compile(r"^(---|\+\+\+)\s*$")
 

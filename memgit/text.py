@@ -15,18 +15,117 @@ from functools import lru_cache
 from importlib.resources import files
 from re import _constants as _sre, _parser as _sre_parse
 
+# -- compiling word lists so re skips the positions no match can start at ---------------------------
+_ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)
+_CATEGORY = {_sre.CATEGORY_DIGIT: r"\d", _sre.CATEGORY_SPACE: r"\s", _sre.CATEGORY_WORD: r"\w"}
+
+
+def _first(seq) -> tuple[set[str], bool] | None:
+    """The characters a match of a parsed sequence can start with, and whether it can match empty;
+    None when that is not a short list (a class such as \\w, a negated set, a wide range)."""
+    out: set[str] = set()
+    for op, av in seq:
+        if op in _ZERO_WIDTH:
+            continue
+        if op is _sre.LITERAL:
+            out.add(re.escape(chr(av)))
+            return out, False
+        if op is _sre.IN:
+            for o, a in av:
+                if o is _sre.LITERAL:
+                    out.add(re.escape(chr(a)))
+                elif o is _sre.RANGE and a[1] - a[0] < 256:
+                    out.update(re.escape(chr(c)) for c in range(a[0], a[1] + 1))
+                elif o is _sre.CATEGORY and a in _CATEGORY:
+                    out.add(_CATEGORY[a])  # \d: the digits of every script, as the pattern means
+                else:
+                    return None
+            return out, False
+        if op is _sre.BRANCH:
+            empty = False
+            for alt in av[1]:
+                f = _first(alt)
+                if f is None:
+                    return None
+                out |= f[0]
+                empty |= f[1]
+            if not empty:
+                return out, False
+        elif op is _sre.SUBPATTERN:
+            if av[1] or av[2]:  # flags of its own
+                return None
+            f = _first(av[3])
+            if f is None:
+                return None
+            out |= f[0]
+            if not f[1]:
+                return out, False
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
+            lo, _, sub = av
+            f = _first(sub)
+            if f is None:
+                return None
+            out |= f[0]
+            if lo > 0 and not f[1]:
+                return out, False
+        else:
+            return None
+    return out, True
+
+
+def compile_words(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """`re.compile(pattern, flags)`, finding exactly the same matches, faster on a long alternation of
+    words or a pattern that opens with a lookbehind.
+
+    re tries every branch at every position of a text, about a microsecond a character for a word
+    list, and cannot skip ahead past an opening lookbehind; a lookahead for the characters a match can
+    start with drops most positions after one test (under re.I it folds case as the pattern does).
+    A pattern whose first characters are not a short list (., a negated set, a wide range) is compiled
+    as is.
+    """
+    parsed = _sre_parse.parse(pattern, flags)
+    if parsed.state.flags & (re.X | re.L | re.M):
+        return re.compile(pattern, flags)
+    # a branch that starts with "^" is tried at the start of the text only, whatever it starts with
+    branches = parsed.data[0][1][1] if len(parsed.data) == 1 and parsed.data[0][0] is _sre.BRANCH \
+        else [parsed.data]
+    anchored = [b for b in branches if _at_start(b)]
+    f = _first([(_sre.BRANCH, (None, [b for b in branches if not _at_start(b)]))])
+    if f is None or f[1] or not f[0]:
+        return re.compile(pattern, flags)
+    chars = "(?=[" + "".join(sorted(f[0])) + "])"
+    try:
+        return re.compile(("(?:" + chars + "|^)" if anchored else chars) + "(?:" + pattern + ")", flags)
+    except re.error:  # a global flag such as (?s) must stay at the start
+        return re.compile(pattern, flags)
+
+
+def _at_start(seq) -> bool:
+    """The parsed sequence can match only at the start of the text (it starts with "^")."""
+    while seq:
+        op, av = seq[0]
+        if op is _sre.AT:
+            return av is _sre.AT_BEGINNING
+        if op is not _sre.SUBPATTERN or av[1] or av[2]:
+            return False
+        seq = av[3]
+    return False
+
+
 CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK_RE = re.compile(f"[{CJK}]")
 CJK_RUN_RE = re.compile(f"[{CJK}]+")
 _DIGIT_RE = re.compile(r"\d")
 # a bare X.Y followed by a unit is a measurement, not a version
 _UNIT = r"(?!\s*(?:%|‰|[kmgt]?b\b|m?s\b|sec|min|h\b|x\b|hz|khz|元|块|秒|分|倍|万|亿|[kmg]\b))"
-VERSION_RE = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?!\w|\.\w)" + _UNIT +
-                        r"|(?<![\w.])v\d+(?!\w|\.\w)", re.I)
+VERSION_PATTERN = (r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?!\w|\.\w)" + _UNIT +
+                   r"|(?<![\w.])v\d+(?!\w|\.\w)")
+VERSION_RE = compile_words(VERSION_PATTERN, re.I)
 PATH_RE = re.compile(r"(?:~|\.{0,2})/[\w.@%+-]+(?:/[\w.@%+-]*)*")
 WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_'][A-Za-z0-9]+)*")
-PERCENT_RE = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?%")
-NUMBER_RE = re.compile(r"[-+]?\d+(?:[.,]\d+)*%?")
+PERCENT_PATTERN = r"(?<![\w.])[-+]?\d+(?:\.\d+)?%"
+PERCENT_RE = compile_words(PERCENT_PATTERN)
+NUMBER_RE = compile_words(r"[-+]?\d+(?:[.,]\d+)*%?")
 TIME_PREFIX_RE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–—:]?\s*)?")
 STOPWORDS_DIR = "data/stopwords"
 
@@ -250,94 +349,3 @@ def clauses(text: str) -> list[str]:
     """Split a sentence into clauses at Chinese and English punctuation."""
     parts = re.split(r"[，,；;。！!？?]\s*|(?<=[a-z])\.\s+|\s[—–]\s", text)
     return [p.strip() for p in parts if p and p.strip()]
-
-
-# -- compiling word lists so re skips the positions no match can start at ---------------------------
-_ZERO_WIDTH = (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT)
-
-
-def _first(seq) -> tuple[set[str], bool] | None:
-    """The characters a match of a parsed sequence can start with, and whether it can match empty;
-    None when that is not a short list (a class such as \\w, a negated set, a wide range)."""
-    out: set[str] = set()
-    for op, av in seq:
-        if op in _ZERO_WIDTH:
-            continue
-        if op is _sre.LITERAL:
-            out.add(chr(av))
-            return out, False
-        if op is _sre.IN:
-            for o, a in av:
-                if o is _sre.LITERAL:
-                    out.add(chr(a))
-                elif o is _sre.RANGE and a[1] - a[0] < 256:
-                    out.update(map(chr, range(a[0], a[1] + 1)))
-                else:
-                    return None
-            return out, False
-        if op is _sre.BRANCH:
-            empty = False
-            for alt in av[1]:
-                f = _first(alt)
-                if f is None:
-                    return None
-                out |= f[0]
-                empty |= f[1]
-            if not empty:
-                return out, False
-        elif op is _sre.SUBPATTERN:
-            if av[1] or av[2]:  # flags of its own
-                return None
-            f = _first(av[3])
-            if f is None:
-                return None
-            out |= f[0]
-            if not f[1]:
-                return out, False
-        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, _sre.POSSESSIVE_REPEAT):
-            lo, _, sub = av
-            f = _first(sub)
-            if f is None:
-                return None
-            out |= f[0]
-            if lo > 0 and not f[1]:
-                return out, False
-        else:
-            return None
-    return out, True
-
-
-def compile_words(pattern: str) -> re.Pattern[str]:
-    """`re.compile(pattern)`, finding exactly the same matches, faster on a long alternation of words.
-
-    re tries every branch at every position of a text, about a microsecond a character for a word
-    list; a lookahead for the characters a match can start with drops most positions after one test.
-    A pattern whose first characters are not a short list (case-insensitive, \\w, ...) is compiled as is.
-    """
-    parsed = _sre_parse.parse(pattern)
-    if parsed.state.flags & (re.I | re.X | re.L | re.M):
-        return re.compile(pattern)
-    # a branch that starts with "^" is tried at the start of the text only, whatever it starts with
-    branches = parsed.data[0][1][1] if len(parsed.data) == 1 and parsed.data[0][0] is _sre.BRANCH \
-        else [parsed.data]
-    anchored = [b for b in branches if _at_start(b)]
-    f = _first([(_sre.BRANCH, (None, [b for b in branches if not _at_start(b)]))])
-    if f is None or f[1] or not f[0]:
-        return re.compile(pattern)
-    chars = "(?=[" + "".join(re.escape(c) for c in sorted(f[0])) + "])"
-    try:
-        return re.compile(("(?:" + chars + "|^)" if anchored else chars) + "(?:" + pattern + ")")
-    except re.error:  # a global flag such as (?s) must stay at the start
-        return re.compile(pattern)
-
-
-def _at_start(seq) -> bool:
-    """The parsed sequence can match only at the start of the text (it starts with "^")."""
-    while seq:
-        op, av = seq[0]
-        if op is _sre.AT:
-            return av is _sre.AT_BEGINNING
-        if op is not _sre.SUBPATTERN or av[1] or av[2]:
-            return False
-        seq = av[3]
-    return False

@@ -7,6 +7,8 @@ import sys
 from importlib.resources import files
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memgit.dream import lexicon as lx
 from memgit.text import STOP, STOP_ZH, cjk_words, compile_words, terms
@@ -34,6 +36,26 @@ def test_compile_words_same_matches(pattern):
                  "  hi", "a\nhi"]:
         assert [m.span() for m in fast.finditer(text)] == [m.span() for m in plain.finditer(text)]
         assert fast.sub("_", text) == plain.sub("_", text)
+
+
+@pytest.mark.parametrize("pattern,flags", [(r"(?<![\w.])v?\d+(?:\.\d+)+", re.I), (r"\bkelvin|straße", re.I),
+                                           (r"(?<!\d)\d{2}[:：]\d{2}", 0), (r"\s+end", 0), (r"[a-f]\w*", re.I)])
+def test_compile_words_with_flags_and_classes(pattern, flags):
+    """Case-insensitive patterns and classes (\\d in any script) keep their matches."""
+    fast, plain = compile_words(pattern, flags), re.compile(pattern, flags)
+    assert fast.pattern != plain.pattern  # the prefilter is there
+    for text in ["V1.2 v3.4.5 x1.2", "KELVIN \u212aelvin STRASSE straße", "12:30 ١٢:٣٠ 12：30", "a  end\tend",
+                 "Face BEEF café"]:
+        assert [m.span() for m in fast.finditer(text)] == [m.span() for m in plain.finditer(text)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="v V1.2-+%x b3\u0661\u0662kms版元 /a", max_size=40))
+def test_version_and_percent_patterns_find_what_the_plain_patterns_find(text):
+    from memgit.text import PERCENT_PATTERN, PERCENT_RE, VERSION_PATTERN, VERSION_RE
+
+    assert VERSION_RE.findall(text) == re.compile(VERSION_PATTERN, re.I).findall(text)
+    assert PERCENT_RE.findall(text) == re.compile(PERCENT_PATTERN).findall(text)
 
 
 def test_terms_gated_patterns():

@@ -11,6 +11,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
+from functools import cached_property
 from pathlib import Path
 
 from memgit import sensitive
@@ -41,8 +42,10 @@ class Observation:
     def ref(self) -> str:
         return f"{self.source}:{self.line}"
 
-    @property
+    @cached_property
     def terms(self) -> frozenset[str]:
+        # computed once per observation (a frozen dataclass still has a __dict__ for it); equality and
+        # hashing use the fields only
         return _terms(self.text.replace(sensitive.REDACTED, " ") if self.sensitive else self.text)
 
     def quote(self) -> str:

@@ -19,14 +19,14 @@ from memgit.dream.collect import Collected, Observation
 from memgit.lifecycle.priority import is_core
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE, Document, Entry
 from memgit.ops import Evidence, Operation
-from memgit.text import (cjk_share, clauses, is_common_word, is_traditional, term_set, to_simplified, version_key,
-                         versions)
+from memgit.text import (PERCENT_RE, cjk_share, clauses, compile_words, is_common_word, is_traditional, term_set,
+                         to_simplified, version_key, versions)
 
 
 CJK_IN = re.compile("[\u4e00-\u9fff]")
 
 
-NUM_RE = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?%")
+NUM_RE = PERCENT_RE  # a percentage
 
 
 @lru_cache(maxsize=65536)
@@ -103,6 +103,18 @@ def _subject(body: str) -> frozenset[str]:
     return frozenset(t for t in term_set(b) if t not in vs) | lx.concept_terms(b)
 
 
+class _Memo(dict):
+    """A dict that computes a missing key's value once, with `of(key)`."""
+
+    def __init__(self, of):
+        super().__init__()
+        self.of = of
+
+    def __missing__(self, key):
+        v = self[key] = self.of(key)
+        return v
+
+
 class Context:
     def __init__(self, col: Collected, primary: str, user_file: str | None):
         self.col = col
@@ -130,9 +142,11 @@ class Context:
                 df[t] = df.get(t, 0) + 1
         self.n = max(1, len(self.obs) + len(self.items))
         self.df = df
-        self._idf: dict[str, float] = {}
+        # a term's idf and whether it is an anchor, computed on first ask; plain dict lookups after that
+        # (rules ask them hundreds of thousands of times a run)
+        self._idf: dict[str, float] = _Memo(self._idf_of)
         self._tw: dict[frozenset[str], tuple[float, tuple[str, ...]]] = {}
-        self._anchor: dict[str, bool] = {}
+        self._anchor: dict[str, bool] = _Memo(self._anchor_of)
         # inverted indexes over anchor terms: a rule asks only the observations (or entries) that share
         # a specific term with what it looks at, so its cost grows with the window, not entries × lines
         self._obs_by_term: dict[str, list[int]] = {}
@@ -176,23 +190,23 @@ class Context:
             [t for t in it.subject if not t.startswith("~")] or list(it.subject)
         return frozenset(sorted(named, key=lambda t: (-self.idf(t), t))[:k])
 
+    def _idf_of(self, t: str) -> float:
+        return math.log((self.n + 1) / (self.df.get(t, 0) + 0.5)) + 0.1
+
     def idf(self, t: str) -> float:
-        v = self._idf.get(t)
-        if v is None:
-            v = self._idf[t] = math.log((self.n + 1) / (self.df.get(t, 0) + 0.5)) + 0.1
-        return v
+        return self._idf[t]
 
     def weight(self, terms) -> float:
-        return sum(map(self.idf, terms))
+        return sum(map(self._idf.__getitem__, terms))
+
+    def _anchor_of(self, t: str) -> bool:
+        # a window's counts are few: a word common in Chinese at large may look rare in them
+        return not (len(t) < 2 or (t.isascii() and t.isalpha() and len(t) < 3)) \
+            and self.df.get(t, 0) <= max(6, 0.25 * self.n) and not is_common_word(t)
 
     def anchor(self, t: str) -> bool:
         """A term specific enough to identify a subject."""
-        v = self._anchor.get(t)
-        if v is None:
-            # a window's counts are few: a word common in Chinese at large may look rare in them
-            v = self._anchor[t] = not (len(t) < 2 or (t.isascii() and t.isalpha() and len(t) < 3)) \
-                and self.df.get(t, 0) <= max(6, 0.25 * self.n) and not is_common_word(t)
-        return v
+        return self._anchor[t]
 
     def mentions(self, o: Observation, it: Item) -> float:
         """How much of the entry's subject (or of its head clause) the observation names.
@@ -217,7 +231,7 @@ class Context:
             concepts = tuple(t for t in terms if t.startswith("~"))
             cached = self._tw[terms] = (self.weight(terms), concepts)
         w, concepts = cached
-        return w - sum(self.idf(t) for t in concepts if t not in shared)
+        return w - sum(self._idf[t] for t in concepts if t not in shared)
 
     def evidence(self, obs: list[Observation], limit: int = 4, first: Observation | None = None
                  ) -> tuple[Evidence, ...]:
@@ -300,7 +314,7 @@ def _label(body: str) -> str | None:
     return " ".join(fold(m.group(1)).split()) if m and len(m.group(1).split()) <= 4 else None
 
 
-BARE_NUM_RE = re.compile(r"(?<![\w.:/-])[-+$¥€£]?\d+(?:[.,]\d+)?(?![\w.:/-]|\.\d)")
+BARE_NUM_RE = compile_words(r"(?<![\w.:/-])[-+$¥€£]?\d+(?:[.,]\d+)?(?![\w.:/-]|\.\d)")
 
 
 def _values(body: str) -> set[str]:
@@ -354,7 +368,7 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / min(len(a), len(b)) if a and b else 0.0
 
 
-TIMELINE = re.compile(r"event|timeline|history|changelog|journal|大事|时间线|時間線|历史|歷史|日志", re.I)
+TIMELINE = compile_words(r"event|timeline|history|changelog|journal|大事|时间线|時間線|历史|歷史|日志", re.I)
 
 
 def _negated(text: str, pos: int) -> bool:

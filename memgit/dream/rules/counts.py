@@ -8,11 +8,12 @@ from memgit.dream.collect import Observation
 from memgit.dream.scoring import confidence
 from memgit.dream.model import Candidate, Context, compose, entry_evidence, fold
 from memgit.ops import Evidence, Operation
+from memgit.text import compile_words
 
 WORDS = lx.NUMBER_WORDS
 SPELL = {v: k for k, v in WORDS.items() if k.isascii()}
-COUNT = re.compile(rf"\b({'|'.join(SPELL.values())}|\d{{1,2}})\s+((?:[A-Za-z][\w-]*\s+){{0,2}}"
-                   r"[A-Za-z][\w-]*s)\b", re.I)
+COUNT = compile_words(rf"\b({'|'.join(SPELL.values())}|\d{{1,2}})\s+((?:[A-Za-z][\w-]*\s+){{0,2}}"
+                      r"[A-Za-z][\w-]*s)\b", re.I)
 NAME = re.compile(r"(?<![\w.-])([A-Za-z]+[-_]\d+)(?![\w.-])")  # pve-01, ci-02, node_3
 
 

@@ -6,7 +6,7 @@ import re
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Evidence, Operation
-from memgit.text import clauses, STOP, term_set, version_key, versions
+from memgit.text import clauses, compile_words, STOP, term_set, version_key, versions
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _label, Candidate, compose, Context, entry_evidence, fold, Item, LABEL_RE
@@ -87,7 +87,7 @@ SLOT_TAIL = re.compile(r"^(.*?\S)\s+(?:primary|default)\b", re.I)
 ASSIGNS = re.compile(r"[:：=]\s*" + IDENT, re.I)
 
 
-MULTI_VALUE = re.compile(r"[,，、;；]|\band\b|\+")
+MULTI_VALUE = compile_words(r"[,，、;；]|\band\b|\+")
 
 
 def slot_changes(ctx: Context) -> list[Candidate]:
@@ -283,8 +283,8 @@ _FRAME_NEEDS = (("→", "->", "=>", "⇒", "➜"), ("from",), ("从",), _CHANGE_
 _VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y": X may name the slot instead
 _SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
 # every frame above needs one of these: a line without them states no change (checked before the frames)
-_FRAME_GATE = re.compile(rf"→|->|=>|⇒|➜|\bfrom\b|从|\bswitch|\breplac|{lx.CHANGE_ZH}|\b(?:{lx.CHANGE_EN})")
-_CHANGE_WORDS = re.compile(rf"\b(?:{lx.CHANGE_EN}|replac\w*|from|to|with|by)\b|{lx.CHANGE_ZH}|从|把|将")
+_FRAME_GATE = compile_words(rf"→|->|=>|⇒|➜|\bfrom\b|从|\bswitch|\breplac|{lx.CHANGE_ZH}|\b(?:{lx.CHANGE_EN})")
+_CHANGE_WORDS = compile_words(rf"\b(?:{lx.CHANGE_EN}|replac\w*|from|to|with|by)\b|{lx.CHANGE_ZH}|从|把|将")
 
 
 def _split(value: str) -> tuple[str | None, str | None]:
