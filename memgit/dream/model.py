@@ -30,6 +30,7 @@ NUM_RE = PERCENT_RE  # a percentage
 
 
 @lru_cache(maxsize=65536)
+@lru_cache(maxsize=131072)
 def fold(text: str) -> str:
     """Lower case and Simplified, keeping every character's position."""
     f = to_simplified(text).lower()

@@ -37,7 +37,7 @@ def count_growth(ctx: Context) -> list[Candidate]:
         best: tuple[Observation, int, list[str], str] | None = None
         last = noun.split()[-1]
         for o in ctx.obs_about(it):
-            if o.role == "assistant" or last not in o.text.lower():
+            if o.role == "assistant" or last not in fold(o.text):
                 continue  # (the noun itself must be there before the pattern is worth running)
             for c in COUNT.finditer(o.text):
                 if c.group(2).lower().split()[-1] != noun.split()[-1] or not set(noun.split()) <= set(

@@ -41,13 +41,16 @@ def recurring(ctx: Context) -> list[Candidate]:
     # specific terms, so each is filed under every pair of its rarest specific terms; only members of
     # one bucket are compared, and a bucket as large as a template's is compared along a chain.
     # A term seen once in the window cannot recur, so only terms on two or more lines are filed.
+    terms = [o.terms for o in obs]
     seen: dict[str, int] = {}
-    for o in obs:
-        for t in o.terms:
+    for ts in terms:
+        for t in ts:
             seen[t] = seen.get(t, 0) + 1
+    anchor = ctx._anchor  # memo dict: a term's anchor verdict, computed once
+    filed = {t for t, n in seen.items() if n >= 2 and anchor[t]}
     buckets: dict[tuple[str, str], list[int]] = {}
-    for i, o in enumerate(obs):
-        rec = sorted((t for t in o.terms if seen[t] >= 2 and ctx.anchor(t)), key=lambda t: (seen[t], t))
+    for i, ts in enumerate(terms):
+        rec = sorted(ts & filed, key=lambda t: (seen[t], t))
         # its rarest recurring terms (what only a few lines share) and its most recurring ones (what a
         # lesson's lines share however each is worded)
         rare = sorted(set(rec[:BUCKET_TERMS // 2] + rec[::-1][:BUCKET_TERMS - BUCKET_TERMS // 2]))
@@ -77,13 +80,13 @@ def recurring(ctx: Context) -> list[Candidate]:
         if sets.find(i) == sets.find(j):
             continue  # already linked through another pair
         o = obs[i]
-        shared = o.terms & obs[j].terms
-        if len([t for t in shared if ctx.anchor(t)]) < 2:
+        shared = terms[i] & terms[j]
+        if sum(1 for t in shared if anchor[t]) < 2:
             continue
         # recurring terms are frequent in the window by definition, so the idf-weighted
         # overlap undervalues them: either measure may link two observations
         sim = ctx.weight(shared) / max(min(weight(i), weight(j)), 1e-9)
-        plain = len(shared) / min(len(o.terms), len(obs[j].terms))
+        plain = len(shared) / min(len(terms[i]), len(terms[j]))
         if sim >= 0.45 or plain >= 0.5 or _across_scripts(ctx, o, obs[j], shared):
             sets.union(i, j)
     groups: dict[int, list[Observation]] = {}
@@ -123,7 +126,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         clean = [o for o in members if not o.sensitive]
         if not clean:
             continue
-        clean = [o for o in clean if o in ruled] or clean
+        in_rule = {id(o) for o in ruled}  # (members are distinct lines: identity is equality here)
+        clean = [o for o in clean if id(o) in in_rule] or clean
         rep = max(clean, key=lambda o: (ctx.weight(core & o.terms) + 0.5 * bool(lx.RULE.search(fold(o.text)))
                                           - 0.002 * len(o.text), o.day))
         # what the new entry says must itself recur: the lines that share most of its specific terms,
@@ -134,7 +138,7 @@ def recurring(ctx: Context) -> list[Candidate]:
                    or _across_scripts(ctx, o, rep, o.terms & rep_anchor)]
         s_days = sorted({o.day for o in support})
         if len(rep_anchor) < 2 or len(s_days) < 2 or (len(s_days) < 3 and len({o.day for o in support
-                                                                            if o in ruled}) < 2):
+                                                                            if id(o) in in_rule}) < 2):
             continue
         members, days = support, s_days
         text = _clean(_rule_form(rep.text))

@@ -133,6 +133,8 @@ def listed_values(ctx: Context) -> list[Candidate]:
     configuration the section is about): the list is refreshed to what that line lists, newest line
     first. Two different lists on the newest day, or a line outside the headings' scope, change nothing."""
     out = []
+    # only a line that writes code can list values as code: each label's pattern is tried on these only
+    coded = [o for o in ctx.obs if "`" in o.text and o.role != "assistant" and not o.sensitive]
     for it in ctx.items:
         if it.frozen or it.step or it.entry.file not in (ctx.primary, ctx.user_file):
             continue
@@ -150,11 +152,14 @@ def listed_values(ctx: Context) -> list[Candidate]:
         scope = term_set(" ".join(headings(it))) - lab_terms
         if not lab_terms or not scope:
             continue
+        lower_noun = noun.lower()
+        # the label's noun must be there (an ASCII noun: re.I folds no other letters onto it)
+        lines = [o for o in coded if lower_noun in o.text.lower()] if noun.isascii() else coded
+        if not lines:
+            continue
         said = re.compile(rf"(?<![\w-]){re.escape(noun)}{_LIST_COPULA}(?:{_CODE_LIST})", re.I)
         found = []
-        for o in ctx.obs:
-            if o.role == "assistant" or o.sensitive or "`" not in o.text:
-                continue
+        for o in lines:
             a = said.search(o.text)
             if not a or not (o.terms & scope):
                 continue
@@ -280,6 +285,10 @@ _CHANGE_ZH_WORDS = tuple(lx.CHANGE_ZH.split("|"))
 _CHANGE_EN_HEADS = tuple(re.match(r"\w+", a).group(0) for a in re.findall(r"(?:[^|(]|\([^)]*\))+", lx.CHANGE_EN))
 _FRAME_NEEDS = (("→", "->", "=>", "⇒", "➜"), ("from",), ("从",), _CHANGE_ZH_WORDS, ("switch",), ("replac",),
                 ("replaced",), _CHANGE_EN_HEADS, _CHANGE_ZH_WORDS)
+# the same as one search per frame: which frames' words a clause holds
+_NEED_WORDS = {w for needs in _FRAME_NEEDS for w in needs}
+_FRAME_WORDS = re.compile("|".join(re.escape(w) for w in sorted(_NEED_WORDS, key=len, reverse=True)))
+_FRAMES_OF = {w: tuple(k for k, needs in enumerate(_FRAME_NEEDS) if w in needs) for w in _NEED_WORDS}
 _VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y": X may name the slot instead
 _SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
 # every frame above needs one of these: a line without them states no change (checked before the frames)
@@ -298,6 +307,24 @@ def _split(value: str) -> tuple[str | None, str | None]:
     return m.group("name"), m.group("ver")
 
 
+def _frames_in(fc: str) -> list[re.Pattern[str]]:
+    """The frames whose words the clause holds (any of a frame's needs), in _FRAMES order."""
+    ks: set[int] = set()
+    for w in _words_in(fc):
+        ks.update(_FRAMES_OF[w])
+    return [_FRAMES[k] for k in sorted(ks)]
+
+
+def _words_in(fc: str) -> set[str]:
+    # every need word that occurs, overlapping ones too: a word is found at each position it starts
+    out = set()
+    for m in _FRAME_WORDS.finditer(fc):
+        out.add(m.group(0))
+    if out:  # a shorter word inside a longer match ("replac" in "replaced") occurs as well
+        out |= {w for w in _FRAMES_OF if w in fc}
+    return out
+
+
 def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, int, frozenset[str]]]:
     """The changes a line states: (kind, old, new, new as written, start, end, the clause's other terms).
     kind "version" gives old and new as versions of one name (old None when unsaid) and the name in
@@ -312,14 +339,15 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
         start = o.text.find(cl, pos)
         pos = start + len(cl)
         fc = f[start:start + len(cl)]
+        frames = _frames_in(fc)
+        if not frames:
+            continue  # no frame's words in the clause
         if lx.HELD.search(fc) or lx.PENDING.search(fc) or lx.TODO.search(fc):
             continue
         if len(re.findall(r"→|->|=>|⇒|➜", fc)) > 1:
             continue  # a chain of arrows is a flow, not a change
         seen = set()
-        for fr, needs in zip(_FRAMES, _FRAME_NEEDS):
-            if not any(w in fc for w in needs):
-                continue
+        for fr in frames:
             for m in fr.finditer(fc):
                 prefix = fc[:m.start("new")]
                 if lx.PLANNED.search(prefix) or lx.DENIED.search(prefix):
