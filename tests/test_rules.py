@@ -111,6 +111,24 @@ def test_recurring_needs_the_rule_form():
     assert [x.op.op for x in recurring(ctx("## Notes\n", lesson))] == ["consolidate"]
 
 
+def test_a_report_that_recurs_without_change_is_routine_not_a_lesson():
+    """No word list says which lines are routine: a job reported the same way night after night (in any
+    words, with a remedy word and "always") never becomes a lesson; the same lines with something new
+    each day, or a line prescribing the rule, still do."""
+    same = [("2026-05-26", "Cron restarted the queue worker on q-01 as always."),
+            ("2026-05-27", "定时任务照例重启了 q-01 上的队列 worker。"),
+            ("2026-05-28", "Cron restarted the queue worker on q-01 as always."),
+            ("2026-05-30", "Cron restarted the queue worker on q-01 as always.")]
+    assert recurring(ctx("## Notes\n", same)) == []
+    changing = [("2026-05-26", "Queue worker on q-01 hung on job 4411; restarted it, always check the dead-letter list"),
+                ("2026-05-28", "Queue worker on q-01 hung again on job 5120; restarted it, always check the dead-letter list"),
+                ("2026-05-30", "Queue worker on q-01 hung on job 6032; restarted it, always check the dead-letter list")]
+    assert [x.op.op for x in recurring(ctx("## Notes\n", changing))] == ["consolidate"]
+    told = [(d, "Remember: restart the queue worker on q-01 after every deploy.") for d in
+            ("2026-05-26", "2026-05-28", "2026-05-30")]
+    assert [x.op.op for x in recurring(ctx("## Notes\n", told))] == ["consolidate"]
+
+
 def test_a_count_grows_only_when_every_named_one_is_still_named():
     mem = "## Infra\n- Two build hosts: ci-01 (x86) and ci-02 (arm)\n"
     grew = ctx(mem, [("2026-05-30", "Jobs now spread over three build hosts (ci-01, ci-02, ci-03)")])

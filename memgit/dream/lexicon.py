@@ -37,7 +37,7 @@ def _done() -> list[tuple[int, re.Pattern[str], str, str]]:
 
 
 # Done states, in order, with how far along each is; a tie keeps the first.
-DONE_RANKS = (("live", 3), ("deployed", 3), ("released", 3), ("pushed", 2), ("merged", 2), ("done", 1))
+DONE_RANKS = (("live", 3), ("deployed", 3), ("released", 3), ("arrived", 3), ("pushed", 2), ("merged", 2), ("done", 1))
 # (rank, pattern, canonical English, canonical Chinese); TRADITIONAL spells the latter.
 DONE: list[tuple[int, re.Pattern[str], str, str]] = _done()
 TRADITIONAL = {d["display"]: d.get("traditional", d["display"]) for d in table("done", "zh").values()}
@@ -55,6 +55,8 @@ COMPLAINT = _re("complaint")
 RULE_LABEL = compiled(f"^(?:{alternation('as_written.rule_label')})\\s*[:：,，]\\s*", re.I, key="as_written.rule_label")
 # what was done to fix it, which, recurring, is a workaround in all but name
 REMEDY = _re("remedy")
+# how often, not what to do: "as always" is no rule
+HABITUAL = _re("habitual")
 AGAIN = _re("again")
 TEMP = _re("temp")
 # groups 1, 2: the English count and unit; 3, 4: the Chinese (memgit.dream.rules.prune reads them so)
@@ -64,8 +66,6 @@ if EXPIRES_IN.groups != 2 * len(words("expires_in")):
 # days per unit of EXPIRES_IN
 EXPIRY_DAYS: dict[str, int] = {k: int(v) for k, v in table("expiry_unit").items()}
 CHATTER = _re("chatter")
-# routine "nothing new" lines: recurring, but nothing to remember
-ROUTINE = _re("routine")
 ACK = _re("ack")
 # leading words of a log line that say when, not what
 DAY_NOISE = compiled(f"^(?:{alternation('day_noise')})", re.I, key="day_noise")

@@ -29,7 +29,7 @@ LESSON_CHARS = 320
 
 
 # searched one by one: each is quick on its own (memgit.text.compile_words), their union is not
-NOT_LESSON = (lx.EXCEPTION, lx.CHATTER, lx.ROUTINE)
+NOT_LESSON = (lx.EXCEPTION, lx.CHATTER)
 
 
 def recurring(ctx: Context) -> list[Candidate]:
@@ -115,6 +115,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         # "每次"): activity that recurs is the log's business, not memory's
         if not ruled or (len(days) < 3 and len({o.day for o in ruled}) < 2):
             continue
+        if _routine(ctx, members):
+            continue  # the same report night after night: a job that runs, not a lesson
         near_items = {i for t in core for i in ctx._items_by_term.get(t, ())}
         wcore = max(ctx.weight(core), 1e-9)
         coverage = max((ctx.weight(core & ctx.items[i].subject) / wcore for i in near_items), default=0.0)
@@ -153,6 +155,29 @@ def recurring(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
     return out
+
+
+def _routine(ctx: Context, members: list[Observation]) -> bool:
+    """A cluster that recurs without change: each day's lines name nothing the other days do not (no
+    new host, file, number or English word; a day in another language is a translation, not a
+    change), none reports trouble, and none states a rule (a rule's words, "as always" aside). Such
+    lines report a job that ran as it always does ("cron restarted the worker as always", "备份正常完成"),
+    however often, whatever the words."""
+    texts = [fold(o.text) for o in members]
+    if any(lx.ERROR.search(t) or lx.COMPLAINT.search(t) or lx.AGAIN.search(t) for t in texts):
+        return False
+    # "as always" says how often, not what to do
+    if any(lx.RULE.search(lx.HABITUAL.sub(" ", t)) for t in texts):
+        return False
+    by_day: dict[date, set[str]] = {}
+    for o in members:
+        by_day.setdefault(o.day, set()).update(
+            t for t in o.terms if ctx.anchor(t) and t.isascii() and not t.startswith("~"))
+    counts: dict[str, int] = {}
+    for ts in by_day.values():
+        for t in ts:
+            counts[t] = counts.get(t, 0) + 1
+    return len(by_day) >= 2 and all(counts[t] >= 2 for ts in by_day.values() for t in ts)
 
 
 @lru_cache(maxsize=65536)
