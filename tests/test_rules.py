@@ -129,6 +129,18 @@ def test_a_report_that_recurs_without_change_is_routine_not_a_lesson():
     assert [x.op.op for x in recurring(ctx("## Notes\n", told))] == ["consolidate"]
 
 
+def test_a_line_naming_a_concept_in_other_words_missed_none_of_its_spellings():
+    """"backup" in an English line is the entry's "备份": sharing the concept, the line is not measured as
+    missing the Chinese word too."""
+    c = ctx("## Notes\n- [P2] restic 夜间备份到 B2 一直失败 (2026-05-20)\n",
+            [("2026-05-30", "ran the restic backup by hand, it worked")])
+    (it,) = [i for i in c.items if "restic" in i.entry.body]
+    shared = c.obs[0].terms & it.subject
+    assert shared == {"restic", "~backup"}
+    missed = it.subject - shared - {"备份"}  # 备份 is the concept's spelling: not missed
+    assert c.mentions(c.obs[0], it) == pytest.approx(c.weight(shared) / (c.weight(shared) + c.weight(missed)))
+
+
 def test_a_count_grows_only_when_every_named_one_is_still_named():
     mem = "## Infra\n- Two build hosts: ci-01 (x86) and ci-02 (arm)\n"
     grew = ctx(mem, [("2026-05-30", "Jobs now spread over three build hosts (ci-01, ci-02, ci-03)")])

@@ -226,13 +226,17 @@ class Context:
 
     def _counted_weight(self, terms: frozenset[str], shared: frozenset[str]) -> float:
         """The weight a share is measured against: a concept ("~server") is another spelling of a word
-        the entry holds anyway, so it counts when the line shares it and is no part of what it missed."""
+        the entry holds anyway, so it counts when the line shares it and is no part of what it missed;
+        and a line sharing the concept in other words ("backup" for "备份") missed none of its spellings."""
         cached = self._tw.get(terms)
         if cached is None:
             concepts = tuple(t for t in terms if t.startswith("~"))
-            cached = self._tw[terms] = (self.weight(terms), concepts)
-        w, concepts = cached
-        return w - sum(self._idf[t] for t in concepts if t not in shared)
+            spelled = tuple((t, c) for t in terms if not t.startswith("~")
+                            and (c := f"~{lx.concept(t)}") in concepts)
+            cached = self._tw[terms] = (self.weight(terms), concepts, spelled)
+        w, concepts, spelled = cached
+        return (w - sum(self._idf[t] for t in concepts if t not in shared)
+                - sum(self._idf[t] for t, c in spelled if c in shared and t not in shared))
 
     def evidence(self, obs: list[Observation], limit: int = 4, first: Observation | None = None
                  ) -> tuple[Evidence, ...]:
