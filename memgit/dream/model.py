@@ -29,7 +29,6 @@ CJK_IN = re.compile("[\u4e00-\u9fff]")
 NUM_RE = PERCENT_RE  # a percentage
 
 
-@lru_cache(maxsize=65536)
 @lru_cache(maxsize=131072)
 def fold(text: str) -> str:
     """Lower case and Simplified, keeping every character's position."""
@@ -146,7 +145,8 @@ class Context:
         # a term's idf and whether it is an anchor, computed on first ask; plain dict lookups after that
         # (rules ask them hundreds of thousands of times a run)
         self._idf: dict[str, float] = _Memo(self._idf_of)
-        self._tw: dict[frozenset[str], tuple[float, tuple[str, ...]]] = {}
+        # an entry's terms' weight, its concepts, and its words that spell one of them
+        self._tw: dict[frozenset[str], tuple[float, tuple[str, ...], tuple[tuple[str, str], ...]]] = {}
         self._anchor: dict[str, bool] = _Memo(self._anchor_of)
         # inverted indexes over anchor terms: a rule asks only the observations (or entries) that share
         # a specific term with what it looks at, so its cost grows with the window, not entries × lines
