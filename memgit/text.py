@@ -125,6 +125,9 @@ PATH_RE = re.compile(r"(?:~|\.{0,2})/[\w.@%+-]+(?:/[\w.@%+-]*)*")
 WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_'][A-Za-z0-9]+)*")
 PERCENT_PATTERN = r"(?<![\w.])[-+]?\d+(?:\.\d+)?%"
 PERCENT_RE = compile_words(PERCENT_PATTERN)
+# an inline code span, its text captured (a tool, a file, a command the way a person wrote it)
+CODE_SPAN = r"`([^`\n]{1,80})`"
+CODE_SPAN_RE = re.compile(CODE_SPAN)
 NUMBER_RE = compile_words(r"[-+]?\d+(?:[.,]\d+)*%?")
 TIME_PREFIX_RE = re.compile(r"^\s*(?:[-*+]\s+)?(?:\[?\d{1,2}:\d{2}(?::\d{2})?\]?\s*[-–—:]?\s*)?")
 STOPWORDS_DIR = "data/stopwords"

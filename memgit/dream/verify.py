@@ -34,6 +34,7 @@ from memgit.dream.gate import dropped as drop_record, normalise
 from memgit.lifecycle.priority import is_core
 from memgit.memory import Document, Entry, entry_body
 from memgit.ops import HASHED, Operation, hash_target
+from memgit.text import CODE_SPAN_RE
 
 MAX_REMOVED = 12
 VALUE_RE = re.compile(r"(?<![\w.])v?\d+(?:[.:,]\d+)*(?:%|[kKmMgG][bB]?)?(?![\w])")
@@ -131,7 +132,9 @@ def _label(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-CODE_RE = re.compile(r"`([^`\n]{1,80})`")
+def _code_names(text: str) -> set[str]:
+    """What the text writes as code, in lower case."""
+    return {c.strip().lower() for c in CODE_SPAN_RE.findall(text)}
 
 
 def _superseded(op: Operation, e: Entry, ground: Ground) -> bool:
@@ -145,11 +148,11 @@ def _superseded(op: Operation, e: Entry, ground: Ground) -> bool:
 
     if op.op != "refresh" or not op.text or len(op.targets) != 1 or not is_core(replace(e, text=op.text)):
         return False
-    gone = {c.strip().lower() for c in CODE_RE.findall(e.text)} - {c.strip().lower() for c in CODE_RE.findall(op.text)}
+    gone = _code_names(e.text) - _code_names(op.text)
     for ev in op.evidence:
         if ev.source not in ground.days or not lx.RETIRED.search(norm(ev.quote)):
             continue
-        named = {c.strip().lower() for c in CODE_RE.findall(ev.quote)}
+        named = _code_names(ev.quote)
         if any(g in named or g.rsplit("/", 1)[-1] in named for g in gone):
             return True
     return False

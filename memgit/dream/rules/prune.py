@@ -9,6 +9,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
+from memgit.text import CODE_SPAN_RE
 from memgit.dream.scoring import confidence
 from memgit.dream.model import _negated, Candidate, compose, Context, entry_evidence, fold, LABEL_RE, TIMELINE
 
@@ -162,13 +163,17 @@ def retired_subjects(ctx: Context) -> list[Candidate]:
     return out
 
 
-CODE = re.compile(r"`([^`\n]{1,80})`")
 SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 
 
 def _names(span: str, tool: str) -> bool:
     s = span.strip().lower()
     return s == tool or s.endswith("/" + tool)
+
+
+def _names_as_code(text: str, tool: str) -> bool:
+    """The text writes the tool as code."""
+    return any(_names(t.group(1), tool) for t in CODE_SPAN_RE.finditer(text))
 
 
 def _drop_asides(sentence: str, name: str) -> str:
@@ -198,25 +203,25 @@ def superseded_tools(ctx: Context) -> list[Candidate]:
             if it.entry.date and it.entry.date > o.day:
                 continue
             body = it.entry.body
-            if "\n" in body or not any(_names(t.group(1), tool) for t in CODE.finditer(body)):
+            if "\n" in body or not _names_as_code(body, tool):
                 continue
             m = LABEL_RE.match(body)
             head, rest = (body[:m.end()], body[m.end():]) if m else ("", body)
             closing = re.match(r"(?:\*\*|__)?\s*", rest).group(0)
             head, rest = head + closing, rest[len(closing):]
             sentences = SENTENCE_END.split(rest)
-            naming = [i for i, x in enumerate(sentences) if any(_names(t.group(1), tool) for t in CODE.finditer(x))]
+            naming = [i for i, x in enumerate(sentences) if _names_as_code(x, tool)]
             if len(naming) != 1:
                 continue
             i = naming[0]
             sent = sentences[i]
-            span = next(t for t in CODE.finditer(sent) if _names(t.group(1), tool))
+            span = next(t for t in CODE_SPAN_RE.finditer(sent) if _names(t.group(1), tool))
             if not lx.USE_VERB.search(fold(sent[:span.start()])[-24:]):
                 continue  # named, not prescribed
             rewritten = sent[:span.start()] + f"`{new_tool}`" + sent[span.end():]
             rewritten = _drop_asides(rewritten, new_tool)
             rewritten = re.sub(r"\s+([.,;:!?])", r"\1", rewritten)
-            if any(_names(t.group(1), tool) for t in CODE.finditer(rewritten)):
+            if _names_as_code(rewritten, tool):
                 continue
             kept = [*sentences[:i], rewritten]
             tail = sentences[i + 1:]

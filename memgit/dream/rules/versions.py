@@ -6,7 +6,7 @@ import re
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Evidence, Operation
-from memgit.text import clauses, compile_words, STOP, term_set, version_key, versions
+from memgit.text import CODE_SPAN, CODE_SPAN_RE, clauses, compile_words, STOP, term_set, version_key, versions
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _label, Candidate, compose, Context, entry_evidence, fold, Item, LABEL_RE
@@ -96,8 +96,7 @@ def slot_changes(ctx: Context) -> list[Candidate]:
     return labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx)
 
 
-_CODE = r"`([^`\n]{1,80})`"
-_CODE_LIST = rf"{_CODE}(?:\s*[,，、]\s*(?:and\s+|和|及)?{_CODE}|\s*(?:,?\s*and|和|及)\s*{_CODE})+"
+_CODE_LIST = rf"{CODE_SPAN}(?:\s*[,，、]\s*(?:and\s+|和|及)?{CODE_SPAN}|\s*(?:,?\s*and|和|及)\s*{CODE_SPAN})+"
 _LIST_COPULA = r"\s*(?:\bare\b|\bwere\b|[:：=]|是|为|有)\s*"
 
 
@@ -163,7 +162,7 @@ def listed_values(ctx: Context) -> list[Candidate]:
             a = said.search(o.text)
             if not a or not (o.terms & scope):
                 continue
-            vals = re.findall(_CODE, a.group(0))
+            vals = CODE_SPAN_RE.findall(a.group(0))
             if len(set(vals)) < 2 or all(v.lower() in fold(value) for v in vals):
                 continue
             found.append((o, tuple(vals), a.group(0)))
