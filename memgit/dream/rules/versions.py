@@ -125,6 +125,12 @@ def qualifiers(it: Item) -> frozenset[str]:
     return frozenset()
 
 
+def _label_text(body: str, m: re.Match[str]) -> str:
+    """The entry's label as written, its closing bold included ("**Label:** value" → "**Label:**")."""
+    closing = re.match(r"(?:\*\*|__)?", body[m.end():]).group(0)
+    return (body[:m.end()].rstrip() + closing).rstrip()
+
+
 def listed_values(ctx: Context) -> list[Candidate]:
     """A labelled entry that lists several things ("**Models:** A primary, B and C fallbacks") and a
     line that states the whole list again under the same label, each value written as code, in the
@@ -171,8 +177,7 @@ def listed_values(ctx: Context) -> list[Candidate]:
         o, vals, quote = max(found, key=lambda x: (x[0].day, x[0].line))
         if any(v != vals for x, v, _ in found if x.day == o.day):
             continue  # two lists the same day: unsure
-        closing = re.match(r"(?:\*\*|__)?", it.entry.body[m.end():]).group(0)  # "**Label:** value"
-        label_text = (it.entry.body[:m.end()].rstrip() + closing).rstrip()
+        label_text = _label_text(it.entry.body, m)
         body = f"{label_text} " + ", ".join(f"`{v}`" for v in vals)
         days = len({x.day for x, v, _ in found if v == vals})
         score = confidence("slot", extra_days=days - 1, recent=ctx.recency([o]))
@@ -241,8 +246,7 @@ def labelled_slots(ctx: Context) -> list[Candidate]:
         o, new, said = max(found, key=lambda x: (x[0].day, x[0].line))
         if any(n != new for x, n, _ in found if x.day == o.day):
             continue  # two new values the same day: unsure
-        closing = re.match(r"(?:\*\*|__)?", it.entry.body[m.end():]).group(0)  # "**Label:** value"
-        label_text = (it.entry.body[:m.end()].rstrip() + closing).rstrip()
+        label_text = _label_text(it.entry.body, m)
         if slot_clause:
             tail = SLOT_TAIL.search(slot_clause)
             body = it.entry.body.replace(slot_clause, f"`{new}` {slot_clause[tail.end(1):].strip()}", 1)
@@ -284,10 +288,9 @@ _CHANGE_ZH_WORDS = tuple(lx.CHANGE_ZH.split("|"))
 _CHANGE_EN_HEADS = tuple(re.match(r"\w+", a).group(0) for a in re.findall(r"(?:[^|(]|\([^)]*\))+", lx.CHANGE_EN))
 _FRAME_NEEDS = (("→", "->", "=>", "⇒", "➜"), ("from",), ("从",), _CHANGE_ZH_WORDS, ("switch",), ("replac",),
                 ("replaced",), _CHANGE_EN_HEADS, _CHANGE_ZH_WORDS)
-# the same as one search per frame: which frames' words a clause holds
-_NEED_WORDS = {w for needs in _FRAME_NEEDS for w in needs}
-_FRAME_WORDS = re.compile("|".join(re.escape(w) for w in sorted(_NEED_WORDS, key=len, reverse=True)))
-_FRAMES_OF = {w: tuple(k for k, needs in enumerate(_FRAME_NEEDS) if w in needs) for w in _NEED_WORDS}
+# any frame's word: a clause holding none is searched with no frame
+_FRAME_WORDS = re.compile("|".join(re.escape(w) for w in sorted({w for needs in _FRAME_NEEDS for w in needs},
+                                                                key=len, reverse=True)))
 _VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y": X may name the slot instead
 _SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
 # every frame above needs one of these: a line without them states no change (checked before the frames)
@@ -307,21 +310,10 @@ def _split(value: str) -> tuple[str | None, str | None]:
 
 
 def _frames_in(fc: str) -> list[re.Pattern[str]]:
-    """The frames whose words the clause holds (any of a frame's needs), in _FRAMES order."""
-    ks: set[int] = set()
-    for w in _words_in(fc):
-        ks.update(_FRAMES_OF[w])
-    return [_FRAMES[k] for k in sorted(ks)]
-
-
-def _words_in(fc: str) -> set[str]:
-    # every need word that occurs, overlapping ones too: a word is found at each position it starts
-    out = set()
-    for m in _FRAME_WORDS.finditer(fc):
-        out.add(m.group(0))
-    if out:  # a shorter word inside a longer match ("replac" in "replaced") occurs as well
-        out |= {w for w in _FRAMES_OF if w in fc}
-    return out
+    """The frames whose words (any of a frame's needs) the clause holds, in _FRAMES order."""
+    if not _FRAME_WORDS.search(fc):
+        return []
+    return [fr for fr, needs in zip(_FRAMES, _FRAME_NEEDS) if any(w in fc for w in needs)]
 
 
 def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, int, frozenset[str]]]:
