@@ -115,7 +115,7 @@ def recurring(ctx: Context) -> list[Candidate]:
         # "每次"): activity that recurs is the log's business, not memory's
         if not ruled or (len(days) < 3 and len({o.day for o in ruled}) < 2):
             continue
-        if _routine(ctx, members):
+        if _routine(ctx, members, core):
             continue  # the same report night after night: a job that runs, not a lesson
         near_items = {i for t in core for i in ctx._items_by_term.get(t, ())}
         wcore = max(ctx.weight(core), 1e-9)
@@ -157,7 +157,7 @@ def recurring(ctx: Context) -> list[Candidate]:
     return out
 
 
-def _routine(ctx: Context, members: list[Observation]) -> bool:
+def _routine(ctx: Context, members: list[Observation], core: frozenset[str]) -> bool:
     """A cluster that recurs without change: each day's lines name nothing the other days do not (no
     new host, file, number or English word; a day in another language is a translation, not a
     change), none reports trouble, and none states a rule (a rule's words, "as always" aside). Such
@@ -169,15 +169,9 @@ def _routine(ctx: Context, members: list[Observation]) -> bool:
     # "as always" says how often, not what to do
     if any(lx.RULE.search(lx.HABITUAL.sub(" ", t)) for t in texts):
         return False
-    by_day: dict[date, set[str]] = {}
-    for o in members:
-        by_day.setdefault(o.day, set()).update(
-            t for t in o.terms if ctx.anchor(t) and t.isascii() and not t.startswith("~"))
-    counts: dict[str, int] = {}
-    for ts in by_day.values():
-        for t in ts:
-            counts[t] = counts.get(t, 0) + 1
-    return len(by_day) >= 2 and all(counts[t] >= 2 for ts in by_day.values() for t in ts)
+    # `core`: the members' terms on two or more of their days (_shared_by_days)
+    return len({o.day for o in members}) >= 2 and all(
+        t in core for o in members for t in o.terms if ctx.anchor(t) and t.isascii() and not t.startswith("~"))
 
 
 @lru_cache(maxsize=65536)
