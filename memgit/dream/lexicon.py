@@ -72,16 +72,23 @@ DAY_NOISE = compiled(f"^(?:{alternation('day_noise')})", re.I, key="day_noise")
 STATE_WORDS = re.compile("|".join(p.pattern for p in (PENDING, TODO, ERROR, FIXED, *[d[1] for d in DONE])))
 
 
+def negated_at(text: str, pos: int) -> bool:
+    """A negation stands just before `pos` ("没有报错", "not pending")."""
+    return bool(NEGATED_BEFORE.search(text[max(0, pos - 8):pos]))
+
+
+def first_affirmed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The first match of `pattern` in `text` that no negation stands before."""
+    return next((m for m in pattern.finditer(text) if not negated_at(text, m.start())), None)
+
+
 def done_state(text: str) -> tuple[int, str, str, int] | None:
     """The most advanced non-negated done state in `text`: (rank, english, chinese, position)."""
     best = None
     for rank, pat, en, zh in DONE:
-        for m in pat.finditer(text):
-            if NEGATED_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
-                continue
-            if best is None or rank > best[0]:
-                best = (rank, en, zh, m.start())
-            break
+        m = first_affirmed(pat, text)
+        if m is not None and (best is None or rank > best[0]):
+            best = (rank, en, zh, m.start())
     return best
 
 

@@ -289,10 +289,7 @@ def _script(word_zh: str, word_en: str, like: str, context: str = "") -> str:
 
 def _affirmed(pattern: re.Pattern[str], text: str) -> bool:
     """`pattern` occurs and is not negated ("没有报错", "no errors", "not pending")."""
-    for m in pattern.finditer(text):
-        if not lx.NEGATED_BEFORE.search(text[max(0, m.start() - 8):m.start()]):
-            return True
-    return False
+    return lx.first_affirmed(pattern, text) is not None
 
 
 def _version_clash(it: Item, o: Observation) -> bool:
@@ -376,5 +373,4 @@ def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
 TIMELINE = compile_words(r"event|timeline|history|changelog|journal|大事|时间线|時間線|历史|歷史|日志", re.I)
 
 
-def _negated(text: str, pos: int) -> bool:
-    return bool(lx.NEGATED_BEFORE.search(text[max(0, pos - 8):pos]))
+_negated = lx.negated_at

@@ -91,10 +91,8 @@ def _share(body: str, support: list) -> str:
 def _unblocked(f: str) -> tuple[int, str, str, int] | None:
     """A blocked thing reported moving again ("unblocked", "kicked off"): short of done, it ends only a
     wait (rank 0, below every done state)."""
-    for m in lx.UNBLOCKED.finditer(f):
-        if not lx.NEGATED_BEFORE.search(f[max(0, m.start() - 8):m.start()]):
-            return (0, "unblocked", "已解除阻塞", m.start())
-    return None
+    m = lx.first_affirmed(lx.UNBLOCKED, f)
+    return (0, "unblocked", "已解除阻塞", m.start()) if m else None
 
 
 _TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$")
