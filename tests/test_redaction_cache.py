@@ -76,6 +76,18 @@ def test_a_short_text_is_never_cached(path):
     assert not path.exists()
 
 
+def _assert_dropped_after(path, monkeypatch, change) -> None:
+    """After `change` (patching what the fingerprint covers) the saved entries are dropped; the patch
+    and the memoised fingerprint are undone either way."""
+    change()
+    redaction_cache.fingerprint.cache_clear()
+    try:
+        assert RedactionCache(path).entries == {}
+    finally:
+        monkeypatch.undo()
+        redaction_cache.fingerprint.cache_clear()
+
+
 def test_a_change_of_the_filter_code_drops_every_entry(path, monkeypatch, tmp_path):
     text = a_log()
     cache = RedactionCache(path)
@@ -85,13 +97,7 @@ def test_a_change_of_the_filter_code_drops_every_entry(path, monkeypatch, tmp_pa
     # a rule added to sensitive.py: another fingerprint, so the log is scanned again
     changed = tmp_path / "sensitive.py"
     changed.write_bytes(open(sensitive.__file__, "rb").read() + b"\n# a new rule\n")
-    monkeypatch.setattr(sensitive, "__file__", str(changed))
-    redaction_cache.fingerprint.cache_clear()
-    try:
-        assert RedactionCache(path).entries == {}
-    finally:
-        monkeypatch.undo()
-        redaction_cache.fingerprint.cache_clear()
+    _assert_dropped_after(path, monkeypatch, lambda: monkeypatch.setattr(sensitive, "__file__", str(changed)))
     assert RedactionCache(path).entries
 
 
@@ -99,13 +105,8 @@ def test_a_new_cache_version_drops_every_entry(path, monkeypatch):
     cache = RedactionCache(path)
     cache.redact(a_log())
     cache.save()
-    monkeypatch.setattr(redaction_cache, "CACHE_VERSION", redaction_cache.CACHE_VERSION + 1)
-    redaction_cache.fingerprint.cache_clear()
-    try:
-        assert RedactionCache(path).entries == {}
-    finally:
-        monkeypatch.undo()
-        redaction_cache.fingerprint.cache_clear()
+    _assert_dropped_after(path, monkeypatch, lambda: monkeypatch.setattr(
+        redaction_cache, "CACHE_VERSION", redaction_cache.CACHE_VERSION + 1))
 
 
 @pytest.mark.parametrize("content", [
