@@ -21,8 +21,8 @@ _CATEGORY = {_sre.CATEGORY_DIGIT: r"\d", _sre.CATEGORY_SPACE: r"\s", _sre.CATEGO
 
 
 def _first(seq) -> tuple[set[str], bool] | None:
-    """The characters a match of a parsed sequence can start with, and whether it can match empty;
-    None when that is not a short list (a class such as \\w, a negated set, a wide range)."""
+    """The characters (or \\d, \\s, \\w) a match of a parsed sequence can start with, and whether it can
+    match empty; None when that is not a short list (., a negated set, a wide range)."""
     out: set[str] = set()
     for op, av in seq:
         if op in _ZERO_WIDTH:
