@@ -116,6 +116,7 @@ CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 CJK_RE = re.compile(f"[{CJK}]")
 CJK_RUN_RE = re.compile(f"[{CJK}]+")
 _DIGIT_RE = re.compile(r"\d")
+_DIGITS_RE = re.compile(r"\d+")
 # a bare X.Y followed by a unit is a measurement, not a version
 _UNIT = r"(?!\s*(?:%|‰|[kmgt]?b\b|m?s\b|sec|min|h\b|x\b|hz|khz|元|块|秒|分|倍|万|亿|[kmg]\b))"
 VERSION_PATTERN = (r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?(?!\w|\.\w)" + _UNIT +
@@ -225,8 +226,9 @@ def _versions(text: str) -> tuple[str, ...]:
     return tuple(m.group(0) for m in VERSION_RE.finditer(text))
 
 
+@lru_cache(maxsize=65536)
 def version_key(v: str) -> tuple[int, ...]:
-    nums = re.findall(r"\d+", v.split("-")[0].split("+")[0])
+    nums = _DIGITS_RE.findall(v.split("-")[0].split("+")[0])
     return tuple(int(n) for n in nums)
 
 

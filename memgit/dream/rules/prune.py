@@ -67,10 +67,12 @@ def stale_entries(ctx: Context) -> list[Candidate]:
 def _reported(ctx: Context, it, words: re.Pattern[str]) -> list[Observation]:
     """Observations about the entry, since its date, saying `words` (not negated) of its subject."""
     e = it.entry
-    return [o for o in ctx.obs_about(it) if o.role != "assistant" and ctx.mentions(o, it) >= 0.3
+    named = ctx.distinctive(it)
+    # the cheap tests first: most lines about the entry name none of its distinctive terms
+    return [o for o in ctx.obs_about(it) if o.terms & named and (not e.date or o.day >= e.date)
+            and o.role != "assistant" and ctx.mentions(o, it) >= 0.3
             and (m := words.search(fold(o.text))) and not _negated(fold(o.text), m.start())
-            and ctx.near(fold(o.text), m.start(), it.head or it.subject)
-            and o.terms & ctx.distinctive(it) and (not e.date or o.day >= e.date)]
+            and ctx.near(fold(o.text), m.start(), it.head or it.subject)]
 
 
 def _valid(y: str, m: str, d: str) -> bool:

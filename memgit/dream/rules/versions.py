@@ -26,7 +26,7 @@ def version_changes(ctx: Context) -> list[Candidate]:
                    default=None)
         return best if best is not None and ctx.mentions(o, best) >= 0.1 else None
 
-    owners = {id(o): owner(o) for o in ctx.obs if versions(o.text)}
+    owners: dict[int, Item | None] = {}  # an observation's owner, found when first asked
     for it in versioned:
         if it.frozen or it.step or lx.HELD.search(it.folded):
             continue  # (a version the entry pins, or keeps back, stays until a person moves it)
@@ -34,6 +34,7 @@ def version_changes(ctx: Context) -> list[Candidate]:
         names = ((it.head | term_set(it.entry.section or "")) - {v.lower().lstrip("v") for v in it.versions}
                  - lx.VERSION_WORDS)
         old = it.versions[0]
+        key, held = version_key(old), {version_key(x) for x in it.versions}
         qual = qualifiers(it)
         found: dict[str, list[tuple[Observation, bool]]] = {}
         for o in ctx.obs_about(it):
@@ -41,15 +42,17 @@ def version_changes(ctx: Context) -> list[Candidate]:
                 continue
             if qual and not (o.terms & qual):
                 continue  # the version of another one of the same kind ("OpenClaw" of another instance)
-            ov = versions(o.text)
-            if not ov or owners.get(id(o)) is not it:
+            # the line's versions newer than the entry's, of the same form, that the entry does not hold
+            ov = [v for v in versions(o.text) if len(version_key(v)) == len(key) and version_key(v) > key
+                  and version_key(v) not in held]
+            if not ov:
+                continue
+            if id(o) not in owners:
+                owners[id(o)] = owner(o)
+            if owners[id(o)] is not it:
                 continue
             f = fold(o.text)
             for v in ov:
-                if len(version_key(v)) != len(version_key(old)) or version_key(v) <= version_key(old):
-                    continue
-                if version_key(v) in {version_key(x) for x in it.versions}:
-                    continue
                 pos = f.find(v.lower())
                 if lx.VERSION_HELD.search(f[max(0, pos - 25):pos + len(v) + 15]):
                     continue
