@@ -398,7 +398,7 @@ class _ProviderRule:
         self, kind: str, pattern: str, hints: tuple[str, ...], check: Callable[[str], bool] | None = None
     ) -> None:
         self.kind = kind
-        self.regex = re.compile(pattern)
+        self.regex = _LazyRegex(pattern)  # most runs meet few providers' hints
         self.hints = hints
         self.check = check
 

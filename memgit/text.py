@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import chain
 from importlib.resources import files
 from re import _constants as _sre, _parser as _sre_parse
 
@@ -314,8 +315,7 @@ def terms(text: str, keep_versions: bool = True) -> list[str]:
     t2 = PATH_RE.sub(" ", t) if has_path else t
     if found:  # taking out the paths makes no new version: none in `t`, none in `t2`
         t2 = VERSION_RE.sub(" ", t2)
-    for w in WORD_RE.findall(t2):
-        out += _word_terms(w)
+    out.extend(chain.from_iterable(map(_word_terms, WORD_RE.findall(t2))))
     for run in CJK_RUN_RE.findall(t2):
         out += cjk_words(run)
     return out

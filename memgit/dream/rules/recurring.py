@@ -76,18 +76,19 @@ def recurring(ctx: Context) -> list[Candidate]:
             w = weights[i] = ctx.weight(obs[i].terms)
         return w
 
+    # each paired observation's specific terms: a link needs two of them shared
+    specific = {i: frozenset(t for t in terms[i] if anchor[t]) for i in {i for p in pairs for i in p}}
     for i, j in sorted(pairs):
         if sets.find(i) == sets.find(j):
             continue  # already linked through another pair
-        o = obs[i]
-        shared = terms[i] & terms[j]
-        if sum(1 for t in shared if anchor[t]) < 2:
+        if len(specific[i] & specific[j]) < 2:
             continue
+        shared = terms[i] & terms[j]
         # recurring terms are frequent in the window by definition, so the idf-weighted
         # overlap undervalues them: either measure may link two observations
-        sim = ctx.weight(shared) / max(min(weight(i), weight(j)), 1e-9)
-        plain = len(shared) / min(len(terms[i]), len(terms[j]))
-        if sim >= 0.45 or plain >= 0.5 or _across_scripts(ctx, o, obs[j], shared):
+        if len(shared) / min(len(terms[i]), len(terms[j])) >= 0.5 \
+                or ctx.weight(shared) / max(min(weight(i), weight(j)), 1e-9) >= 0.45 \
+                or _across_scripts(ctx, obs[i], obs[j], shared):
             sets.union(i, j)
     groups: dict[int, list[Observation]] = {}
     for i, o in enumerate(obs):
