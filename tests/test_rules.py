@@ -240,7 +240,8 @@ def test_a_wait_ends_when_the_thing_is_unblocked_and_only_a_wait_does():
     mem = "## Work\n- [P1] Payroll export is blocked on the auditor's sign-off for the new schema (2026-05-01)\n"
     c = ctx(mem, [("2026-05-29", "Auditor signed off; payroll export is unblocked, starting tomorrow."),
                   ("2026-05-30", "Payroll export kicked off, first 40 files written.")])
-    assert [x.op.text for x in status_changes(c)] == ["[P1] Payroll export is unblocked (2026-05-29)"]
+    # the newest line says how it moved on, in its own word
+    assert [x.op.text for x in status_changes(c)] == ["[P1] Payroll export is kicked off (2026-05-30)"]
     waiting = ctx("## Work\n- [P1] Floor map waiting on a survey from facilities (2026-05-01)\n",
                   [("2026-05-30", "Facilities sent the survey; the floor map is now live for the team.")])
     assert [x.op.text for x in status_changes(waiting)] == ["[P1] Floor map live (2026-05-30)"]
@@ -286,3 +287,29 @@ def test_one_fact_in_english_and_in_chinese_is_merged_and_two_facts_sharing_a_su
     (out,) = [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
     assert len(out.op.targets) == 2 and all("ci.lan" in t for t in out.op.targets)
     assert out.op.text == "[P1] 构建机地址是 ci.lan，每晚的产物放在 NFS 导出目录 drops 里 (2026-05-02)"
+
+
+def test_a_hold_ends_when_the_line_names_what_is_held_not_what_it_waits_for():
+    # the entry names what it waits for too ("until Ines finishes the schema"): a line about the thing
+    # alone names too little of the whole entry, but all of what is on hold
+    mem = "## Work\n- [P1] Export wizard for Ledgerly is on hold until Ines finishes the import schema (2026-05-01)\n"
+    c = ctx(mem, [("2026-05-27", "Ines sent the import schema to the team."),
+                  ("2026-05-29", "Export wizard work resumed: branch feat/export-wizard opened.")])
+    assert [x.op.text for x in status_changes(c)] == ["[P1] Export wizard for Ledgerly is resumed (2026-05-29)"]
+    other = ctx("## Work\n- [P1] The Ledgerly tray icon is on hold; no designer this month (2026-05-01)\n",
+                [("2026-05-29", "Export wizard work resumed: branch feat/export-wizard opened.")])
+    assert status_changes(other) == []  # another thing resumed
+
+
+def test_a_wait_in_chinese_ends_when_the_logs_say_it_was_solved():
+    mem = "## 工作\n- [P1] 物流接口配额问题：等待中，工单 LX-88 (2026-05-01)\n"
+    c = ctx(mem, [("2026-05-28", "物流接口 配额已经调高，工单 LX-88 关单"),
+                  ("2026-05-29", "物流接口 配额问题算是解决了，补发完成")])
+    out = status_changes(c)
+    assert len(out) == 1 and "已解决" in out[0].op.text and "等待中" not in out[0].op.text
+
+
+def test_dns_resolving_a_name_is_no_resolved_status():
+    mem = "## Hosts\n- [P1] `mailbox` relay host, pending Postfix install (2026-05-01)\n"
+    c = ctx(mem, [("2026-05-29", "DNS resolved `mailbox.example.net` to 10.0.0.7; mailbox relay host reachable")])
+    assert status_changes(c) == []

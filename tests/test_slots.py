@@ -269,3 +269,14 @@ def test_a_tool_swap_that_also_removes_what_the_entry_names_is_left_to_a_person(
                                     log("2026-05-31", "站点资源的构建从 gulp 换成 vite 了，gulpfile.js 删掉。")])})
     _, opened = cycle(ws)
     assert opened == []
+
+
+def test_a_chinese_change_verb_with_its_aspect_particle_still_moves_the_tool(tmp_path):
+    # 换成了 = 换成 + 了 (done): the particle is grammar, not part of the value
+    from tests.test_rules import ctx
+    from memgit.dream.rules import slot_changes
+
+    mem = "## 系统\n- [P1] 库存系统的数据库是 MySQL，跑在 db-bj-3 (2026-05-01)\n"
+    c = ctx(mem, [("2026-05-29", "迁移完成：库存系统数据库从 MySQL 换成了 PostgreSQL，还是在 db-bj-3 上")])
+    texts = [x.op.text for x in slot_changes(c)]
+    assert len(texts) == 1 and "PostgreSQL" in texts[0] and "db-bj-3" in texts[0] and "MySQL" not in texts[0]

@@ -37,7 +37,8 @@ def _done() -> list[tuple[int, re.Pattern[str], str, str]]:
 
 
 # Done states, in order, with how far along each is; a tie keeps the first.
-DONE_RANKS = (("live", 3), ("deployed", 3), ("released", 3), ("arrived", 3), ("pushed", 2), ("merged", 2), ("done", 1))
+DONE_RANKS = (("live", 3), ("deployed", 3), ("released", 3), ("arrived", 3), ("pushed", 2), ("merged", 2),
+              ("resolved", 2), ("done", 1))
 # (rank, pattern, canonical English, canonical Chinese); TRADITIONAL spells the latter.
 DONE: list[tuple[int, re.Pattern[str], str, str]] = _done()
 TRADITIONAL = {d["display"]: d.get("traditional", d["display"]) for d in table("done", "zh").values()}

@@ -214,15 +214,17 @@ class Context:
 
         0 when no specific term is shared.
         """
-        shared = o.terms & it.subject
+        full = self.share(o, it.subject)
+        if full and it.head and it.head != it.subject:
+            full = max(full, self.share(o, it.head))
+        return full
+
+    def share(self, o: Observation, terms: frozenset[str]) -> float:
+        """How much of `terms` (a subject) the observation names, by weight; 0 with no specific term shared."""
+        shared = o.terms & terms
         if not shared or not any(self.anchor(t) for t in shared):
             return 0.0
-        full = self.weight(shared) / max(self._counted_weight(it.subject, shared), 1e-9)
-        if it.head and it.head != it.subject:
-            hs = o.terms & it.head
-            if hs and any(self.anchor(t) for t in hs):
-                full = max(full, self.weight(hs) / max(self._counted_weight(it.head, hs), 1e-9))
-        return full
+        return self.weight(shared) / max(self._counted_weight(terms, shared), 1e-9)
 
     def _counted_weight(self, terms: frozenset[str], shared: frozenset[str]) -> float:
         """The weight a share is measured against: a concept ("~server") is another spelling of a word

@@ -8,7 +8,7 @@ from memgit.dream import lexicon as lx
 from memgit.ops import Operation
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _affirmed, _negated, _script, _version_clash, Candidate, compose, Context, entry_evidence, fold
+    _affirmed, _negated, _script, _subject, _version_clash, Candidate, compose, Context, entry_evidence, fold
 )
 
 
@@ -26,8 +26,11 @@ def status_changes(ctx: Context) -> list[Candidate]:
         blocked = bool(pend and lx.BLOCKED.search(it.folded))
         support, best = [], None
         about = ctx.obs_about(it)
+        # what is in the state is named before its status word ("Offline sync … is on hold until Tarek
+        # finishes the spec"): what it waits for is no part of its name
+        lead = _subject(it.entry.body[:pend.start()]) if pend else frozenset()
         for o in about:
-            if o.role == "assistant" or ctx.mentions(o, it) < 0.3:
+            if o.role == "assistant" or (ctx.mentions(o, it) < 0.3 and (len(lead) < 2 or ctx.share(o, lead) < 0.5)):
                 continue
             if _version_clash(it, o):
                 continue
@@ -92,7 +95,11 @@ def _unblocked(f: str) -> tuple[int, str, str, int] | None:
     """A blocked thing reported moving again ("unblocked", "kicked off"): short of done, it ends only a
     wait (rank 0, below every done state)."""
     m = lx.first_affirmed(lx.UNBLOCKED, f)
-    return (0, "unblocked", "已解除阻塞", m.start()) if m else None
+    if not m:
+        return None
+    # an English entry takes the line's own word ("resumed", "kicked off") when the line is English
+    word = re.sub(r"^is\s+", "", m.group(0).strip())
+    return (0, word if word.isascii() else "unblocked", "已解除阻塞", m.start())
 
 
 _TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$")

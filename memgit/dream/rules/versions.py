@@ -276,14 +276,15 @@ _VAL = rf"`?(?<![a-z0-9_./-])(?:(?:{_NAME})(?: v?\d+(?:\.\d+)*)?|{_VER})(?![a-z0
 _FRAMES = [re.compile(p) for p in (
     rf"(?P<old>{_VAL})\s*(?:→|->|=>|⇒|➜)\s*(?P<new>{_VAL})",                           # X → Y
     rf"\bfrom\s+(?P<old>{_VAL})\s+(?:to|into)\s+(?P<new>{_VAL})",                      # from X to Y
-    rf"从\s*(?P<old>{_VAL})\s*(?:{lx.CHANGE_ZH}|到)\s*(?P<new>{_VAL})",                # 从 X 换成 Y
-    rf"(?P<old>{_VAL})\s*(?:{lx.CHANGE_ZH})\s*(?P<new>{_VAL})",                         # X 换成 Y
+    # a Chinese verb may carry its aspect particle: 换成了 / 升级到了 Y
+    rf"从\s*(?P<old>{_VAL})\s*(?:{lx.CHANGE_ZH}|到)\s*了?\s*(?P<new>{_VAL})",          # 从 X 换成 Y
+    rf"(?P<old>{_VAL})\s*(?:{lx.CHANGE_ZH})\s*了?\s*(?P<new>{_VAL})",                   # X 换成 Y
     rf"\bswitch(?:ed|es|ing)?\s+(?:over\s+)?(?P<old>{_VAL})\s+to\s+(?P<new>{_VAL})",     # switched X to Y
     rf"\breplac(?:e|ed|es|ing)\s+(?P<old>{_VAL})\s+(?:with|by)\s+(?P<new>{_VAL})",       # replaced X with Y
     rf"(?P<old>{_VAL})\s+(?:(?:was|is|got|has been)\s+)?replaced\s+(?:with|by)\s+(?P<new>{_VAL})",
     # no old value: only a version moves this way, of the name given or named just before
     rf"\b(?:{lx.CHANGE_EN})\s+(?:(?:the|our|my)\s+)?(?:(?P<name>{_NAME})\s+)?to\s+(?P<new>{_VAL})",
-    rf"(?:{lx.CHANGE_ZH})\s*(?P<new>{_VAL})",
+    rf"(?:{lx.CHANGE_ZH})\s*了?\s*(?P<new>{_VAL})",
 )]
 # what each frame cannot match without (a literal every match holds): a clause holding none of a
 # frame's words is not searched with it
