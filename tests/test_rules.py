@@ -313,3 +313,23 @@ def test_dns_resolving_a_name_is_no_resolved_status():
     mem = "## Hosts\n- [P1] `mailbox` relay host, pending Postfix install (2026-05-01)\n"
     c = ctx(mem, [("2026-05-29", "DNS resolved `mailbox.example.net` to 10.0.0.7; mailbox relay host reachable")])
     assert status_changes(c) == []
+
+
+def test_an_error_is_over_when_what_failed_succeeds_in_its_own_words():
+    # the lines name what failed ("照片同步"), not the cloud the entry also names
+    mem = "## 问题\n- [P2] 相册同步到 COS 一直失败，只有 403 AccessDenied，原因待查 (2026-05-20)\n"
+    before = [("2026-05-25", "相册同步到 COS 又报 403"), ("2026-05-26", "COS 账单已付"),
+              ("2026-05-26", "找到原因：COS 子账号的写权限被误删了，已重新授权")]
+    c = ctx(mem, [*before, ("2026-05-27", "手动触发一次相册同步，成功上传 300 张"),
+                  ("2026-05-29", "相册同步成功，新增 12 张")])
+    assert [x.op.op for x in stale_entries(c)] == ["prune"]
+    once = ctx(mem, [*before, ("2026-05-29", "相册同步成功，新增 12 张")])
+    assert stale_entries(once) == []  # one good night is no proof
+
+
+def test_one_line_reporting_several_good_runs_counts_as_their_days():
+    mem = "## Issues\n- [P2] Nightly borg backup to the Hetzner box keeps failing with a lock error, investigating (2026-05-20)\n"
+    c = ctx(mem, [("2026-05-30", "Nightly borg backup to the Hetzner box succeeded two nights in a row.")])
+    assert [x.op.op for x in stale_entries(c)] == ["prune"]
+    plain = ctx(mem, [("2026-05-30", "Nightly borg backup to the Hetzner box succeeded.")])
+    assert stale_entries(plain) == []

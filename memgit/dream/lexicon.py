@@ -23,6 +23,7 @@ FIXED = _re("fixed")
 # the opposite of a failure: what the thing that failed does once it works ("备份成功", "the sync succeeded");
 # alone it is no fix (a first success can be luck), so it counts only on two days (memgit.dream.rules.prune)
 SUCCEEDED = _re("succeeded")
+REPEATED = _re("repeated")  # "two nights in a row", "连续两晚": a line that reports several runs
 
 
 def _done() -> list[tuple[int, re.Pattern[str], str, str]]:

@@ -11,7 +11,7 @@ from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
 from memgit.text import CODE_SPAN_RE
 from memgit.dream.scoring import confidence
-from memgit.dream.model import _negated, Candidate, compose, Context, entry_evidence, fold, LABEL_RE, TIMELINE
+from memgit.dream.model import _negated, _subject, Candidate, compose, Context, entry_evidence, fold, LABEL_RE, TIMELINE
 
 
 # -- prune: stale ---------------------------------------------------------------------------
@@ -50,7 +50,8 @@ def stale_entries(ctx: Context) -> list[Candidate]:
             if not fixed and not lx.SUCCEEDED.search(f):
                 # what failed now succeeds, said on two days after the entry: the error is over
                 ok = _reported(ctx, it, lx.SUCCEEDED)
-                fixed = ok if len({o.day for o in ok}) >= 2 else []
+                runs = len({o.day for o in ok}) + any(lx.REPEATED.search(fold(o.text)) for o in ok)
+                fixed = ok if runs >= 2 else []
             if fixed:
                 days = len({o.day for o in fixed})
                 reason = "the recorded error was later reported fixed"
@@ -68,8 +69,15 @@ def _reported(ctx: Context, it, words: re.Pattern[str]) -> list[Observation]:
     """Observations about the entry, since its date, saying `words` (not negated) of its subject."""
     e = it.entry
     named = ctx.distinctive(it)
+    # what failed is named before the words of its failure ("照片同步到 OSS 一直失败，…原因待查"): a line
+    # naming most of that names the thing, in whatever words it gives the rest
+    starts = [m.start() for p in (lx.ERROR, lx.PERSISTS) if (m := p.search(it.folded))]
+    lead = _subject(e.body[:min(starts)]) if starts else frozenset()
+    if len(lead) < 2:
+        lead = frozenset()
     # the cheap tests first: most lines about the entry name none of its distinctive terms
-    return [o for o in ctx.obs_about(it) if o.terms & named and (not e.date or o.day >= e.date)
+    return [o for o in ctx.obs_about(it) if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6))
+            and (not e.date or o.day >= e.date)
             and o.role != "assistant" and ctx.mentions(o, it) >= 0.3
             and (m := words.search(fold(o.text))) and not _negated(fold(o.text), m.start())
             and ctx.near(fold(o.text), m.start(), it.head or it.subject)]
