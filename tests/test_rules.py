@@ -333,3 +333,19 @@ def test_one_line_reporting_several_good_runs_counts_as_their_days():
     assert [x.op.op for x in stale_entries(c)] == ["prune"]
     plain = ctx(mem, [("2026-05-30", "Nightly borg backup to the Hetzner box succeeded.")])
     assert stale_entries(plain) == []
+
+
+def test_a_lesson_in_three_scripts_links_on_three_shared_concepts_without_a_name():
+    # no tool name in common: the English line and the Chinese ones share the test, the send and the list
+    lines = [("2026-05-26", "Mailed the April digest straight to everyone without a test send; the unsubscribe "
+                            "footer was empty. Lesson: always send a test to the internal list before the real one."),
+             ("2026-05-28", "又出错了：月刊没先发测试邮件就直接群发，页脚是空的。以后正式群发前先发到内部测试名单。"),
+             ("2026-05-30", "第三次：沒先寄測試信就群發。規則：正式寄出前一定先寄到內部測試名單看一遍。")]
+    (out,) = recurring(ctx("## Notes\n- [P2] Team lunch on Fridays\n", lines))
+    assert out.op.op == "consolidate" and "寄到內部測試名單" in out.op.text
+
+
+def test_a_finding_that_names_a_rule_is_no_rule():
+    lines = [("2026-05-27", "**Okafor et al (2024):** the sunk-cost effect is wrong as a general rule; framing explains it."),
+             ("2026-05-29", "**Okafor et al (2024):** a general solution for sunk-cost framing; the effect fades with framing.")]
+    assert recurring(ctx("## Notes\n", lines)) == []

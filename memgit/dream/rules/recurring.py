@@ -183,12 +183,13 @@ def _chinese(text: str) -> bool:
 def _across_scripts(ctx: Context, a: Observation, b: Observation, shared: frozenset[str]) -> bool:
     """Two lines in different scripts (one mostly Chinese, one not) that share what no script owns: a
     name written in Latin letters and two concepts of the bilingual lexicon ("alembic", "~migrate",
-    "~snapshot"). Their words cannot overlap, so word overlap says nothing about them."""
+    "~snapshot"), or three concepts. Their words cannot overlap, so word overlap says nothing about them."""
     concepts = [t for t in shared if t.startswith("~")]
-    if len(concepts) < 2:
+    if len(concepts) < 2 or _chinese(a.text) == _chinese(b.text):
         return False
     names = [t for t in shared if t.isascii() and not t.startswith("~") and ctx.anchor(t) and len(t) >= 3]
-    return len(names) >= 1 and _chinese(a.text) != _chinese(b.text)
+    # with no name in common, the same action on the same things: three concepts ("test", "send", "list")
+    return len(names) >= 1 or len(concepts) >= 3
 
 
 def _shared_by_days(ctx: Context, members: list[Observation]) -> tuple[frozenset[str], list[str]]:
