@@ -349,3 +349,14 @@ def test_a_finding_that_names_a_rule_is_no_rule():
     lines = [("2026-05-27", "**Okafor et al (2024):** the sunk-cost effect is wrong as a general rule; framing explains it."),
              ("2026-05-29", "**Okafor et al (2024):** a general solution for sunk-cost framing; the effect fades with framing.")]
     assert recurring(ctx("## Notes\n", lines)) == []
+
+
+def test_one_fact_in_english_and_traditional_with_two_names_merges_on_what_else_both_say():
+    mem = ("## Health\n- [P1] Dr. Lam's practice (林診所) only takes bookings through the CareLink app, "
+           "not by phone (2026-03-01)\n"
+           "- [P1] 爸爸的慢性處方每 28 天透過 CareLink 領藥 (2026-04-01)\n"
+           "- [P1] 林診所只能用 CareLink app 預約看診，不接受電話預約 (2026-05-02)\n"
+           "- [P1] 牙醫陳醫師只接受電話預約 (2026-02-01)\n")
+    merges = [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
+    assert len(merges) == 1 and len(merges[0].op.targets) == 2
+    assert all("林診所" in t for t in merges[0].op.targets)

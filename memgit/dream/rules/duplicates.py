@@ -174,11 +174,19 @@ def _translated(zh: Item, other: Item) -> bool:
     """One fact written in Chinese and in another language: what no translation changes (the names in
     Latin letters, hosts, paths, numbers) is the same in both — at least four such terms, or three with
     an identifier or a number among them, every one of the Chinese entry's in the other and every identifier or
-    number of the other in the Chinese one ("NAS 的地址是 nas.lan…" / "The NAS is reachable at nas.lan…")."""
+    number of the other in the Chinese one ("NAS 的地址是 nas.lan…" / "The NAS is reachable at nas.lan…");
+    or two names and, with them, five things both say alike."""
     names = {t for t in zh.subject if t.isascii() and not t.startswith("~")}
-    ids = {t for t in other.subject if t.isascii() and not t.startswith("~") and not t.isalpha()}
-    enough = len(names) >= 4 or (len(names) >= 3 and bool(ids))
-    return enough and names <= other.subject and ids <= zh.subject
+    # an identifier holds a digit, a dot or a dash; a possessive ("ho's") is a word
+    ids = {t for t in other.subject if t.isascii() and not t.startswith("~") and not t.replace("'", "").isalpha()}
+    if not (names <= other.subject and ids <= zh.subject):
+        return False
+    if len(names) >= 4 or (len(names) >= 3 and bool(ids)):
+        return True
+    # fewer names: what else both say alike counts with them — a Chinese name the other entry writes
+    # too ("Dr. Ho's clinic (何內科)") and the concepts of the bilingual lexicon both hold (~phone)
+    alike = {t for t in zh.subject & other.subject if t.startswith("~") or CJK_IN.search(t)}
+    return len(names) >= 2 and len(names) + len(alike) >= 5
 
 
 def _same_fact(keep: Item, drop: Item, cross: bool) -> bool:
