@@ -280,3 +280,26 @@ def test_a_chinese_change_verb_with_its_aspect_particle_still_moves_the_tool(tmp
     c = ctx(mem, [("2026-05-29", "迁移完成：库存系统数据库从 MySQL 换成了 PostgreSQL，还是在 db-bj-3 上")])
     texts = [x.op.text for x in slot_changes(c)]
     assert len(texts) == 1 and "PostgreSQL" in texts[0] and "db-bj-3" in texts[0] and "MySQL" not in texts[0]
+
+
+def test_a_tool_of_several_capitalised_words_is_one_name(tmp_path):
+    from tests.test_rules import ctx
+    from memgit.dream.rules import slot_changes
+
+    mem = "## Sites\n- [P1] The docs site for quillpad is hosted on Netlify (2026-05-01)\n"
+    c = ctx(mem, [("2026-05-29", "Moved the quillpad docs site from Netlify to Cloudflare Pages, DNS updated.")])
+    assert [x.op.text for x in slot_changes(c)] == [
+        "[P1] The docs site for quillpad is hosted on Cloudflare Pages (2026-05-29)"]
+
+
+def test_a_swapped_tool_does_not_inherit_the_old_ones_host(tmp_path):
+    # the host belongs to the old tool: "Forgejo at git.home.lan" would be wrong, so a person rewrites it
+    from tests.test_rules import ctx
+    from memgit.dream.rules import slot_changes
+
+    mem = "## Infra\n- [P1] Code for quillpad is kept on a self-hosted Gitea at git.home.lan (2026-05-01)\n"
+    c = ctx(mem, [("2026-05-29", "Switched quillpad code from Gitea to Forgejo on the new box.")])
+    assert slot_changes(c) == []
+    kept = ctx(mem, [("2026-05-29", "Switched quillpad code from Gitea to Forgejo, still self-hosted at git.home.lan.")])
+    (out,) = slot_changes(kept)
+    assert "Forgejo at git.home.lan" in out.op.text

@@ -374,6 +374,11 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                 elif old is not None and nv is None and ov is None or old is not None and on != nn and on and nn:
                     if re.search(r"[./_]", old + new) or fr is _FRAMES[0] and not lx.SWITCHED.search(fc):
                         continue  # a file, a module, or a flow ("a → b"): no tool of its own
+                    # a name of several capitalised words is one name ("GitHub Actions", "Visual Studio Code")
+                    more = _MORE_NAME.match(cl, m.end("new")) if new_raw[:1].isupper() else None
+                    if more:
+                        new_raw += more.group(0)
+                        new += more.group(0).lower()
                     kind, a, b = "tool", old, new
                 else:
                     continue
@@ -384,6 +389,9 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                 rest = _CHANGE_WORDS.sub(" ", fc[:m.start()] + " " + fc[m.end():])
                 out.append((kind, a, b, new_raw, start + m.start(), start + m.end(), term_set(rest)))
     return out
+
+
+_MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+-]*)+")
 
 
 def _name_before(text: str) -> str | None:
@@ -452,13 +460,26 @@ def _only_entry_naming(ctx: Context, kind: str, old: str | None, new: str) -> It
     return hits[0] if len(hits) == 1 else None
 
 
+def _details_hold(it: Item, old_raw: str, support: list[Observation]) -> bool:
+    """A tool swapped for another takes its own details with it: every identifier the entry gives
+    besides the old tool (a host, a path, "self-hosted") must be said again by the lines of the change,
+    or the entry would put the new tool on the old one's box."""
+    said = frozenset().union(*(o.terms for o in support))
+    ids = {t for t in it.subject - term_set(old_raw) if t.isascii() and not t.startswith("~")
+           and not t.replace("'", "").isalpha() and not _ISO_DAY.fullmatch(t)}
+    return ids <= said
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def moved_slots(ctx: Context) -> list[Candidate]:
     """A version of any form ("PostgreSQL 15 → 16", "升級到 Next.js 15", "qwen2.5 换成 qwen3") or a chosen
     tool ("pip 換成 uv", "switched the TTS from Piper to Kokoro", "replaced nginx with Caddy") that a line
     says moved: the one slot of the one entry about that subject is refreshed with the line's words, the
     rest of the entry as written. The line must state the change (no question, plan or denial) in the
     person's or a log's words, and name nothing the entry does not when it names anything besides."""
-    found: dict[int, list[tuple[Observation, int, int, str]]] = {}
+    found: dict[int, list[tuple[Observation, int, int, str, str]]] = {}
     index = {id(it): k for k, it in enumerate(ctx.items)}
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive or len(o.text) > 300:
@@ -490,15 +511,17 @@ def moved_slots(ctx: Context) -> list[Candidate]:
             if len(best) > 1 and best[1][0] == best[0][0]:
                 continue  # two entries fit as well: which one moved is unsure
             _, it, (a, b, _) = best[0]
-            found.setdefault(index[id(it)], []).append((o, a, b, new_raw))
+            found.setdefault(index[id(it)], []).append((o, a, b, new_raw, kind))
     out = []
     for k, hits in found.items():
         it = ctx.items[k]
-        o, a, b, new_raw = max(hits, key=lambda h: (h[0].day, h[0].line))
+        o, a, b, new_raw, kind = max(hits, key=lambda h: (h[0].day, h[0].line))
         if any(h[3].lower() != new_raw.lower() or (h[1], h[2]) != (a, b) for h in hits if h[0].day == o.day):
             continue  # two changes of it the same day: unsure
         support = [h[0] for h in hits if h[3].lower() == new_raw.lower() and (h[1], h[2]) == (a, b)]
         body = it.entry.body
+        if kind == "tool" and not _details_hold(it, body[a:b], support):
+            continue  # a person says what of the old tool's setting the new one keeps
         old_raw = body[a:b]
         new_body = body[:a] + new_raw + body[b:]
         day = max(x.day for x in support) if it.entry.date else None
