@@ -360,3 +360,11 @@ def test_one_fact_in_english_and_traditional_with_two_names_merges_on_what_else_
     merges = [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
     assert len(merges) == 1 and len(merges[0].op.targets) == 2
     assert all("林診所" in t for t in merges[0].op.targets)
+
+
+def test_a_new_day_with_its_time_replaces_the_old_day_and_time_and_no_chat_words_come_in():
+    user = "## Preferences\n- [P1] 每週報表：週五 18:00 寄到信箱，PDF 格式 (2026-03-01)\n"
+    c = ctx("## Notes\n", [("2026-05-29", "每週報表以後改成週一早上 08:30 寄好了，週五傍晚我都不在。")],
+            user=user, role="user")
+    (out,) = preference_changes(c)
+    assert out.op.text == "[P1] 每週報表：週一早上 08:30 寄到信箱，PDF 格式 (2026-05-29)"

@@ -46,6 +46,10 @@ def _pref_content(text: str, like: str) -> str:
 
 
 _CLAUSE_END = re.compile(r"[，,。.;；!！?？、\n]")
+_CLOCK = re.compile(r"(?<!\d)\d{1,2}[:：]\d{2}(?!\d)")
+_CLOCK_AFTER = re.compile(r"\s*\d{1,2}[:：]\d{2}(?!\d)")
+# a few Chinese characters after the value's last digit or Latin letter: the verb of a request ("傳好了")
+_TAIL_AFTER_VALUE = re.compile(r"[0-9A-Za-z]\s*([\u4e00-\u9fff]{1,4})$")
 
 
 def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
@@ -62,6 +66,11 @@ def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
         return None
     end = _CLAUSE_END.search(f, m.end())
     new = o.text[m.end():end.start() if end else len(f)].strip(" ：:")
+    # the value, not the sentence around it: "週六早上 09:00 傳好了" says 週六早上 09:00 ("send it then, ok")
+    tail = _TAIL_AFTER_VALUE.search(new)
+    if tail and lx.PARTICLE_END.search(tail.group(1)):
+        new = new[:tail.start(1)].rstrip()
+    new = lx.PARTICLE_END.sub("", new).rstrip()
     if not new or len(new) > 24 or fold(new) in fb:
         return None
     start = max((x.end() for x in _CLAUSE_END.finditer(f, 0, m.start())), default=0)
@@ -80,6 +89,10 @@ def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
     if len(olds) != 1:
         return None  # no old value named, or several: which one changes is unsure
     at, seg = olds[0]
+    # a time said with the new day replaces the time the old day is given with ("週日 20:00" → "週六 09:00")
+    clock = _CLOCK_AFTER.match(fb, at + len(seg))
+    if clock and _CLOCK.search(new) and not _CLOCK.search(seg):
+        seg = fb[at:clock.end()]
     # the new value as a slot: what it shares with the entry around the old value stays the entry's
     # ("改成周日晚上发" for "每周五晚上发" moves 周五 to 周日, not to 周日晚上发晚上发)
     nf, stop = fold(new), at + len(seg)
