@@ -368,3 +368,15 @@ def test_a_new_day_with_its_time_replaces_the_old_day_and_time_and_no_chat_words
             user=user, role="user")
     (out,) = preference_changes(c)
     assert out.op.text == "[P1] 每週報表：週一早上 08:30 寄到信箱，PDF 格式 (2026-05-29)"
+
+
+def test_approval_ends_a_wait_for_approval_of_the_one_order_it_names():
+    mem = ("## 采购\n- [P1] 显示器采购单 PO-0712，待财务审批 (2026-05-01)\n"
+           "- [P1] 键盘采购单 PO-0715，待财务审批，还没报价 (2026-05-02)\n"
+           "- [P1] 服务器扩容 PR-88 pending merge (2026-05-02)\n")
+    c = ctx(mem, [("2026-05-28", "显示器采购单 PO-0712 财务已审批通过，可以下单"),
+                  ("2026-05-29", "PO-0712 在财务系统里显示为已批准"),
+                  ("2026-05-29", "服务器扩容 PR-88 was approved by Lin")])
+    out = status_changes(c)
+    assert [x.op.targets[0] for x in out] == ["- [P1] 显示器采购单 PO-0712，待财务审批 (2026-05-01)"]
+    assert "已批准" in out[0].op.text  # PO-0715 is another order; "approved" does not merge PR-88

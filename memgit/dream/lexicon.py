@@ -26,22 +26,28 @@ SUCCEEDED = _re("succeeded")
 REPEATED = _re("repeated")  # "two nights in a row", "连续两晚": a line that reports several runs
 
 
-def _done() -> list[tuple[int, re.Pattern[str], str, str]]:
+def _done() -> list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]]:
     en, zh = table("done", "en"), table("done", "zh")
     out = []
     for state, rank in DONE_RANKS:
         try:
-            out.append((rank, _re(f"done.{state}.words"), en[state]["display"], zh[state]["display"]))
-        except (KeyError, TypeError):
+            # a state with `ends` ends only a wait named by one of those words ("approved" ends "pending
+            # approval", not "pending merge"); without, it ends any
+            ends = tuple(en[state].get("ends", ())) + tuple(zh[state].get("ends", ()))
+            if not all(isinstance(w, str) for w in ends):
+                raise TypeError
+            out.append((rank, _re(f"done.{state}.words"), en[state]["display"], zh[state]["display"], ends))
+        except (KeyError, TypeError, AttributeError):
             raise DataError(f"memgit's word lists lack a display of done state '{state}'; reinstall memgit.") from None
     return out
 
 
 # Done states, in order, with how far along each is; a tie keeps the first.
 DONE_RANKS = (("live", 3), ("deployed", 3), ("released", 3), ("arrived", 3), ("pushed", 2), ("merged", 2),
-              ("resolved", 2), ("done", 1))
-# (rank, pattern, canonical English, canonical Chinese); TRADITIONAL spells the latter.
-DONE: list[tuple[int, re.Pattern[str], str, str]] = _done()
+              ("approved", 2), ("resolved", 2), ("done", 1))
+# (rank, pattern, canonical English, canonical Chinese, the waits it alone ends); TRADITIONAL spells the
+# Chinese display.
+DONE: list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]] = _done()
 TRADITIONAL = {d["display"]: d.get("traditional", d["display"]) for d in table("done", "zh").values()}
 NEGATED_BEFORE = compiled(_NEG + r"\s*\S{0,6}$", key="negation")
 
@@ -84,10 +90,13 @@ def first_affirmed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return next((m for m in pattern.finditer(text) if not negated_at(text, m.start())), None)
 
 
-def done_state(text: str) -> tuple[int, str, str, int] | None:
-    """The most advanced non-negated done state in `text`: (rank, english, chinese, position)."""
+def done_state(text: str, wait: str | None = None) -> tuple[int, str, str, int] | None:
+    """The most advanced non-negated done state in `text`: (rank, english, chinese, position). With
+    `wait` (the words of what an entry waits for), only a state that can end that wait."""
     best = None
-    for rank, pat, en, zh in DONE:
+    for rank, pat, en, zh, ends in DONE:
+        if ends and wait is not None and not any(w in wait for w in ends):
+            continue
         m = first_affirmed(pat, text)
         if m is not None and (best is None or rank > best[0]):
             best = (rank, en, zh, m.start())

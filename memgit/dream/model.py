@@ -294,8 +294,25 @@ def _affirmed(pattern: re.Pattern[str], text: str) -> bool:
     return lx.first_affirmed(pattern, text) is not None
 
 
+# a code that names one of many things of a kind: letters, a dash, digits ("PO-0412", "BP-5521", "INC-77")
+_CODE = re.compile(r"(?<![\w-])([A-Za-z]{1,6})-?(\d{2,})(?![\w-])")
+
+
+def _codes(text: str) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for m in _CODE.finditer(text):
+        out.setdefault(m.group(1).lower(), set()).add(m.group(2))
+    return out
+
+
 def _version_clash(it: Item, o: Observation) -> bool:
-    """Entry and observation both name versions of the same shape, and none agree: another release."""
+    """Entry and observation both name versions of the same shape, and none agree: another release; or
+    both name codes of one series ("PO-0412", "PO-0415") and none agree: another one of its kind."""
+    mine = _codes(it.entry.body)
+    if mine:
+        theirs = _codes(o.text)
+        if any(p in theirs and not (n & theirs[p]) for p, n in mine.items()):
+            return True
     if not it.versions:
         return False
     ov = versions(o.text)
