@@ -124,6 +124,8 @@ VERSION_PATTERN = (r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?:[-+][0-9A-Za-z]+(?:\.[0-9A-
                    r"|(?<![\w.])v\d+(?!\w|\.\w)")
 VERSION_RE = compile_words(VERSION_PATTERN, re.I)
 PATH_RE = re.compile(r"(?:~|\.{0,2})/[\w.@%+-]+(?:/[\w.@%+-]*)*")
+# a command with a flag ("nginx -t", "pytest -x", "git push --force"): as specific as a path, in any script
+COMMAND_RE = re.compile(r"(?<![\w./-])([a-z][a-z0-9._+-]*)[ \t]+(--?[a-z][a-z0-9-]*)(?![\w-])")
 WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_'][A-Za-z0-9]+)*")
 PERCENT_PATTERN = r"(?<![\w.])[-+]?\d+(?:\.\d+)?%"
 PERCENT_RE = compile_words(PERCENT_PATTERN)
@@ -312,6 +314,8 @@ def terms(text: str, keep_versions: bool = True) -> list[str]:
         out += [v.lower().lstrip("v") for v in found]
     if "%" in t:
         out += [m.group(0).lstrip("+") for m in PERCENT_RE.finditer(t)]
+    if " -" in t:
+        out += [f"{m.group(1)} {m.group(2)}" for m in COMMAND_RE.finditer(t)]
     t2 = PATH_RE.sub(" ", t) if has_path else t
     if found:  # taking out the paths makes no new version: none in `t`, none in `t2`
         t2 = VERSION_RE.sub(" ", t2)

@@ -380,3 +380,19 @@ def test_approval_ends_a_wait_for_approval_of_the_one_order_it_names():
     out = status_changes(c)
     assert [x.op.targets[0] for x in out] == ["- [P1] 显示器采购单 PO-0712，待财务审批 (2026-05-01)"]
     assert "已批准" in out[0].op.text  # PO-0715 is another order; "approved" does not merge PR-88
+
+
+def test_a_lesson_across_scripts_links_on_a_command_it_names_alike():
+    lines = [("2026-05-26", "Restarted haproxy after editing the backend list without running `haproxy -c`; "
+                            "a typo took the API down. Lesson: always run `haproxy -c` before restarting haproxy."),
+             ("2026-05-28", "又來了：改了 timeout 就直接 restart haproxy，沒先跑 haproxy -c，API 掛了。以後 restart 之前一定先跑 `haproxy -c`。"),
+             ("2026-05-30", "第三次：忘记先 haproxy -c 就 restart，名字拼错。规则：任何 haproxy restart 之前先跑 haproxy -c。")]
+    (out,) = recurring(ctx("## Notes\n- [P2] Team lunch on Fridays\n", lines))
+    assert "haproxy -c" in out.op.text and not any(w in out.op.text for w in ("又來了", "忘记", "掛了"))
+
+
+def test_a_command_with_its_flag_is_one_term():
+    from memgit.text import term_set
+
+    assert {"nginx -t", "pytest -x", "git --force"} <= term_set("run nginx -t, then pytest -x; never git --force")
+    assert not any(" " in t for t in term_set("a well - known fact, 3 - 2"))

@@ -88,7 +88,7 @@ def recurring(ctx: Context) -> list[Candidate]:
         # overlap undervalues them: either measure may link two observations
         if len(shared) / min(len(terms[i]), len(terms[j])) >= 0.5 \
                 or ctx.weight(shared) / max(min(weight(i), weight(j)), 1e-9) >= 0.45 \
-                or _across_scripts(ctx, obs[i], obs[j], shared):
+                or _across_scripts(ctx, obs[i], obs[j], shared) or _named_alike(ctx, obs[i], obs[j], shared):
             sets.union(i, j)
     groups: dict[int, list[Observation]] = {}
     for i, o in enumerate(obs):
@@ -131,8 +131,10 @@ def recurring(ctx: Context) -> list[Candidate]:
             continue
         in_rule = {id(o) for o in ruled}  # (members are distinct lines: identity is equality here)
         clean = [o for o in clean if id(o) in in_rule] or clean
-        rep = max(clean, key=lambda o: (ctx.weight(core & o.terms) + 0.5 * bool(lx.RULE.search(fold(o.text)))
-                                          - 0.002 * len(o.text), o.day))
+        # a line stating the rule outranks one that only did the remedy again ("restart … 之前先跑"): the
+        # entry is written in the rule's words
+        rep = max(clean, key=lambda o: (bool(lx.RULE.search(fold(o.text))),
+                                        ctx.weight(core & o.terms) - 0.002 * len(o.text), o.day))
         # what the new entry says must itself recur: the lines that share most of its specific terms,
         # on enough days (a cluster chained through different topics has no one lesson)
         rep_anchor = frozenset(t for t in rep.terms & core if ctx.anchor(t))
@@ -190,6 +192,15 @@ def _across_scripts(ctx: Context, a: Observation, b: Observation, shared: frozen
     names = [t for t in shared if t.isascii() and not t.startswith("~") and ctx.anchor(t) and len(t) >= 3]
     # with no name in common, the same action on the same things: three concepts ("test", "send", "list")
     return len(names) >= 1 or len(concepts) >= 3
+
+
+def _named_alike(ctx: Context, a: Observation, b: Observation, shared: frozenset[str]) -> bool:
+    """Two lines in different scripts naming three specific things alike in Latin letters, one of them a
+    command or a path ("nginx", "reload", "nginx -t"): what they are about no translation changes."""
+    if _chinese(a.text) == _chinese(b.text):
+        return False
+    names = [t for t in shared if t.isascii() and not t.startswith("~") and ctx.anchor(t) and len(t) >= 3]
+    return len(names) >= 3 and any(" " in t or "/" in t for t in names)
 
 
 def _shared_by_days(ctx: Context, members: list[Observation]) -> tuple[frozenset[str], list[str]]:
