@@ -396,3 +396,12 @@ def test_a_command_with_its_flag_is_one_term():
 
     assert {"nginx -t", "pytest -x", "git --force"} <= term_set("run nginx -t, then pytest -x; never git --force")
     assert not any(" " in t for t in term_set("a well - known fact, 3 - 2"))
+
+
+def test_a_transfer_under_way_is_refreshed_when_the_log_says_it_was_completed():
+    mem = "## 域名\n- [P1] 域名 reedpipe.io 从 Namecheap 转到 Porkbun：转移中，等 Namecheap 放行 (2026-05-01)\n"
+    c = ctx(mem, [("2026-05-27", "Namecheap 那边 reedpipe.io 转移还在等放行"),
+                  ("2026-05-29", "Namecheap 放行了，reedpipe.io 转移到 Porkbun 已完成，WHOIS 已更新")])
+    out = status_changes(c)
+    assert [x.op.text for x in out] == ["[P1] 域名 reedpipe.io 从 Namecheap 转到 Porkbun：已完成 (2026-05-29)"]
+    assert out[0].score >= 0.7
