@@ -290,13 +290,24 @@ def cjk_words(run: str) -> tuple[str, ...]:
 COMMON_FREQ = 5000
 
 
-@lru_cache(maxsize=65536)
+# each Chinese term's verdict, asked once; `known_common` takes verdicts found in another process
+_COMMON: dict[str, bool] = {}
+
+
 def is_common_word(term: str) -> bool:
     """A Chinese dictionary word common in the language at large, whatever a workspace's counts say."""
     if not CJK_RE.match(term):
         return False
-    jb = _segmenter()
-    return jb.has_word(term) and jb.suggest_freq(term) >= COMMON_FREQ
+    v = _COMMON.get(term)
+    if v is None:
+        jb = _segmenter()
+        v = _COMMON[term] = bool(jb.has_word(term) and jb.suggest_freq(term) >= COMMON_FREQ)
+    return v
+
+
+def known_common(verdicts: dict[str, bool]) -> None:
+    """Take `is_common_word` verdicts computed elsewhere (a forked process holding the same dictionary)."""
+    _COMMON.update(verdicts)
 
 
 def terms(text: str, keep_versions: bool = True) -> list[str]:

@@ -102,3 +102,39 @@ def test_the_dream_finds_the_same_candidates_on_two_processors(tmp_path, monkeyp
     assert forked, "the rules did not run on two processors"
     assert one, "the sample's dream found nothing to compare"
     assert [(c.kind, c.op, c.score, c.features) for c in two] == [(c.kind, c.op, c.score, c.features) for c in one]
+
+
+def test_a_forked_value_comes_back_or_is_computed_here() -> None:
+    parent = os.getpid()
+    assert parallel.Forked(lambda: {"pid": os.getpid(), "x": [1, 2]}).result()["x"] == [1, 2]
+    assert parallel.Forked(lambda: os.getpid()).result() != parent  # it was computed in the child
+
+    def dies_in_child():
+        if os.getpid() != parent:
+            os._exit(3)
+        return "here"
+
+    assert parallel.Forked(dies_in_child).result() == "here"
+
+
+def test_the_model_built_on_two_processors_is_the_one_built_on_one(tmp_path, monkeypatch) -> None:
+    shutil.copytree(SAMPLE, tmp_path / "ws")
+    init(tmp_path / "ws")
+    ws = Workspace(tmp_path / "ws")
+    one = Context(collect(ws, date(2026, 11, 30), 30), "MEMORY.md", "USER.md")
+    monkeypatch.setattr(parallel, "MIN_OBSERVATIONS", 0)
+    monkeypatch.setattr(parallel, "_processors", lambda: 2)
+    forked = []
+    real_fork = os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    two = Context(collect(ws, date(2026, 11, 30), 30), "MEMORY.md", "USER.md")
+    assert forked, "the window's terms were not found on a second processor"
+    assert [o.terms for o in two.obs] == [o.terms for o in one.obs]
+    assert two.df == one.df and two._obs_by_term == one._obs_by_term

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from memgit import sensitive
-from memgit.dream import lexicon as lx
+from memgit.dream import lexicon as lx, parallel
 from memgit.dream.collect import Collected, Observation
 from memgit.lifecycle.priority import is_core
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE, Document, Entry
 from memgit.ops import Evidence, Operation
-from memgit.text import (PERCENT_RE, cjk_share, clauses, compile_words, is_common_word, is_traditional, term_set,
-                         to_simplified, version_key, versions)
+from memgit.text import (PERCENT_RE, cjk_share, clauses, compile_words, is_common_word, is_traditional, known_common,
+                         term_set, to_simplified, version_key, versions)
 
 
 CJK_IN = re.compile("[\u4e00-\u9fff]")
@@ -103,6 +103,12 @@ def _subject(body: str) -> frozenset[str]:
     return frozenset(t for t in term_set(b) if t not in vs) | lx.concept_terms(b)
 
 
+def _window_terms(obs: list[Observation]) -> tuple[list[frozenset[str]], dict[str, bool]]:
+    """Every observation's terms, and whether each Chinese one is common Chinese (`is_common_word`)."""
+    found = [o.terms for o in obs]
+    return found, {t: is_common_word(t) for ts in found for t in ts if CJK_IN.match(t)}
+
+
 class _Memo(dict):
     """A dict that computes a missing key's value once, with `of(key)`."""
 
@@ -122,6 +128,10 @@ class Context:
         self.primary = primary
         self.user_file = user_file
         self.items: list[Item] = []
+        # the window's terms (most of the model's cost) are found on a second processor while this one
+        # reads the entries
+        window = parallel.Forked(lambda: _window_terms(col.observations)) \
+            if parallel.worth_forking(len(col.observations)) else None
         for doc in col.docs.values():
             for e in doc.entries:
                 body = e.body
@@ -133,6 +143,11 @@ class Context:
                                        sensitive.has_sensitive(e.text) or (doc.name, e.text) in col.live_secrets,
                                        is_core(e, doc.section_at(e.start))))
         self.obs = col.observations
+        if window is not None:
+            found, common = window.result()
+            for o, ts in zip(self.obs, found):
+                o.__dict__["terms"] = ts  # what `Observation.terms` (a cached property) would compute
+            known_common(common)
         df: dict[str, int] = {}
         for o in self.obs:
             for t in o.terms:

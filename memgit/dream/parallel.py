@@ -47,6 +47,48 @@ def _read_all(fd: int) -> bytes:
         chunks.append(b)
 
 
+class Forked:
+    """`fn()` computed in a forked child while this process goes on; `result()` is its value, or `fn()`
+    computed here when the child failed in any way (the value must pickle)."""
+
+    def __init__(self, fn: Callable[[], object]) -> None:
+        self.fn = fn
+        self._r, w = os.pipe()
+        gc.freeze()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            self.pid = -1
+        if self.pid == 0:  # the child: computes, writes, exits; never returns into the caller's frames
+            code = 1
+            try:
+                os.close(self._r)
+                data = pickle.dumps(fn(), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(w, "wb") as f:
+                    f.write(data)
+                code = 0
+            except BaseException:  # noqa: BLE001 - whatever happens, the parent computes it itself
+                pass
+            finally:
+                os._exit(code)
+        gc.unfreeze()
+        os.close(w)
+
+    def result(self) -> object:
+        try:
+            if self.pid > 0:
+                data = _read_all(self._r)
+                _, status = os.waitpid(self.pid, 0)
+                if os.waitstatus_to_exitcode(status) == 0:
+                    try:
+                        return pickle.loads(data)
+                    except Exception:  # noqa: BLE001 - a garbled reply: compute it here
+                        pass
+        finally:
+            os.close(self._r)
+        return self.fn()
+
+
 def run_split(rules: Sequence[Callable], ctx) -> list[list]:
     """Each rule's candidates, `rules[i](ctx)` at index i, computed in this process and a forked one."""
     n = len(rules)
