@@ -405,3 +405,26 @@ def test_a_transfer_under_way_is_refreshed_when_the_log_says_it_was_completed():
     out = status_changes(c)
     assert [x.op.text for x in out] == ["[P1] 域名 reedpipe.io 从 Namecheap 转到 Porkbun：已完成 (2026-05-29)"]
     assert out[0].score >= 0.7
+
+
+def test_two_branches_sharing_a_template_are_not_one_fact():
+    mem = ("## 门店\n- [P1] 一号店（望江路）的冷库每月由「冰原制冷」上门保养 (2026-01-06)\n"
+           "- [P1] 二号店（桐梓林）的冷库每月由「冰原制冷」上门保养 (2026-01-06)\n"
+           "- [P2] 望江路店门口只能停 15 分钟 (2026-02-03)\n")
+    assert [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"] == []
+
+
+def test_a_lone_chinese_numeral_before_a_counter_is_a_number():
+    from memgit.dream.model import zh_numbers
+
+    assert zh_numbers("一号店") == {"1"} and zh_numbers("三楼会议室") == {"3"} and zh_numbers("二期工程") == {"2"}
+    assert zh_numbers("我们一起去") == set() and zh_numbers("一直失败") == set()
+
+
+def test_a_lesson_is_the_sentence_its_line_labels_as_one_not_the_story_beside_it():
+    rule = "教訓：送件之前要先用 Qubit 量濃度，不能只看 NanoDrop。"
+    lines = [("2026-05-26", f"核心退件：其中 3 個樣本濃度不夠，只有 3 ng/µL。{rule}"),
+             ("2026-05-28", f"核心退件：2 個樣本濃度太低，NanoDrop 量的不準。{rule}"),
+             ("2026-05-30", f"核心退件：樣本濃度不夠。{rule}")]
+    (out,) = recurring(ctx("## Notes\n- [P2] Team lunch on Fridays\n", lines))
+    assert out.op.text == "[P1] 送件之前要先用 Qubit 量濃度，不能只看 NanoDrop。 (2026-05-30)"

@@ -390,12 +390,17 @@ def zh_number(run: str) -> int | None:
     return total + section + (digit or 0)
 
 
+# a lone numeral before one of these counts ("一号店", "三楼", "二期"); elsewhere it is a word's part (一起, 一直)
+_ORDINAL_AFTER = re.compile("[号號楼樓层層栋棟期区區组組班]")
+
+
 def zh_numbers(text: str) -> set[str]:
     """Numbers written in Chinese numerals, as digits: "第三篇" and "第五篇" state different numbers."""
     out = set()
     for m in ZH_NUM_RE.finditer(text):
         n = zh_number(m.group(0))
-        if n is not None and (len(m.group(0)) > 1 or text[max(0, m.start() - 1):m.start()] == "第"):
+        if n is not None and (len(m.group(0)) > 1 or text[max(0, m.start() - 1):m.start()] == "第"
+                              or _ORDINAL_AFTER.match(text, m.end())):
             out.add(str(n))
     return out
 

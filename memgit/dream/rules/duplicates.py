@@ -115,7 +115,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
             if zh[i] != zh[j] and _translated(items[j] if zh[j] else items[i], items[i] if zh[j] else items[j]):
                 sims[(i, j)] = 0.8
                 continue
-            if not _same_fact(newer, older, cross):
+            if not _same_fact(ctx, newer, older, cross):
                 continue
             if (jac >= (0.45 if cjk else 0.6) or (ov >= (0.7 if cjk else 0.8) and n_anchor >= 3)
                     or (cross and ov >= 0.55 and n_anchor >= 4)):
@@ -189,13 +189,18 @@ def _translated(zh: Item, other: Item) -> bool:
     return len(names) >= 2 and len(names) + len(alike) >= 5
 
 
-def _same_fact(keep: Item, drop: Item, cross: bool) -> bool:
+def _same_fact(ctx: Context, keep: Item, drop: Item, cross: bool) -> bool:
     """A merge keeps `keep`'s wording, so `drop` may hold nothing `keep` lacks: its words are (almost)
     all in `keep` — a template shared by two different facts is not the same fact."""
     from rapidfuzz import fuzz
 
     if cross or CJK_IN.search(keep.entry.body + drop.entry.body):
-        return len(drop.subject - keep.subject) <= max(1, len(drop.subject) // 3)
+        missing = drop.subject - keep.subject
+        # a Chinese word only `drop` has may be where the segmenter cut differently, unless memory or the
+        # window uses it elsewhere too: then it is a name ("春熙路" of one store, "玉林" of the other)
+        if not cross and any(CJK_IN.search(t) and ctx.anchor(t) and ctx.df.get(t, 0) >= 2 for t in missing):
+            return False
+        return len(missing) <= max(1, len(drop.subject) // 3)
     a, b = fold(keep.entry.body), fold(drop.entry.body)
     return fuzz.token_set_ratio(a, b) >= 85
 

@@ -233,6 +233,11 @@ def _rule_form(text: str) -> str:
     "always", "make sure"), and a leading "记住：" / "Remember:" goes; a sentence saying what the
     problem is ("`gws` not found after an upgrade") stays beside its workaround."""
     parts = [p.strip() for p in _SENTENCE.split(text.strip()) if p and p.strip()]
+    # a sentence the line labels as its lesson ("教訓：…", "Lesson: …") is the rule; the others tell
+    # what happened that day ("核心退件：3 個 library 濃度不夠")
+    labelled = [lx.RULE_LABEL.sub("", p, count=1).strip() for p in parts if lx.RULE_LABEL.match(p)]
+    if len(parts) >= 2 and labelled and len(" ".join(labelled)) >= 8:
+        return " ".join(labelled)
     if len(parts) < 2 or not any(lx.RULE.search(fold(p)) for p in parts):
         return text
     kept = [p for p in parts if lx.RULE.search(fold(p))
