@@ -428,3 +428,20 @@ def test_a_lesson_is_the_sentence_its_line_labels_as_one_not_the_story_beside_it
              ("2026-05-30", f"核心退件：樣本濃度不夠。{rule}")]
     (out,) = recurring(ctx("## Notes\n- [P2] Team lunch on Fridays\n", lines))
     assert out.op.text == "[P1] 送件之前要先用 Qubit 量濃度，不能只看 NanoDrop。 (2026-05-30)"
+
+
+def test_a_merge_across_languages_keeps_a_given_name_only_one_entry_writes():
+    mem = ("## Clinic\n- [P1] Dr. Ravi Menon takes walk-in patients only on Monday mornings, 08:30–12:00 (2026-01-12)\n"
+           "- [P1] Menon 医生只在周一上午 08:30–12:00 接现场挂号（walk-in） (2026-03-20)\n")
+    (out,) = [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
+    assert "Ravi" in out.op.text
+
+
+def test_a_delivery_reported_beside_another_still_in_transit_is_no_relapse():
+    mem = ("## Orders\n- [P1] Beeswax restock, 15 kg from Hive & Co：in transit (2026-05-02)\n"
+           "- [P1] Glass jars 2000 from Jarworks：in transit (2026-05-04)\n")
+    c = ctx(mem, [("2026-05-27", "Beeswax delivered to the studio, 15 kg, all blocks checked."),
+                  ("2026-05-29", "Stock update: beeswax received and in stock, jars still in transit.")])
+    out = status_changes(c)
+    assert [x.op.targets[0] for x in out] == ["- [P1] Beeswax restock, 15 kg from Hive & Co：in transit (2026-05-02)"]
+    assert out[0].score >= 0.7

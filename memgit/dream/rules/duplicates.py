@@ -144,8 +144,11 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                     seen_in[t] = seen_in.get(t, 0) + 1
             # across languages only what no translation changes must survive: names, paths, numbers
             mixed = len({bool(CJK_IN.search(x.entry.body)) for x in its}) > 1
-            union = frozenset(t for t, c in seen_in.items()
-                              if c >= 2 or (not CJK_IN.search(t) and (not mixed or not t.isalpha())))
+            # (and a capitalised word inside an entry is a name, "Anand", which no translation changes)
+            proper = frozenset(t for x in its for w in _PROPER.findall(x.entry.body) for t in _terms(w)) \
+                if mixed else frozenset()
+            union = frozenset(t for t, c in seen_in.items() if not t.startswith("~")  # (a concept is a spelling)
+                              and (c >= 2 or (not CJK_IN.search(t) and (not mixed or not t.isalpha() or t in proper))))
             complete = [x for x in its if x.subject >= union]
             if not complete:
                 continue
@@ -160,6 +163,10 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                            evidence=tuple(entry_evidence(x) for x in ordered), origin="offline")
             out.append(Candidate(op, "duplicate", score, {"entries": len(its), "similarity": round(sim, 2)}))
     return out
+
+
+# a capitalised word that does not open the entry or a sentence: a name
+_PROPER = re.compile(r"(?<=[\w,;:(（)] )[A-Z][a-z]{2,}\b")
 
 
 def _names_retired(newer: Item, older: Item, m: re.Match[str]) -> bool:

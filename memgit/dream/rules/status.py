@@ -49,7 +49,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         later = [o for o in about if o.day > best[1].day and o not in support and ctx.mentions(o, it) >= 0.3
                  and o.role != "assistant"]
-        relapsed = [o for o in later if _affirmed(lx.PENDING, fold(o.text)) or _affirmed(lx.ERROR, fold(o.text))]
+        wait = pend.group(0) if pend else ""
+        relapsed = [o for o in later if (_affirmed(lx.PENDING, fold(o.text)) or _affirmed(lx.ERROR, fold(o.text)))
+                    and not _done_here(ctx, it, fold(o.text), wait)]
         days = len({o.day for o in support})
         confirm = len({o.day for o in later}) - len({o.day for o in relapsed})
         st, o = best
@@ -70,6 +72,13 @@ def status_changes(ctx: Context) -> list[Candidate]:
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
         out.append(Candidate(op, "status", score, feats))
     return out
+
+
+def _done_here(ctx: Context, it, f: str, wait: str) -> bool:
+    """The line says the entry's own thing is done, next to its subject ("oil received and in stock,
+    boxes still in transit"): a wait it also names is another thing's."""
+    st = lx.done_state(f, wait)
+    return st is not None and ctx.near(f, st[3], it.head or it.subject)
 
 
 PERCENT = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d+)?\s?%")
