@@ -445,3 +445,12 @@ def test_a_delivery_reported_beside_another_still_in_transit_is_no_relapse():
     out = status_changes(c)
     assert [x.op.targets[0] for x in out] == ["- [P1] Beeswax restock, 15 kg from Hive & Co：in transit (2026-05-02)"]
     assert out[0].score >= 0.7
+
+
+def test_a_fault_whose_cause_was_unknown_is_over_when_it_stopped_happening():
+    mem = "## 問題\n- [P2] 掛號機一直隨機黑屏，重開也沒用，原因還沒查出來 (2026-05-20)\n"
+    c = ctx(mem, [("2026-05-28", "掛號機整個上午都正常，沒再黑屏"),
+                  ("2026-05-29", "掛號機連續三天沒黑屏，廠商確認問題是電源線，已經解決")])
+    assert [x.op.op for x in stale_entries(c)] == ["prune"]
+    still = ctx(mem, [("2026-05-29", "掛號機下午又黑屏了一次")])
+    assert stale_entries(still) == []
