@@ -203,9 +203,13 @@ def _same_fact(ctx: Context, keep: Item, drop: Item, cross: bool) -> bool:
 
     if cross or CJK_IN.search(keep.entry.body + drop.entry.body):
         missing = drop.subject - keep.subject
-        # a Chinese word only `drop` has may be where the segmenter cut differently, unless memory or the
-        # window uses it elsewhere too: then it is a name ("春熙路" of one store, "玉林" of the other)
-        if not cross and any(CJK_IN.search(t) and ctx.anchor(t) and ctx.df.get(t, 0) >= 2 for t in missing):
+        # a Chinese word only `drop` has may be where the segmenter cut differently (the same cut recurs
+        # wherever the phrase does), unless another entry of memory names it too: then it is a name
+        # ("春熙路" of one store, beside "春熙路店门口…")
+        pair = {id(keep), id(drop)}
+        if not cross and any(CJK_IN.search(t) and ctx.anchor(t)
+                             and any(id(ctx.items[i]) not in pair for i in ctx._items_by_term.get(t, ()))
+                             for t in missing):
             return False
         return len(missing) <= max(1, len(drop.subject) // 3)
     a, b = fold(keep.entry.body), fold(drop.entry.body)
