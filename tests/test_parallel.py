@@ -21,6 +21,21 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_memory"
 
 
+def _count_forks(monkeypatch) -> list[int]:
+    """The pids of the children os.fork() makes from now on (in this process)."""
+    forked: list[int] = []
+    real_fork = os.fork
+
+    def fork():
+        pid = real_fork()
+        if pid:
+            forked.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    return forked
+
+
 def _rule(i: int):
     def rule(ctx):
         return [(i, ctx["x"] * i, os.getpid())]
@@ -88,16 +103,7 @@ def test_the_dream_finds_the_same_candidates_on_two_processors(tmp_path, monkeyp
     one = signals.find_candidates(Context(col, "MEMORY.md", "USER.md"))
     monkeypatch.setattr(parallel, "MIN_OBSERVATIONS", 0)
     monkeypatch.setattr(parallel, "_processors", lambda: 2)
-    forked = []
-    real_fork = os.fork
-
-    def fork():
-        pid = real_fork()
-        if pid:
-            forked.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", fork)
+    forked = _count_forks(monkeypatch)
     two = signals.find_candidates(Context(col, "MEMORY.md", "USER.md"))
     assert forked, "the rules did not run on two processors"
     assert one, "the sample's dream found nothing to compare"
@@ -124,16 +130,7 @@ def test_the_model_built_on_two_processors_is_the_one_built_on_one(tmp_path, mon
     one = Context(collect(ws, date(2026, 11, 30), 30), "MEMORY.md", "USER.md")
     monkeypatch.setattr(parallel, "MIN_OBSERVATIONS", 0)
     monkeypatch.setattr(parallel, "_processors", lambda: 2)
-    forked = []
-    real_fork = os.fork
-
-    def fork():
-        pid = real_fork()
-        if pid:
-            forked.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", fork)
+    forked = _count_forks(monkeypatch)
     two = Context(collect(ws, date(2026, 11, 30), 30), "MEMORY.md", "USER.md")
     assert forked, "the window's terms were not found on a second processor"
     assert [o.terms for o in two.obs] == [o.terms for o in one.obs]

@@ -1,4 +1,7 @@
-"""Run the offline rules on two processors: a forked child shares the built model, copy-on-write.
+"""The dream on two processors: a forked child shares what this process built, copy-on-write.
+
+`Forked` computes one value in a child while this process goes on (the model's window terms);
+`run_split` runs the offline rules in both processes.
 
 Each rule is a pure function of the shared model (`memgit.dream.model.Context`), so which process
 runs it cannot change what it finds. Both processes claim the next rule from one queue (a pipe
@@ -19,7 +22,7 @@ import os
 import pickle
 import sys
 import threading
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 # a window with fewer observations dreams in well under a second on one processor: forking
 # (copying the page tables of a process of ~100 MB) would cost more than it saves
@@ -47,6 +50,45 @@ def _read_all(fd: int) -> bytes:
         chunks.append(b)
 
 
+def _fork() -> int:
+    """os.fork(), -1 if it fails. Objects that live through the fork are frozen first: the collector never
+    traces them again, so no process writes to their pages just to scan them and far fewer are copied."""
+    gc.freeze()
+    try:
+        return os.fork()
+    except OSError:
+        return -1
+
+
+def _child(work: Callable[[], object], unused: int, out: int) -> NoReturn:
+    """In the child: `work()`, pickled to `out`, then exit at once — never back into the caller's frames,
+    whose `finally` blocks (a lock's release) belong to the parent. Whatever fails, the exit code says so
+    and the parent does the work itself."""
+    code = 1
+    try:
+        os.close(unused)
+        data = pickle.dumps(work(), protocol=pickle.HIGHEST_PROTOCOL)
+        with os.fdopen(out, "wb") as f:
+            f.write(data)
+        code = 0
+    except BaseException:  # noqa: BLE001 - whatever happens, the parent redoes the work
+        pass
+    finally:
+        os._exit(code)
+
+
+def _reply(pid: int, fd: int) -> tuple[bool, object]:
+    """The child's value, once it exited cleanly: (True, value); (False, None) for any failure."""
+    data = _read_all(fd)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        return False, None
+    try:
+        return True, pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a garbled reply
+        return False, None
+
+
 class Forked:
     """`fn()` computed in a forked child while this process goes on; `result()` is its value, or `fn()`
     computed here when the child failed in any way (the value must pickle)."""
@@ -54,39 +96,18 @@ class Forked:
     def __init__(self, fn: Callable[[], object]) -> None:
         self.fn = fn
         self._r, w = os.pipe()
-        gc.freeze()
-        try:
-            self.pid = os.fork()
-        except OSError:
-            self.pid = -1
-        if self.pid == 0:  # the child: computes, writes, exits; never returns into the caller's frames
-            code = 1
-            try:
-                os.close(self._r)
-                data = pickle.dumps(fn(), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(w, "wb") as f:
-                    f.write(data)
-                code = 0
-            except BaseException:  # noqa: BLE001 - whatever happens, the parent computes it itself
-                pass
-            finally:
-                os._exit(code)
+        self.pid = _fork()
+        if self.pid == 0:
+            _child(fn, self._r, w)
         gc.unfreeze()
         os.close(w)
 
     def result(self) -> object:
         try:
-            if self.pid > 0:
-                data = _read_all(self._r)
-                _, status = os.waitpid(self.pid, 0)
-                if os.waitstatus_to_exitcode(status) == 0:
-                    try:
-                        return pickle.loads(data)
-                    except Exception:  # noqa: BLE001 - a garbled reply: compute it here
-                        pass
+            ok, value = _reply(self.pid, self._r) if self.pid > 0 else (False, None)
         finally:
             os.close(self._r)
-        return self.fn()
+        return value if ok else self.fn()
 
 
 def run_split(rules: Sequence[Callable], ctx) -> list[list]:
@@ -98,42 +119,26 @@ def run_split(rules: Sequence[Callable], ctx) -> list[list]:
     os.write(queue_w, bytes(range(n - 1, -1, -1)))  # the registry's last rules first: its costliest
     os.close(queue_w)
     out_r, out_w = os.pipe()
-    # objects that live through the fork are never traced by the collector again: no process writes
-    # to their pages just to scan them, so far fewer pages are copied
-    gc.freeze()
-    try:
-        pid = os.fork()
-    except OSError:
-        pid = -1
-    if pid == 0:  # the child: never returns into the caller's frames (their `finally` would run twice)
-        code = 1
-        try:
-            os.close(out_r)
-            mine = []
-            while (b := os.read(queue_r, 1)):
-                mine.append((b[0], rules[b[0]](ctx)))
-            data = pickle.dumps(mine, protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(out_w, "wb") as f:
-                f.write(data)
-            code = 0
-        except BaseException:  # noqa: BLE001 - whatever happens, the parent redoes the work
-            pass
-        finally:
-            os._exit(code)
+
+    def claim() -> list[tuple[int, list]]:  # the next rule from the queue, until it is empty
+        done = []
+        while (b := os.read(queue_r, 1)):
+            done.append((b[0], rules[b[0]](ctx)))
+        return done
+
+    pid = _fork()
+    if pid == 0:
+        _child(claim, out_r, out_w)
     results: dict[int, list] = {}
     try:
         os.close(out_w)
         if pid > 0:
-            while (b := os.read(queue_r, 1)):
-                results[b[0]] = rules[b[0]](ctx)
-            data = _read_all(out_r)
-            _, status = os.waitpid(pid, 0)
-            if os.waitstatus_to_exitcode(status) == 0:
+            results.update(claim())
+            ok, theirs = _reply(pid, out_r)
+            if ok:
                 try:
-                    theirs = pickle.loads(data)
-                    for i, found in theirs:
-                        results[int(i)] = found
-                except Exception:  # noqa: BLE001 - a garbled reply: redo its rules below
+                    results.update((int(i), found) for i, found in theirs)
+                except (TypeError, ValueError):  # a reply of the wrong shape: redo its rules below
                     pass
     finally:
         os.close(queue_r)
