@@ -346,8 +346,8 @@ def test_a_lesson_in_three_scripts_links_on_three_shared_concepts_without_a_name
 
 
 def test_a_finding_that_names_a_rule_is_no_rule():
-    lines = [("2026-05-27", "**Okafor et al (2024):** the sunk-cost effect is wrong as a general rule; framing explains it."),
-             ("2026-05-29", "**Okafor et al (2024):** a general solution for sunk-cost framing; the effect fades with framing.")]
+    lines = [("2026-05-27", "**Okafor et al (2024):** the sunk-cost effect fails to hold as a rule of thumb; framing explains it."),
+             ("2026-05-29", "**Okafor et al (2024):** one solution to sunk-cost framing found; the effect fades with framing.")]
     assert recurring(ctx("## Notes\n", lines)) == []
 
 
