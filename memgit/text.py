@@ -186,10 +186,11 @@ def is_traditional(text: str) -> bool:
 
 
 def cjk_share(text: str) -> float:
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
+    """The share of the text's letters that are Chinese characters."""
+    cjk = CJK_RE.findall(text)
+    if not cjk:  # most lines: no Chinese at all, so no need to count letters
         return 0.0
-    return sum(1 for c in letters if CJK_RE.match(c)) / len(letters)
+    return sum(map(str.isalpha, cjk)) / sum(map(str.isalpha, text))
 
 
 def norm(text: str) -> str:

@@ -84,3 +84,36 @@ def compiled(pattern: str, flags: int = 0, key: str = "") -> re.Pattern[str]:
 def pattern(key: str, flags: int = 0) -> re.Pattern[str]:
     """The alternatives under `key`, each grouped, as one compiled pattern."""
     return compiled("|".join(f"(?:{a})" for a in words(key)), flags, key)
+
+
+class LazyPattern:
+    """A word list's pattern compiled on its first use, as `compiled` would compile it.
+
+    The lexicon holds about a hundred patterns and compiling them all costs a dream more than a tenth
+    of a second before it reads a line, though a run uses only some of them (and on two processors,
+    each compiles those its own rules use). At first use the compiled pattern's attributes (`search`,
+    `sub`, `pattern`, …) are bound onto the instance, so every later call goes straight to `re`.
+    `source` is the pattern as given, to build a larger one from without compiling this one. A bad
+    pattern raises the same `DataError` at first use."""
+
+    _SHARED = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split", "pattern",
+               "groups", "groupindex", "flags")
+
+    def __init__(self, source: str, flags: int = 0, key: str = "") -> None:
+        self.source, self._flags, self._key = source, flags, key
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("__") or name not in self._SHARED:
+            raise AttributeError(name)
+        c = compiled(self.source, self._flags, self._key)
+        for a in self._SHARED:
+            setattr(self, a, getattr(c, a))
+        return getattr(c, name)
+
+    def __repr__(self) -> str:
+        return f"LazyPattern({self._key or self.source[:40]!r})"
+
+
+def pattern_later(key: str, flags: int = 0) -> LazyPattern:
+    """`pattern(key, flags)`, compiled on first use (the list itself is read and checked now)."""
+    return LazyPattern("|".join(f"(?:{a})" for a in words(key)), flags, key)

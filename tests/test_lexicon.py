@@ -119,3 +119,18 @@ def test_missing_file_or_key_or_bad_pattern_is_a_clear_error(word_folder):
         wordlists.words("nothing")
     with pytest.raises(DataError, match="bad pattern"):
         wordlists.pattern("bad")
+
+
+def test_a_pattern_compiled_later_matches_as_one_compiled_now(word_folder):
+    (word_folder / "en.toml").write_text("pending = ['on hold', 'waiting for']\nbad = ['(']\n", encoding="utf-8")
+    (word_folder / "zh.toml").write_text("pending = ['等待中']\n", encoding="utf-8")
+    now, later = wordlists.pattern("pending", re.I), wordlists.pattern_later("pending", re.I)
+    for text in ("Build ON HOLD", "still waiting for review; 等待中", "nothing here", ""):
+        assert [m.span() for m in later.finditer(text)] == [m.span() for m in now.finditer(text)]
+        assert later.sub("#", text) == now.sub("#", text)
+    assert later.pattern == now.pattern and later.source.startswith("(?:on hold)")
+    bad = wordlists.pattern_later("bad")  # the list is read now, the pattern checked at first use
+    with pytest.raises(DataError, match="bad pattern"):
+        bad.search("x")
+    with pytest.raises(DataError, match="no 'nothing'"):
+        wordlists.pattern_later("nothing")

@@ -5,13 +5,14 @@ import os
 import shutil
 import sys
 import threading
+import time
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from memgit.adopt import init
-from memgit.dream import parallel, signals
+from memgit.dream import model, parallel, signals
 from memgit.dream.collect import collect
 from memgit.dream.model import Context
 from memgit.workspace import Workspace
@@ -36,50 +37,67 @@ def _count_forks(monkeypatch) -> list[int]:
     return forked
 
 
-def _rule(i: int):
-    def rule(ctx):
-        return [(i, ctx["x"] * i, os.getpid())]
-    return rule
+def _task(i: int, x: int = 1, pause: float = 0.0):
+    def task():
+        time.sleep(pause)
+        return [(i, x * i, os.getpid())]
+    return task
 
 
-def test_each_rule_runs_once_and_results_come_back_in_registry_order() -> None:
-    rules = [_rule(i) for i in range(13)]
-    out = parallel.run_split(rules, {"x": 3})
+def test_each_task_runs_once_and_values_come_back_at_their_index() -> None:
+    tasks = [_task(i, 3, 0.02) for i in range(13)]
+    out, mine = parallel.run_split(tasks, first=lambda: os.getpid(), order=range(12, -1, -1))
     assert [[(i, x) for i, x, _ in found] for found in out] == [[(i, 3 * i)] for i in range(13)]
+    assert mine == os.getpid()  # `first` ran in this process
     pids = {pid for found in out for _, _, pid in found}
-    assert os.getpid() in pids  # the parent took its share of the queue
+    assert os.getpid() in pids and len(pids) == 2  # both processes took a share of the queue
+    with pytest.raises(ValueError):
+        parallel.run_split(tasks, order=range(12))  # an order must name every task
 
 
 def test_a_child_that_dies_costs_time_not_candidates() -> None:
     parent = os.getpid()
 
-    def dies_in_child(ctx):
+    def dies_in_child():
         if os.getpid() != parent:
             os._exit(9)  # killed mid-run, before it could report anything
         return ["parent's"]
 
-    rules = [dies_in_child] + [_rule(i) for i in range(1, 6)]
-    out = parallel.run_split(rules, {"x": 1})
+    out, _ = parallel.run_split([dies_in_child] + [_task(i) for i in range(1, 6)])
     assert out[0] == ["parent's"]
     assert [[(i, x) for i, x, _ in found] for found in out[1:]] == [[(i, i)] for i in range(1, 6)]
 
 
-def test_a_rule_that_raises_in_the_child_is_rerun_and_raises_here() -> None:
+def test_a_task_that_raises_in_the_child_is_rerun_and_raises_here() -> None:
     parent = os.getpid()
 
-    def flaky(ctx):
+    def flaky():
         if os.getpid() != parent:
             raise RuntimeError("child only")
         return ["ok"]
 
-    out = parallel.run_split([flaky, _rule(1), _rule(2)], {"x": 2})
+    out, _ = parallel.run_split([flaky, _task(1, 2), _task(2, 2)])
     assert out[0] == ["ok"] and out[1][0][:2] == (1, 2) and out[2][0][:2] == (2, 4)
 
-    def broken(ctx):
+    def broken():
         raise ValueError("a bug")
 
     with pytest.raises(ValueError):  # a bug is not swallowed: the parent reruns it and sees it
-        parallel.run_split([broken, _rule(1)], {"x": 1})
+        parallel.run_split([broken, _task(1)])
+
+
+def test_a_failure_here_leaves_no_child_behind() -> None:
+    def slow():
+        time.sleep(30)
+        return []
+
+    def fails():
+        raise KeyError("first")
+
+    with pytest.raises(KeyError):
+        parallel.run_split([slow, slow], first=fails)
+    with pytest.raises(ChildProcessError):  # the child was killed and reaped, not left to run or linger
+        os.waitpid(-1, os.WNOHANG)
 
 
 def test_no_fork_with_another_thread_running_or_a_small_window() -> None:
@@ -110,17 +128,15 @@ def test_the_dream_finds_the_same_candidates_on_two_processors(tmp_path, monkeyp
     assert [(c.kind, c.op, c.score, c.features) for c in two] == [(c.kind, c.op, c.score, c.features) for c in one]
 
 
-def test_a_forked_value_comes_back_or_is_computed_here() -> None:
-    parent = os.getpid()
-    assert parallel.Forked(lambda: {"pid": os.getpid(), "x": [1, 2]}).result()["x"] == [1, 2]
-    assert parallel.Forked(lambda: os.getpid()).result() != parent  # it was computed in the child
-
-    def dies_in_child():
-        if os.getpid() != parent:
-            os._exit(3)
-        return "here"
-
-    assert parallel.Forked(dies_in_child).result() == "here"
+def test_the_window_is_cut_into_chunks_that_cover_it_in_order(tmp_path) -> None:
+    shutil.copytree(SAMPLE, tmp_path / "ws")
+    init(tmp_path / "ws")
+    obs = collect(Workspace(tmp_path / "ws"), date(2026, 11, 30), 30).observations
+    for n in (0, 1, 2, len(obs)):
+        parts = model._chunks(obs[:n])
+        assert [o for p in parts for o in obs[:n][p]] == obs[:n]
+        assert len(parts) <= model._CHUNKS
+    assert len(model._chunks(obs)) == min(model._CHUNKS, len(obs))
 
 
 def test_the_model_built_on_two_processors_is_the_one_built_on_one(tmp_path, monkeypatch) -> None:

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from memgit.errors import DataError
 from memgit.text import CJK_RE as CJK_IN, norm
-from memgit.wordlists import alternation, compiled, pattern as _re, table, words
+from memgit.wordlists import LazyPattern, alternation, compiled as _compiled_now, pattern_later as _re, table, words
 
 _NEG = f"(?:{alternation('negation')})"
 
@@ -49,7 +49,7 @@ DONE_RANKS = (("live", 3), ("deployed", 3), ("released", 3), ("arrived", 3), ("p
 # Chinese display.
 DONE: list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]] = _done()
 TRADITIONAL = {d["display"]: d.get("traditional", d["display"]) for d in table("done", "zh").values()}
-NEGATED_BEFORE = compiled(_NEG + r"\s*\S{0,6}$", key="negation")
+NEGATED_BEFORE = LazyPattern(_NEG + r"\s*\S{0,6}$", key="negation")
 
 PREFERENCE = _re("preference")
 EXCEPTION = _re("exception")
@@ -60,7 +60,8 @@ RULE = _re("rule")
 # a complaint that a lesson was missed ("forgot to", "忘了", "浪费半小时"): not the lesson itself
 COMPLAINT = _re("complaint")
 # a label a rule is said under, at a sentence's start ("记住：", "Remember:", "Rule:")
-RULE_LABEL = compiled(f"^(?:{alternation('as_written.rule_label')})\\s*[:：,，]\\s*", re.I, key="as_written.rule_label")
+RULE_LABEL = LazyPattern(f"^(?:{alternation('as_written.rule_label')})\\s*[:：,，]\\s*", re.I,
+                         key="as_written.rule_label")
 # what was done to fix it, which, recurring, is a workaround in all but name
 REMEDY = _re("remedy")
 # how often, not what to do: "as always" is no rule
@@ -68,7 +69,7 @@ HABITUAL = _re("habitual")
 AGAIN = _re("again")
 TEMP = _re("temp")
 # groups 1, 2: the English count and unit; 3, 4: the Chinese (memgit.dream.rules.prune reads them so)
-EXPIRES_IN = compiled("|".join(words("expires_in")), key="expires_in")
+EXPIRES_IN = _compiled_now("|".join(words("expires_in")), key="expires_in")
 if EXPIRES_IN.groups != 2 * len(words("expires_in")):
     raise DataError("memgit's word list 'expires_in' needs two groups (count, unit) per alternative; reinstall memgit.")
 # days per unit of EXPIRES_IN
@@ -76,8 +77,9 @@ EXPIRY_DAYS: dict[str, int] = {k: int(v) for k, v in table("expiry_unit").items(
 CHATTER = _re("chatter")
 ACK = _re("ack")
 # leading words of a log line that say when, not what
-DAY_NOISE = compiled(f"^(?:{alternation('day_noise')})", re.I, key="day_noise")
-STATE_WORDS = re.compile("|".join(p.pattern for p in (PENDING, TODO, ERROR, FIXED, *[d[1] for d in DONE])))
+DAY_NOISE = LazyPattern(f"^(?:{alternation('day_noise')})", re.I, key="day_noise")
+STATE_WORDS = LazyPattern("|".join(p.source for p in (PENDING, TODO, ERROR, FIXED, *[d[1] for d in DONE])),
+                          key="state words")
 
 
 def negated_at(text: str, pos: int) -> bool:
@@ -142,13 +144,13 @@ PREFERENCE_SAID = _re("preference_said")
 PREFERENCE_CHANGE = _re("preference_change")
 TIME_MARKER = _re("time_marker", re.I)
 RATHER_THAN = _re("rather_than")
-FILLER = compiled(rf"^(?:{alternation('as_written.filler')})[,，:：!！。\s]+", re.I, key="as_written.filler")
+FILLER = LazyPattern(rf"^(?:{alternation('as_written.filler')})[,，:：!！。\s]+", re.I, key="as_written.filler")
 # "Mei said (that) …", "Jw 说 …": who said it is evidence, not part of the preference
 _SAID_EN, _SAID_ZH = (alternation("as_written.attribution", lang) for lang in ("en", "zh"))
-ATTRIBUTION = compiled(rf"^[^\s,，:：]{{1,20}}(?:\s+[^\s,，:：]{{1,20}})?\s+(?:{_SAID_EN})\s+(?:that\s+)?"
+ATTRIBUTION = LazyPattern(rf"^[^\s,，:：]{{1,20}}(?:\s+[^\s,，:：]{{1,20}})?\s+(?:{_SAID_EN})\s+(?:that\s+)?"
                        rf"|^[^\s,，:：]{{1,12}}\s*(?:{_SAID_ZH})\s*[:：,，]?\s*", re.I, key="as_written.attribution")
-PARTICLE_END = compiled(f"(?:{alternation('as_written.particle')})+$", key="as_written.particle")
-AND_BUT = compiled(rf"\s+(?:{alternation('as_written.and_but')})\s+", key="as_written.and_but")
+PARTICLE_END = LazyPattern(f"(?:{alternation('as_written.particle')})+$", key="as_written.particle")
+AND_BUT = LazyPattern(rf"\s+(?:{alternation('as_written.and_but')})\s+", key="as_written.and_but")
 PREFERENCE_TITLE = _re("as_written.preference_title", re.I)
 # a thing that is over (memgit.dream.rules.prune)
 DONE_WITH = _re("done_with")
@@ -161,7 +163,7 @@ OBJECT_PREPOSITION = alternation("object_preposition")
 BLOCKED = _re("blocked")
 UNBLOCKED = _re("unblocked")
 # what the person puts in a retired tool's place ("use plain `gh` only", "改用 `uv`"): group 1 is the tool
-REPLACE_WITH = compiled(f"(?:{alternation('replace_with')})`([^`\\n]{{1,60}})`", key="replace_with")
+REPLACE_WITH = LazyPattern(f"(?:{alternation('replace_with')})`([^`\\n]{{1,60}})`", key="replace_with")
 # a verb prescribing a tool ("always use `x`"), and a sentence that only points back at the one before
 USE_VERB = _re("use_verb")
 ANAPHOR = _re("anaphor")
@@ -195,7 +197,7 @@ def _concepts() -> tuple[dict[str, str], re.Pattern[str]]:
     # Chinese forms by one pattern, longest first; English forms are whole words, looked up word by word
     # (a pattern of a hundred \b-bounded alternatives costs a microsecond a character on every line)
     zh = [re.escape(w) for w in sorted(by_word, key=len, reverse=True) if not w.isascii()]
-    return by_word, compiled("|".join(zh) or "(?!)", key="concept")
+    return by_word, _compiled_now("|".join(zh) or "(?!)", key="concept")
 
 
 _EN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")

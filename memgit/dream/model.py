@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
+from functools import lru_cache, partial
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -103,6 +103,22 @@ def _subject(body: str) -> frozenset[str]:
     return frozenset(t for t in term_set(b) if t not in vs) | lx.concept_terms(b)
 
 
+_CHUNKS = 16  # of the window's lines, for two processors to share: few enough to send, enough to balance
+
+
+def _chunks(obs: list[Observation]) -> list[slice]:
+    """`obs` cut into `_CHUNKS` runs of about the same length of text (what finding their terms costs)."""
+    total = sum(len(o.text) for o in obs) or 1
+    out, start, acc = [], 0, 0
+    for i, o in enumerate(obs):
+        acc += len(o.text)
+        if acc * _CHUNKS >= total * (len(out) + 1) and i + 1 < len(obs):
+            out.append(slice(start, i + 1))
+            start = i + 1
+    out.append(slice(start, len(obs)))
+    return out
+
+
 def _window_terms(obs: list[Observation]) -> tuple[list[frozenset[str]], dict[str, bool]]:
     """Every observation's terms, and whether each Chinese one is common Chinese (`is_common_word`)."""
     found = [o.terms for o in obs]
@@ -128,26 +144,23 @@ class Context:
         self.primary = primary
         self.user_file = user_file
         self.items: list[Item] = []
-        # the window's terms (most of the model's cost) are found on a second processor while this one
-        # reads the entries
-        window = parallel.Forked(lambda: _window_terms(col.observations)) \
-            if parallel.worth_forking(len(col.observations)) else None
-        for doc in col.docs.values():
-            for e in doc.entries:
-                body = e.body
-                first = clauses(LABEL_RE.sub("", body, count=1) if _label(body) else body)
-                head = _subject(first[0]) if first else frozenset()
-                if _label(body):
-                    head = _subject(LABEL_RE.match(body).group(1)) | head
-                self.items.append(Item(e, doc, fold(body), _subject(body), versions(body), head,
-                                       sensitive.has_sensitive(e.text) or (doc.name, e.text) in col.live_secrets,
-                                       is_core(e, doc.section_at(e.start))))
         self.obs = col.observations
-        if window is not None:
-            found, common = window.result()
-            for o, ts in zip(self.obs, found):
-                o.__dict__["terms"] = ts  # what `Observation.terms` (a cached property) would compute
-            known_common(common)
+        if parallel.worth_forking(len(self.obs)):
+            # the window's terms (most of the model's cost) are found on two processors: a child starts on
+            # them while this one reads the entries, then both take the next chunk of lines
+            parts = _chunks(self.obs)
+            # chunks holding Chinese first: the child takes them, so a window with a few Chinese lines
+            # loads the Chinese dictionary in one process only
+            order = sorted(range(len(parts)),
+                           key=lambda i: not any(CJK_IN.search(o.text) for o in self.obs[parts[i]]))
+            found, _ = parallel.run_split([partial(_window_terms, self.obs[p]) for p in parts],
+                                          first=self._read_entries, order=order)
+            for p, (terms, common) in zip(parts, found):
+                for o, ts in zip(self.obs[p], terms):
+                    o.__dict__["terms"] = ts  # what `Observation.terms` (a cached property) would compute
+                known_common(common)
+        else:
+            self._read_entries()
         df: dict[str, int] = {}
         for o in self.obs:
             for t in o.terms:
@@ -175,6 +188,19 @@ class Context:
             for t in it.subject | it.head:
                 if self.anchor(t):
                     self._items_by_term.setdefault(t, []).append(i)
+
+    def _read_entries(self) -> None:
+        """The memory's entries as the rules see them (`Item`)."""
+        for doc in self.col.docs.values():
+            for e in doc.entries:
+                body = e.body
+                first = clauses(LABEL_RE.sub("", body, count=1) if _label(body) else body)
+                head = _subject(first[0]) if first else frozenset()
+                if _label(body):
+                    head = _subject(LABEL_RE.match(body).group(1)) | head
+                self.items.append(Item(e, doc, fold(body), _subject(body), versions(body), head,
+                                       sensitive.has_sensitive(e.text) or (doc.name, e.text) in self.col.live_secrets,
+                                       is_core(e, doc.section_at(e.start))))
 
     def obs_about(self, it: Item) -> list[Observation]:
         """Window observations sharing a specific term with the entry, in window order."""

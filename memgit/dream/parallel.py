@@ -1,18 +1,18 @@
 """The dream on two processors: a forked child shares what this process built, copy-on-write.
 
-`Forked` computes one value in a child while this process goes on (the model's window terms);
-`run_split` runs the offline rules in both processes.
+`run_split` runs a list of tasks in both processes: the model's window terms, in chunks of
+observations (`memgit.dream.model.Context`), and then the offline rules.
 
-Each rule is a pure function of the shared model (`memgit.dream.model.Context`), so which process
-runs it cannot change what it finds. Both processes claim the next rule from one queue (a pipe
-holding the rules' numbers, one byte each: a one-byte read from a pipe is atomic), costliest-first
-as the registry cannot know; the child sends back what its rules found, pickled, and the parent
-puts every rule's candidates back in registry order. The result is the same list a single process
-makes, so what a person reviews never depends on the machine.
+Each task is a pure function of what both processes share (the collected window, the model), so which
+process runs it cannot change what it finds. Both processes claim the next task from one queue (a pipe
+holding the tasks' numbers, one byte each: a one-byte read from a pipe is atomic), in an order the
+caller gives; the child sends back what its tasks found, pickled, and the parent puts every value back
+at its task's index. The result is the same list a single process makes, so what a person reviews
+never depends on the machine.
 
 Only where forking is safe and worth it: Linux (macOS system libraries are unsafe after fork), no
 other thread running, more than one processor, and a window large enough to pay for the fork. If
-the child fails in any way (an exception, a signal, garbage on the pipe), the parent runs the rules
+the child fails in any way (an exception, a signal, garbage on the pipe), the parent runs the tasks
 the child did not report itself: a failure costs time, never a candidate.
 """
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import signal
 import sys
 import threading
 from typing import Callable, NoReturn, Sequence
@@ -89,60 +90,54 @@ def _reply(pid: int, fd: int) -> tuple[bool, object]:
         return False, None
 
 
-class Forked:
-    """`fn()` computed in a forked child while this process goes on; `result()` is its value, or `fn()`
-    computed here when the child failed in any way (the value must pickle)."""
+def run_split(tasks: Sequence[Callable[[], object]], first: Callable[[], object] | None = None,
+              order: Sequence[int] | None = None) -> tuple[list, object]:
+    """`[t() for t in tasks]`, computed in this process and a forked one, and `first()`'s value.
 
-    def __init__(self, fn: Callable[[], object]) -> None:
-        self.fn = fn
-        self._r, w = os.pipe()
-        self.pid = _fork()
-        if self.pid == 0:
-            _child(fn, self._r, w)
-        gc.unfreeze()
-        os.close(w)
-
-    def result(self) -> object:
-        try:
-            ok, value = _reply(self.pid, self._r) if self.pid > 0 else (False, None)
-        finally:
-            os.close(self._r)
-        return value if ok else self.fn()
-
-
-def run_split(rules: Sequence[Callable], ctx) -> list[list]:
-    """Each rule's candidates, `rules[i](ctx)` at index i, computed in this process and a forked one."""
-    n = len(rules)
+    The child starts on the queue at once; this process runs `first()` (its own work: what the child
+    need not wait for) and then claims tasks too. Tasks are claimed in `order` (default: as given)."""
+    n = len(tasks)
     if n > 255:
-        raise ValueError("run_split queues at most 255 rules")
+        raise ValueError("run_split queues at most 255 tasks")
+    order = list(range(n)) if order is None else list(order)
+    if sorted(order) != list(range(n)):
+        raise ValueError("order must name every task once")
     queue_r, queue_w = os.pipe()
-    os.write(queue_w, bytes(range(n - 1, -1, -1)))  # the registry's last rules first: its costliest
+    os.write(queue_w, bytes(order))
     os.close(queue_w)
     out_r, out_w = os.pipe()
 
-    def claim() -> list[tuple[int, list]]:  # the next rule from the queue, until it is empty
+    def claim() -> list[tuple[int, object]]:  # the next task from the queue, until it is empty
         done = []
         while (b := os.read(queue_r, 1)):
-            done.append((b[0], rules[b[0]](ctx)))
+            done.append((b[0], tasks[b[0]]()))
         return done
 
     pid = _fork()
     if pid == 0:
         _child(claim, out_r, out_w)
-    results: dict[int, list] = {}
+    results: dict[int, object] = {}
+    mine = None
+    reaped = pid <= 0
     try:
         os.close(out_w)
+        gc.unfreeze()
+        if first is not None:
+            mine = first()
         if pid > 0:
             results.update(claim())
+            reaped = True
             ok, theirs = _reply(pid, out_r)
             if ok:
                 try:
                     results.update((int(i), found) for i, found in theirs)
-                except (TypeError, ValueError):  # a reply of the wrong shape: redo its rules below
+                except (TypeError, ValueError):  # a reply of the wrong shape: redo its tasks below
                     pass
     finally:
         os.close(queue_r)
         os.close(out_r)
-        gc.unfreeze()
-    # whatever the child did not report (or no child at all), this process finds itself
-    return [results[i] if i in results else rules[i](ctx) for i in range(n)]
+        if not reaped:  # this process failed first: the child's work is of no use, and no zombie is left
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+    # whatever the child did not report (or no child at all), this process computes itself
+    return [results[i] if i in results else tasks[i]() for i in range(n)], mine

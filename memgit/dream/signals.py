@@ -11,6 +11,8 @@ The engine: the registry of rules (`memgit.dream.rules`) run over the shared mod
 """
 from __future__ import annotations
 
+from functools import partial
+
 from memgit.dream.model import Candidate, Context, Item, entry_evidence, fold
 from memgit.dream.scoring import clamp
 from memgit.dream.rules import RULES
@@ -23,7 +25,9 @@ def find_candidates(ctx: Context) -> list[Candidate]:
     from memgit.dream import parallel
 
     if parallel.worth_forking(len(ctx.obs)):
-        return [c for found in parallel.run_split(RULES, ctx) for c in found]
+        # the registry's last rules first: its costliest
+        found, _ = parallel.run_split([partial(rule, ctx) for rule in RULES], order=range(len(RULES) - 1, -1, -1))
+        return [c for got in found for c in got]
     out: list[Candidate] = []
     for rule in RULES:
         out += rule(ctx)

@@ -14,7 +14,7 @@ from memgit.dream.model import (
 
 
 # -- refresh: version moved -----------------------------------------------------------
-UPGRADE = re.compile(rf"{lx.VERSION_MOVED.pattern}|→|->")  # an arrow reads the same in every language
+UPGRADE = re.compile(rf"{lx.VERSION_MOVED.source}|→|->")  # an arrow reads the same in every language
 
 
 def version_changes(ctx: Context) -> list[Candidate]:
