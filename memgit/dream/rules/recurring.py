@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import date
 from functools import lru_cache
+from itertools import chain
 
 from memgit import sensitive
 from memgit.dream import lexicon as lx
@@ -42,15 +44,14 @@ def recurring(ctx: Context) -> list[Candidate]:
     # one bucket are compared, and a bucket as large as a template's is compared along a chain.
     # A term seen once in the window cannot recur, so only terms on two or more lines are filed.
     terms = [o.terms for o in obs]
-    seen: dict[str, int] = {}
-    for ts in terms:
-        for t in ts:
-            seen[t] = seen.get(t, 0) + 1
+    seen = Counter(chain.from_iterable(terms))
     anchor = ctx._anchor  # memo dict: a term's anchor verdict, computed once
     filed = {t for t, n in seen.items() if n >= 2 and anchor[t]}
+    # each filed term's place when ordered rarest first (ties by the term): a line's terms sort by it
+    rank = {t: r for r, t in enumerate(sorted(filed, key=lambda t: (seen[t], t)))}
     buckets: dict[tuple[str, str], list[int]] = {}
     for i, ts in enumerate(terms):
-        rec = sorted(ts & filed, key=lambda t: (seen[t], t))
+        rec = sorted(ts & filed, key=rank.__getitem__)
         # its rarest recurring terms (what only a few lines share) and its most recurring ones (what a
         # lesson's lines share however each is worded)
         rare = sorted(set(rec[:BUCKET_TERMS // 2] + rec[::-1][:BUCKET_TERMS - BUCKET_TERMS // 2]))

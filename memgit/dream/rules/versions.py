@@ -20,13 +20,18 @@ UPGRADE = re.compile(rf"{lx.VERSION_MOVED.source}|→|->")  # an arrow reads the
 def version_changes(ctx: Context) -> list[Candidate]:
     out = []
     versioned = [it for it in ctx.items if it.versions]
+    # the entries holding a version, by their specific terms (the model's index, narrowed to them)
+    with_version = {i for i, it in enumerate(ctx.items) if it.versions}
+    by_term = {t: mine for t, idx in ctx._items_by_term.items() if (mine := [i for i in idx if i in with_version])}
 
     def owner(o: Observation) -> Item | None:
-        best = max((it for it in ctx.items_about(o) if it.versions), key=lambda it: ctx.mentions(o, it),
-                   default=None)
+        """The entry holding a version that the line names most of (the first such, in file order)."""
+        idx = sorted({i for t in o.terms for i in by_term.get(t, ())})
+        best = max((ctx.items[i] for i in idx), key=lambda it: ctx.mentions(o, it), default=None)
         return best if best is not None and ctx.mentions(o, best) >= 0.1 else None
 
     owners: dict[int, Item | None] = {}  # an observation's owner, found when first asked
+    found_versions: dict[int, tuple[tuple[str, tuple], ...]] = {}  # a line's versions and their keys
     for it in versioned:
         if it.frozen or it.step or lx.HELD.search(it.folded):
             continue  # (a version the entry pins, or keeps back, stays until a person moves it)
@@ -43,8 +48,10 @@ def version_changes(ctx: Context) -> list[Candidate]:
             if qual and not (o.terms & qual):
                 continue  # the version of another one of the same kind ("OpenClaw" of another instance)
             # the line's versions newer than the entry's, of the same form, that the entry does not hold
-            ov = [v for v in versions(o.text) if len(version_key(v)) == len(key) and version_key(v) > key
-                  and version_key(v) not in held]
+            got = found_versions.get(id(o))
+            if got is None:
+                got = found_versions[id(o)] = tuple((v, version_key(v)) for v in versions(o.text))
+            ov = [v for v, k in got if len(k) == len(key) and k > key and k not in held]
             if not ov:
                 continue
             if id(o) not in owners:
