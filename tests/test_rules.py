@@ -74,6 +74,21 @@ def test_preference_needs_the_persons_words_about_a_standing_preference():
     assert [x.op.file for x in preference_changes(person)] == ["USER.md"]
 
 
+def test_preference_moves_a_clock_time_and_keeps_the_rest():
+    user = ("# USER\n\n## Preferences\n- [P1] Market digest on weekdays at 07:00, as a PDF, 10 headlines (2026-03-10)\n"
+            "- [P1] Call summary on Fridays at 17:00 (2026-03-10)\n")
+    person = ctx("", [("2026-05-30", "from now on send the digest at 8am instead of 7am")], user, role="user")
+    assert [x.op.text for x in preference_changes(person)] == [
+        "[P1] Market digest on weekdays at 8am, as a PDF, 10 headlines (2026-05-30)"]
+    zh = ctx("", [("2026-05-30", "以后日报改到晚上9点半发")], "# USER\n\n## Preferences\n- [P1] 日报每天 20:00 发到群里 (2026-03-10)\n",
+             role="user")
+    assert [x.op.text for x in preference_changes(zh)] == ["[P1] 日报每天 晚上9点半 发到群里 (2026-05-30)"]
+    # a day moving with the time, a time of no entry's subject, a time without a word moving it: nothing
+    for said in ("from now on send the digest on Saturdays at 8am instead of 7am",
+                 "from now on the gym is at 8am instead of 7am", "from now on the digest at 8am is fine"):
+        assert preference_changes(ctx("", [("2026-05-30", said)], user, role="user")) == [], said
+
+
 def test_stale_prunes_a_fixed_error_and_a_passed_date_only():
     c = ctx("## Notes [P2]\n- [P2] sync 一直报 502，待查 (2026-05-10)\n"
             "- [P2] Temporary: demo tunnel until 2026-05-20 (2026-05-18)\n- [P2] Backup job errors on h2 (2026-05-10)\n",

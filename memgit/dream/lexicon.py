@@ -144,6 +144,12 @@ PREFERENCE_SAID = _re("preference_said")
 PREFERENCE_CHANGE = _re("preference_change")
 TIME_MARKER = _re("time_marker", re.I)
 RATHER_THAN = _re("rather_than")
+# a clock time moved ("改到 9 点", "move it to 9pm"), the day it is given for, and the parts of a Chinese day
+# a clock time is said in ("晚上"; `CLOCK_PM` adds twelve hours to 1–11)
+TIME_MOVED = _re("time_moved")
+WEEKDAY = _re("weekday")
+CLOCK_AM = tuple(words("clock_am"))
+CLOCK_PM = tuple(words("clock_pm"))
 FILLER = LazyPattern(rf"^(?:{alternation('as_written.filler')})[,，:：!！。\s]+", re.I, key="as_written.filler")
 # "Mei said (that) …", "Jw 说 …": who said it is evidence, not part of the preference
 _SAID_EN, _SAID_ZH = (alternation("as_written.attribution", lang) for lang in ("en", "zh"))

@@ -7,10 +7,10 @@ import re
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Operation
-from memgit.text import clauses, term_set
+from memgit.text import clauses, is_common_word, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, LABEL_RE
+    _label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, LABEL_RE, zh_number
 )
 
 
@@ -50,6 +50,101 @@ _CLOCK = re.compile(r"(?<!\d)\d{1,2}[:：]\d{2}(?!\d)")
 _CLOCK_AFTER = re.compile(r"\s*\d{1,2}[:：]\d{2}(?!\d)")
 # a few Chinese characters after the value's last digit or Latin letter: the verb of a request ("傳好了")
 _TAIL_AFTER_VALUE = re.compile(r"[0-9A-Za-z]\s*([\u4e00-\u9fff]{1,4})$")
+
+
+# a clock time, over folded text: "8am" / "8:30 p.m.", "07:00", "晚上8点半" (groups: en, 24-hour, Chinese)
+_PERIOD = "|".join(sorted((*lx.CLOCK_AM, *lx.CLOCK_PM), key=len, reverse=True))
+_CLOCK_ANY = re.compile(
+    r"(?<![\d:：.])(?P<eh>\d{1,2})(?:[:.](?P<em>\d{2}))?(?P<sp>\s?)(?P<ap>[ap])\.?m\b\.?"
+    r"|(?<![\d:：.])(?P<h>\d{1,2})[:：](?P<m>\d{2})(?![\d])"
+    rf"|(?P<per>{_PERIOD})?\s*(?P<zh>\d{{1,2}}|[零一二两三四五六七八九十]{{1,3}})\s*点(?:\s*(?P<zm>半|一刻|\d{{1,2}})\s*分?)?")
+
+
+def _clocks(f: str) -> list[tuple[int, int, int, str]]:
+    """The clock times of a folded text: (start, end, minutes after midnight, style). Styles: "24" ("07:00"),
+    "24s" ("7:00"), "en" ("7am"), "zh" ("早上7点")."""
+    out = []
+    for m in _CLOCK_ANY.finditer(f):
+        if m.group("ap"):
+            h, mi = int(m.group("eh")), int(m.group("em") or 0)
+            if not 1 <= h <= 12:
+                continue
+            h = h % 12 + (12 if m.group("ap") == "p" else 0)
+            style = "en"
+        elif m.group("h"):
+            h, mi = int(m.group("h")), int(m.group("m"))
+            style = "24" if len(m.group("h")) == 2 else "24s"
+        else:
+            h = int(m.group("zh")) if m.group("zh").isdigit() else zh_number(m.group("zh"))
+            zm = m.group("zm")
+            mi = 30 if zm == "半" else 15 if zm == "一刻" else int(zm) if zm else 0
+            if h is None:
+                continue
+            if m.group("per") in lx.CLOCK_PM and 1 <= h <= 11:
+                h += 12
+            style = "zh"
+        if h < 24 and mi < 60:
+            out.append((m.start(), m.end(), h * 60 + mi, style))
+    return out
+
+
+def _clock_as(minutes: int, like: str, style: str) -> str | None:
+    """A time written the way `like` (a clock time of that style) writes one; None for a Chinese one."""
+    h, mi = divmod(minutes, 60)
+    if style == "24":
+        return f"{h:02d}:{mi:02d}"
+    if style == "24s":
+        return f"{h}:{mi:02d}"
+    if style == "en":
+        ap = "pm" if h >= 12 else "am"
+        if like.rstrip(".").upper().endswith("M") and like.rstrip(".")[-1].isupper():
+            ap = ap.upper()
+        sp = " " if re.search(r"\d\s+[aApP]", like) else ""
+        return f"{h % 12 or 12}" + (f":{mi:02d}" if mi or ":" in like else "") + sp + ap
+    return None
+
+
+def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int, str] | None:
+    """The entry's clock time the person's statement moves: the statement gives the entry's time and a
+    new one beside a change word ("at 8am instead of 7am", "从 7 点改到 8 点"), or only the new one right
+    after a verb that moves a time ("改到 9 点", "move it to 9pm") for an entry that gives one time; it
+    names the entry's subject, and no day the entry does not (a day moving too is `_changed_slot`'s). The
+    new time is written as the entry writes times when a line of the same session says it so (an
+    acknowledgement, among `peers`), else as the person wrote it."""
+    f, body = fold(o.text), it.entry.body
+    fb = fold(body)
+    if len(fb) != len(body) or len(f) != len(o.text):
+        return None
+    said, have = _clocks(f), _clocks(fb)
+    if not said or not have:
+        return None
+    # the entry's subject: a word of it besides its numbers (a Chinese content word, or a Latin-letter word
+    # no common English one: function words are no terms at all)
+    if not any(not any(c.isdigit() for c in t) and not t.startswith("~")
+               and (len(t) >= 2 and CJK_IN.match(t) or len(t) >= 3 and not is_common_word(t))
+               for t in o.terms & it.subject):
+        return None
+    if {m.group(0) for m in lx.WEEKDAY.finditer(f)} - {m.group(0) for m in lx.WEEKDAY.finditer(fb)}:
+        return None
+    values = {c[2] for c in said}
+    olds = [c for c in have if c[2] in values]
+    news = [c for c in said if c[2] not in {h[2] for h in have}]
+    if len({c[2] for c in news}) != 1:
+        return None
+    new = news[0]
+    if len(values) == 2 and len(olds) == 1 and (lx.PREFERENCE_CHANGE.search(f) or lx.TIME_MOVED.search(f)):
+        old = olds[0]
+    elif len(values) == 1 and len(have) == 1 and any(0 <= new[0] - m.end() <= 2 for m in lx.TIME_MOVED.finditer(f)):
+        old = have[0]
+    else:
+        return None
+    as_said = o.text[new[0]:new[1]].strip()
+    written = as_said if new[3] == old[3] else _clock_as(new[2], body[old[0]:old[1]], old[3])
+    if written is None:
+        return None
+    if written != as_said and not any(written in x.text for x in peers if x is not o):
+        written = as_said  # no line says it the entry's way: the person's own form is grounded
+    return old[0], old[1], written
 
 
 def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
@@ -114,6 +209,10 @@ def preference_changes(ctx: Context) -> list[Candidate]:
                                                           or lx.PREFERENCE_TITLE.search(it.entry.section or ""))]
     index = {id(it): k for k, it in enumerate(items)}
     changed: dict[int, list[tuple[Observation, tuple[int, int, str]]]] = {}
+    by_session: dict[str, list[Observation]] = {}  # a session's lines: where its acknowledgements are
+    for o in ctx.obs:
+        if o.session:
+            by_session.setdefault(o.session, []).append(o)
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive or len(o.text) > 240:
             continue  # (a paragraph of a log is not a statement of preference)
@@ -125,6 +224,11 @@ def preference_changes(ctx: Context) -> list[Candidate]:
             continue
         slots = [(k, sl) for it in ctx.items_about(o) if (k := index.get(id(it))) is not None
                  and (sl := _changed_slot(it, o))]
+        if not slots:
+            # a time moved: what it is for is often a word the logs repeat every day ("the digest", not
+            # specific in the window), so every standing preference is asked
+            peers = by_session.get(o.session, []) if o.session else []
+            slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_time(it, o, peers))]
         if len(slots) == 1:
             changed.setdefault(slots[0][0], []).append((o, slots[0][1]))
             continue
