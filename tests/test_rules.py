@@ -126,6 +126,12 @@ def test_recurring_needs_the_rule_form():
     assert [x.op.op for x in recurring(ctx("## Notes\n", lesson))] == ["consolidate"]
 
 
+def test_a_question_is_no_lesson_whatever_words_it_asks_with():
+    asked = [("2026-05-26", "主任问 RX-7 要不要先准备招募海报，等批件下来再印"),
+             ("2026-05-28", "主任让准备 RX-7 的招募海报"), ("2026-05-30", "RX-7 招募海报初稿发给主任")]
+    assert recurring(ctx("## Notes\n", asked)) == []
+
+
 def test_a_report_that_recurs_without_change_is_routine_not_a_lesson():
     """No word list says which lines are routine: a job reported the same way night after night (in any
     words, with a remedy word and "always") never becomes a lesson; the same lines with something new

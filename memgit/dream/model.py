@@ -228,8 +228,9 @@ class Context:
         """The entry's k rarest terms: what names it among similar entries ("SEO report", not "cron")."""
         # names in any script (product, host, command) identify better than Chinese words, which a
         # segmenter can make rare by accident; a concept ("~server") is a common word in any language
+        # and a count ("两三次", "三个") names nothing
         named = [t for t in it.subject if not CJK_IN.search(t) and not t.startswith("~")] or \
-            [t for t in it.subject if not t.startswith("~")] or list(it.subject)
+            [t for t in it.subject if not t.startswith("~") and not _a_count(t)] or list(it.subject)
         return frozenset(sorted(named, key=lambda t: (-self.idf(t), t))[:k])
 
     def _idf_of(self, t: str) -> float:
@@ -395,6 +396,12 @@ ZH_UNIT = {"十": 10, "百": 100, "千": 1000, "万": 10000, "萬": 10000}
 
 
 ZH_NUM_RE = re.compile("[零〇一二两兩三四五六七八九十百千万萬]+")
+
+
+def _a_count(term: str) -> bool:
+    """A Chinese word that is a numeral, or one with a measure word after it ("三次", "两三个")."""
+    m = ZH_NUM_RE.match(term)
+    return bool(m) and m.end() >= len(term) - 1
 
 
 def zh_number(run: str) -> int | None:

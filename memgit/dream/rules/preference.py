@@ -240,7 +240,9 @@ def preference_changes(ctx: Context) -> list[Candidate]:
             if k is None:
                 continue
             shared = stmt & it.subject
-            if not shared or not any(ctx.anchor(t) for t in shared):
+            # a log's report of what someone said rewrites a whole entry only with more than one word in
+            # common ("有没有" is no subject); the person's own words may name it by one
+            if not shared or not any(ctx.anchor(t) for t in shared) or (o.role != "user" and len(shared) < 2):
                 continue
             sc = ctx.weight(shared) / max(ctx.weight(it.subject), 1e-9)
             # a person restating a preference names its value, seldom the field it fills

@@ -110,9 +110,11 @@ def recurring(ctx: Context) -> list[Candidate]:
             continue
         # a remedy done again counts as the rule's recurrence once one line states the rule (or the
         # remedy recurs on three days)
-        stated = any(lx.RULE.search(fold(o.text)) for o in members if not LISTED.match(o.text))
-        ruled = [o for o in members if not LISTED.match(o.text)
-                 and (lx.RULE.search(fold(o.text)) or _remedy(o, stated or (len(days) >= 3), core, stated))]
+        # a question states no rule, whatever words it asks with ("要不要先…", "should we always…")
+        told = [o for o in members if not LISTED.match(o.text) and not lx.ASKED.search(fold(o.text))]
+        stated = any(lx.RULE.search(fold(o.text)) for o in told)
+        ruled = [o for o in told
+                 if lx.RULE.search(fold(o.text)) or _remedy(o, stated or (len(days) >= 3), core, stated)]
         # what recurs is worth remembering as a lesson only in a rule's form (a workaround, "always",
         # "每次"): activity that recurs is the log's business, not memory's
         if not ruled or (len(days) < 3 and len({o.day for o in ruled}) < 2):
