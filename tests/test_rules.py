@@ -60,6 +60,13 @@ def test_version_moves_only_next_to_its_subject():
     assert [x.op.text for x in version_changes(c)] == ["[P1] Gateway runs v0.17 on h1 (2026-05-30)"]
 
 
+def test_a_bound_on_a_value_is_no_version():
+    c = ctx("## Notes\n- [P1] Probe tools that show their work keep detection >0.7 (2026-04-01)\n"
+            "- [P1] Gateway runs v0.13 on h1 (2026-04-01)\n",
+            [("2026-05-30", "probe tools: detection 0.85 after the upgrade"), ("2026-05-30", "Upgraded the gateway to v0.17")])
+    assert [x.op.text for x in version_changes(c)] == ["[P1] Gateway runs v0.17 on h1 (2026-05-30)"]
+
+
 def test_slot_takes_a_reassigned_identifier_and_leaves_lists():
     c = ctx("## Agent\n- **Model**: Qwen (ollama/qwen2.5)\n- **Models**: a, b and c\n",
             [("2026-05-30", "agent model switched, primary: `openrouter/qwen3-32b`")])
@@ -124,6 +131,14 @@ def test_recurring_needs_the_rule_form():
     lesson = [("2026-05-26", "gws not found; workaround: ln -sf /opt/gws/bin/gws ~/.local/bin/gws"),
               ("2026-05-28", "gws not found again, workaround: ln -sf /opt/gws/bin/gws ~/.local/bin/gws")]
     assert [x.op.op for x in recurring(ctx("## Notes\n", lesson))] == ["consolidate"]
+
+
+def test_a_lesson_links_across_scripts_by_two_names_and_a_concept():
+    lesson = [("2026-05-26", "Melted again on the north run. Lesson: check the gel packs in every tote before the courier leaves"),
+              ("2026-05-28", "北线又化了一箱。教训：快递出发前先检查每个 tote 里的 gel packs 够不够"),
+              ("2026-05-30", "又被投诉了。以后快递出发前，每个 tote 都要先检查 gel packs 够不够、有没有冻硬")]
+    out = recurring(ctx("## Notes\n", lesson))
+    assert [x.op.op for x in out] == ["consolidate"] and out[0].features["days"] == 3
 
 
 def test_a_question_is_no_lesson_whatever_words_it_asks_with():

@@ -188,13 +188,15 @@ def _chinese(text: str) -> bool:
 def _across_scripts(ctx: Context, a: Observation, b: Observation, shared: frozenset[str]) -> bool:
     """Two lines in different scripts (one mostly Chinese, one not) that share what no script owns: a
     name written in Latin letters and two concepts of the bilingual lexicon ("alembic", "~migrate",
-    "~snapshot"), or three concepts. Their words cannot overlap, so word overlap says nothing about them."""
+    "~snapshot"), two names and a concept, or three concepts. Their words cannot overlap, so word overlap
+    says nothing about them."""
     concepts = [t for t in shared if t.startswith("~")]
-    if len(concepts) < 2 or _chinese(a.text) == _chinese(b.text):
+    if not concepts or _chinese(a.text) == _chinese(b.text):
         return False
     names = [t for t in shared if t.isascii() and not t.startswith("~") and ctx.anchor(t) and len(t) >= 3]
-    # with no name in common, the same action on the same things: three concepts ("test", "send", "list")
-    return len(names) >= 1 or len(concepts) >= 3
+    # with no name in common, the same action on the same things: three concepts ("test", "send", "list");
+    # with two names in common ("cooler", "ice pack"), one ("~check")
+    return len(names) >= 2 or len(concepts) >= 2 and len(names) >= 1 or len(concepts) >= 3
 
 
 def _named_alike(ctx: Context, a: Observation, b: Observation, shared: frozenset[str]) -> bool:

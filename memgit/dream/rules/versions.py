@@ -39,6 +39,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
         names = ((it.head | term_set(it.entry.section or "")) - {v.lower().lstrip("v") for v in it.versions}
                  - lx.VERSION_WORDS)
         old = it.versions[0]
+        if _COMPARED.search(it.entry.body[:max(0, it.entry.body.find(old))]):
+            continue  # "error detection >0.7": a bound on a value, not a release
         key, held = version_key(old), {version_key(x) for x in it.versions}
         qual = qualifiers(it)
         found: dict[str, list[tuple[Observation, bool]]] = {}
@@ -77,7 +79,9 @@ def version_changes(ctx: Context) -> list[Candidate]:
         score = confidence("version", explicit=explicit, extra_days=days - 1, recent=ctx.recency(support))
         new_v = ("v" if old.lower().startswith("v") else "") + best
         body = it.entry.body
-        new_body = re.sub(r"(?<![\w.])" + re.escape(old) + r"(?![\w.])", new_v, body, count=1)
+        new_body = re.sub(r"(?<![\w.])" + re.escape(old) + r"(?![\w]|\.\w)", new_v, body, count=1)
+        if new_body == body:
+            continue  # the version is not where the entry can be rewritten: nothing would change but the date
         text = compose(it, new_body, max(o.day for o in support))
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
                        reason=f"version moved: {old} → {new_v} (seen on {days} day(s))",
@@ -85,6 +89,10 @@ def version_changes(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "version", score, {"days": days, "explicit": explicit, "from": old,
                                                     "to": new_v}))
     return out
+
+
+# a comparison right before a number: the number bounds a value ("accuracy >0.7", "≤ 1.5"), it is no release
+_COMPARED = re.compile(r"(?:[<>≤≥=≈~]|>=|<=)\s*$")
 
 
 IDENT = r"`?([A-Za-z][\w.-]*/[\w./-]*\w|[A-Za-z][\w-]*-\d[\w.-]*\w)`?"
