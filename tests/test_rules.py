@@ -96,6 +96,15 @@ def test_preference_moves_a_clock_time_and_keeps_the_rest():
         assert preference_changes(ctx("", [("2026-05-30", said)], user, role="user")) == [], said
 
 
+def test_preference_new_instead_of_old_moves_only_that_slot():
+    user = ("# USER\n\n## Preferences\n- [P1] Shift rota goes to the crew by email every Thursday at 16:00, signed Dana "
+            "(2026-03-10)\n")
+    said = "From now on send the shift rota as WhatsApp messages instead of email. Same Thursday 16:00, signed Dana."
+    out = preference_changes(ctx("", [("2026-05-30", said)], user, role="user"))
+    assert [x.op.text for x in out] == [
+        "[P1] Shift rota goes to the crew by WhatsApp messages every Thursday at 16:00, signed Dana (2026-05-30)"]
+
+
 def test_stale_prunes_a_fixed_error_and_a_passed_date_only():
     c = ctx("## Notes [P2]\n- [P2] sync 一直报 502，待查 (2026-05-10)\n"
             "- [P2] Temporary: demo tunnel until 2026-05-20 (2026-05-18)\n- [P2] Backup job errors on h2 (2026-05-10)\n",

@@ -147,6 +147,44 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     return old[0], old[1], written
 
 
+# the last preposition before what a statement wants ("send them as text messages instead of email"):
+# the new value is what follows it
+_VALUE_AFTER = re.compile(r"(?:^|\s)(?:as|by|via|through|over|using|with|to|on|in)\s+|(?:用|通过|改用|换成)\s*", re.I)
+
+
+def _rather_slot(it, o: Observation) -> tuple[int, int, str] | None:
+    """The slot a "NEW instead of OLD" statement moves ("send the reminders as text messages instead of
+    email", "用短信发而不是邮件"): OLD is what follows the words and the entry holds it, once; NEW is what
+    the statement wants after its last preposition before them, and the entry does not hold it."""
+    f, body = fold(o.text), it.entry.body
+    fb = fold(body)
+    if len(fb) != len(body) or len(f) != len(o.text):
+        return None
+    m = lx.RATHER_THAN.search(f)
+    if not m:
+        return None
+    start = max((x.end() for x in _CLAUSE_END.finditer(f, 0, m.start())), default=0)
+    end = _CLAUSE_END.search(f, m.end())
+    old = lx.PARTICLE_END.sub("", f[m.end():end.start() if end else len(f)]).strip(" ：:，,")
+    if not old or len(old) > 24 or fb.count(old) != 1 or not term_set(old):
+        return None
+    pre = o.text[start:m.start()]
+    cut = None
+    for x in _VALUE_AFTER.finditer(pre):
+        cut = x
+    if cut is None:
+        return None
+    new = lx.PARTICLE_END.sub("", pre[cut.end():]).strip(" ：:，,")
+    if not new or len(new) > 24 or fold(new) in fb or not term_set(new):
+        return None
+    # the statement is about this entry: what it says beside the two values names the entry's subject
+    around = term_set(f[start:m.start()]) - term_set(fold(new))
+    if not around & it.subject:
+        return None
+    at = fb.index(old)
+    return at, at + len(old), new
+
+
 def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
     """The one slot of an entry the person's statement changes: the statement names a new value after a
     change word ("改成表格", "switch to tables") and, in another of its clauses, the entry's old value
@@ -223,7 +261,7 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         if not lx.PREFERENCE.search(f) or lx.EXCEPTION.search(f):
             continue
         slots = [(k, sl) for it in ctx.items_about(o) if (k := index.get(id(it))) is not None
-                 and (sl := _changed_slot(it, o))]
+                 and (sl := _rather_slot(it, o) or _changed_slot(it, o))]
         if not slots:
             # a time moved: what it is for is often a word the logs repeat every day ("the digest", not
             # specific in the window), so every standing preference is asked
