@@ -73,6 +73,28 @@ def test_slot_takes_a_reassigned_identifier_and_leaves_lists():
     assert ops(slot_changes(c)) == [("refresh", "**Model**: `openrouter/qwen3-32b` (2026-05-30)")]
 
 
+def test_a_handover_told_as_a_story_moves_the_party_and_its_time():
+    mem = ("## Suppliers\n- [P1] Bread for the café comes from Millstone Bakery, delivered daily at 06:00 (2026-03-01)\n"
+           "- [P1] Bread for the kiosk comes from Millstone Bakery, delivered on Saturdays (2026-03-01)\n")
+    lines = [("2026-05-26", "Millstone gets notice today: their café rolls were stale three times this month"),
+             ("2026-05-27", "Signed the supply agreement with Copper Oven Breads: from tomorrow they bake for the café, "
+                            "delivered at 05:30"),
+             ("2026-05-28", "First Copper Oven Breads drop at the café, all good"),
+             ("2026-05-29", "Copper Oven café delivery on time again"),
+             ("2026-05-29", "Should the kiosk move to Copper Oven Breads too?")]
+    out = slot_changes(ctx(mem, lines))
+    assert [x.op.text for x in out] == [
+        "[P1] Bread for the café comes from Copper Oven Breads, delivered daily at 05:30 (2026-05-29)"]
+    zh = ("## 合作方\n- [P1] 样本外送交给「恒远检验」，每天 16:00 来收样 (2026-03-01)\n")
+    lines = [("2026-05-26", "恒远最后一次来收样，之后不再合作"),
+             ("2026-05-26", "和「明德检验」签好了合同：从今天起样本都交给明德检验，每天 17:30 来收样"),
+             ("2026-05-28", "明德检验准时来收样，4 份"), ("2026-05-29", "明德检验收样 3 份，报告当天就回")]
+    assert [x.op.text for x in slot_changes(ctx(zh, lines))] == [
+        "[P1] 样本外送交给「明德检验」，每天 17:30 来收样 (2026-05-29)"]
+    # no line saying the old one's part is over: a new name alone moves nothing
+    assert slot_changes(ctx(zh, lines[1:])) == []
+
+
 def test_preference_needs_the_persons_words_about_a_standing_preference():
     user = "# USER\n\n## Preferences\n- 回复方式：逐步确认 (2026-03-10)\n"
     agent = ctx("", [("2026-05-30", "以后别逐步确认了，直接输出完整方案")], user)

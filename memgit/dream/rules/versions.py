@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
@@ -9,7 +10,7 @@ from memgit.ops import Evidence, Operation
 from memgit.text import CODE_SPAN, CODE_SPAN_RE, clauses, compile_words, STOP, term_set, version_key, versions
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _label, Candidate, compose, Context, entry_evidence, fold, Item, LABEL_RE
+    _label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, Item, LABEL_RE
 )
 
 
@@ -111,7 +112,7 @@ MULTI_VALUE = compile_words(r"[,，、;；]|\band\b|\+")
 def slot_changes(ctx: Context) -> list[Candidate]:
     """One slot of an entry moved: a labelled setting reassigned, a labelled list restated, or a version,
     model or tool a change statement moves (`moved_slots`)."""
-    return labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx)
+    return labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx) + handovers(ctx)
 
 
 _CODE_LIST = rf"{CODE_SPAN}(?:\s*[,，、]\s*(?:and\s+|和|及)?{CODE_SPAN}|\s*(?:,?\s*and|和|及)\s*{CODE_SPAN})+"
@@ -547,4 +548,135 @@ def moved_slots(ctx: Context) -> list[Candidate]:
                        reason=f"{old_raw} → {new_raw} ({o.day.isoformat()})",
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
         out.append(Candidate(op, "slot", score, {"days": days, "from": old_raw, "to": new_raw}))
+    return out
+
+
+# -- refresh: a party or device handed its part to another ----------------------------------------
+# a name as written: capitalised words ("Greenleaf Farms", "Rain Bird ESP-Me"), or a Chinese one in quotes
+_CAP_NAME = re.compile(r"(?<![\w'’])[A-Z][\w&+-]*(?:\.[\w&+-]+)*(?:[ \t]+(?:[A-Z][\w&+-]*(?:\.[\w&+-]+)*|\d+\w*))*")
+_QUOTED_ZH = re.compile(r"[「“\"]([\u4e00-\u9fff]{2,12})[」”\"]")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？：；]\s*)$")
+
+
+def _names(text: str) -> list[tuple[int, int, str]]:
+    """The names a text writes: capitalised runs not opening a sentence (or of two words or more), and
+    quoted Chinese names. (start, end, name); a possessive "'s" is no part of one."""
+    out = []
+    for m in _CAP_NAME.finditer(text):
+        name = re.sub(r"['’]s$", "", m.group(0)).rstrip(".-")
+        if " " not in name and _SENTENCE_START.search(text[:m.start()]):
+            continue  # one capitalised word opening a sentence is any word
+        if len(name) >= 3 and not name.isupper():
+            out.append((m.start(), m.start() + len(name), name))
+    out += [(m.start(1), m.end(1), m.group(1)) for m in _QUOTED_ZH.finditer(text)]
+    return out
+
+
+def _short_forms(name: str) -> list[str]:
+    """How a log may name a party it knows: the full name, its first words ("Rain Bird" of "Rain Bird
+    ESP-Me"), its first word when that is no common word ("Greenleaf" of "Greenleaf Farms"), or the first
+    two characters of a Chinese name ("瑞科" of "瑞科检验")."""
+    if CJK_IN.match(name):
+        return [name] + ([name[:2]] if len(name) >= 4 else [])
+    words = name.split()
+    forms = [" ".join(words[:k]) for k in range(len(words), 1, -1)]
+    w = words[0].lower()
+    if len(words) > 1 and len(w) >= 4 and w not in STOP and lx.concept(w) is None:
+        forms.append(words[0])
+    return forms or [name]
+
+
+def _said(forms: list[str], text: str) -> bool:
+    return any(re.search(rf"(?<![\w]){re.escape(f)}(?![\w])" if f.isascii() else re.escape(f), text) for f in forms)
+
+
+def handovers(ctx: Context) -> list[Candidate]:
+    """A party or device an entry names handed its part to another, told in the logs' own story rather
+    than as "X → Y": a line says the old one's part is over ("Greenleaf gets notice", "瑞科最后一次收样",
+    "the old Rain Bird came off"), a line says the new one takes it over ("signed the agreement with …",
+    "installed the … controller", "从今天起…都交给…"), and the new one is named with the entry's subject on
+    two days from then on. The old name is replaced by the new one as the logs write it in full; a clock
+    time the taking-over line gives in place of the entry's moves with it; the rest stays as written. A
+    question is no report, and when another entry naming the old one fits the lines as well, nothing moves."""
+    from memgit.dream.rules.preference import _clock_as, _clocks
+
+    memory_names = {n for it in ctx.items for _, _, n in _names(it.entry.body)}
+    out = []
+    by_old: dict[str, list[Item]] = {}
+    for it in ctx.items:
+        if it.frozen or it.step or it.core:
+            continue
+        for _, _, name in _names(it.entry.body)[:4]:
+            if not lx.WEEKDAY.search(fold(name)):
+                by_old.setdefault(name, []).append(it)
+    def said_so(o: Observation) -> bool:  # a report: the person's or a log's, and no question
+        return o.role != "assistant" and not o.sensitive and len(o.text) <= 400 and not lx.ASKED.search(fold(o.text))
+
+    # the few lines that end a part, then those that take one over (most lines do neither, and most
+    # windows hold no ending at all): every later test asks only them
+    ending = [o for o in ctx.obs if lx.HANDED_OVER.search(fold(o.text)) and said_so(o)]
+    if not ending:
+        return out
+    taking = [(o, _names(o.text)) for o in ctx.obs if lx.TOOK_OVER.search(fold(o.text)) and said_so(o)]
+    if not taking:
+        return out
+    told = [o for o in ctx.obs if said_so(o)]
+    for old, holders in by_old.items():
+        forms = _short_forms(old)
+        ends = [o for o in ending if _said(forms, o.text)]
+        if not ends:
+            continue
+        start = min(o.day for o in ends)
+        # the new one: named, where the old one is not the subject, with a taking-over word
+        cands: dict[str, list[Observation]] = {}
+        for o, named in taking:
+            if o.day < start - timedelta(days=1):
+                continue
+            found = [n for _, _, n in named if n not in memory_names and not _said(forms, n)
+                     and not lx.WEEKDAY.search(fold(n))]
+            if CJK_IN.match(old) and len(old) >= 4:  # a Chinese name of the same kind ("安澜检验" for "瑞科检验")
+                found += [m.group(0) for m in re.finditer(rf"[\u4e00-\u9fff]{{2}}{re.escape(old[-2:])}", o.text)
+                          if m.group(0) != old and m.group(0) not in memory_names]
+            for n in dict.fromkeys(found):
+                cands.setdefault(n, []).append(o)
+        best = None
+        for new, took in cands.items():
+            new_forms = _short_forms(new)
+            support = [o for o in told if o.day >= start and _said(new_forms, o.text)]
+            for it in holders:
+                rest = it.subject - term_set(old) - term_set(new)
+                lines = [o for o in support if o.terms & rest]
+                days = {o.day for o in lines}
+                if len(days) < 2 or not any(o.terms & rest for o in took) \
+                        or not any(o.terms & rest for o in ends):
+                    continue
+                fit = sum(ctx.weight(o.terms & rest) for o in lines)
+                cand = (fit, it, new, took[0], lines)
+                if best is None or fit > best[0]:
+                    best = cand
+                elif fit == best[0] and it is not best[1]:
+                    best = (fit, None, None, None, None)  # two entries fit as well: which one moved is unsure
+        if best is None or best[1] is None:
+            continue
+        _, it, new, took, lines = best
+        body = it.entry.body
+        new_body = body.replace(old, new, 1)
+        have, said = _clocks(fold(body)), _clocks(fold(took.text))
+        if len(said) == 1 and said[0][2] not in {c[2] for c in have}:
+            if len(have) != 1:
+                continue  # a new time the entry cannot be given: a person rewrites it
+            a, b, _, style = have[0]
+            when = _clock_as(said[0][2], body[a:b], style)
+            if when is None:
+                continue
+            shift = len(new) - len(old) if body.find(old) < a else 0
+            new_body = new_body[:a + shift] + when + new_body[b + shift:]
+        days = len({o.day for o in lines})
+        score = confidence("slot", extra_days=days - 1, recent=ctx.recency(lines))
+        ev = sorted({id(o): o for o in (*ends[:1], took, *lines)}.values(), key=lambda o: (o.day, o.line))
+        text = compose(it, new_body, max(o.day for o in lines))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"{old} handed its part to {new} (seen on {days} days)",
+                       evidence=(entry_evidence(it), *ctx.evidence(ev, 4, first=took)), origin="offline")
+        out.append(Candidate(op, "handover", score, {"days": days, "from": old, "to": new}))
     return out
