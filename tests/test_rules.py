@@ -47,6 +47,19 @@ def test_status_moves_only_for_the_subject_named_beside_the_word():
     assert [x.op.targets[0] for x in out] == ["- [P1] Atlas v2 待 push (2026-05-01)"]
 
 
+def test_a_done_word_said_of_another_noun_is_not_the_entrys_state():
+    c = ctx("## Projects\n- [P1] Harbour festival grant: in review, decision in May (2026-04-01)\n",
+            [("2026-05-29", "Letter in: the harbour festival grant is approved, funds released in June")])
+    assert [x.op.text for x in status_changes(c)] == [
+        "[P1] Harbour festival grant: approved, decision in May (2026-05-29)"]
+
+
+def test_a_whole_rewrite_of_a_preference_never_loses_its_time_or_names():
+    user = "# USER\n\n## Preferences\n- [P1] Stock list every Friday at 16:00, emailed as a CSV by supplier (2026-03-10)\n"
+    said = "From now on send me the stock list on Monday mornings instead of Friday afternoons, it sits there all weekend"
+    assert preference_changes(ctx("", [("2026-05-30", said)], user, role="user")) == []
+
+
 def test_state_regression_needs_two_days_or_a_persisting_word():
     one = ctx("## Channels\n- Signal bridge 已连接\n", [("2026-05-30", "Signal bridge 断开")])
     assert state_regressions(one) == []

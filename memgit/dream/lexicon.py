@@ -92,14 +92,32 @@ def first_affirmed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return next((m for m in pattern.finditer(text) if not negated_at(text, m.start())), None)
 
 
-def done_state(text: str, wait: str | None = None) -> tuple[int, str, str, int] | None:
+# the English word a state word is said of: the one right before it, auxiliaries aside ("funds released",
+# "the grant is approved")
+_SAID_OF = re.compile(r"([a-z][a-z'-]*)\s+(?:(?:is|are|was|were|been|be|has|have|had|got|gets|now|just|finally)\s+)*$")
+
+
+def _said_of(text: str, pos: int, subject: frozenset[str]) -> bool:
+    """The state word at `pos` is not said of another thing: the English word right before it, if any,
+    is a function word or one of `subject`'s terms."""
+    from memgit.text import term_set
+
+    m = _SAID_OF.search(text[max(0, pos - 40):pos])
+    return m is None or not (ts := term_set(m.group(1))) or bool(ts & subject)
+
+
+def done_state(text: str, wait: str | None = None, subject: frozenset[str] | None = None
+               ) -> tuple[int, str, str, int] | None:
     """The most advanced non-negated done state in `text`: (rank, english, chinese, position). With
-    `wait` (the words of what an entry waits for), only a state that can end that wait."""
+    `wait` (the words of what an entry waits for), only a state that can end that wait; with `subject`
+    (an entry's terms), only a state said of it, not of another noun ("funds released in April")."""
     best = None
     for rank, pat, en, zh, ends in DONE:
         if ends and wait is not None and not any(w in wait for w in ends):
             continue
-        m = first_affirmed(pat, text)
+        m = first_affirmed(pat, text) if subject is None else next(
+            (m for m in pat.finditer(text) if not negated_at(text, m.start()) and _said_of(text, m.start(), subject)),
+            None)
         if m is not None and (best is None or rank > best[0]):
             best = (rank, en, zh, m.start())
     return best

@@ -4,6 +4,8 @@ from __future__ import annotations
 import difflib
 import re
 
+from memgit.memory import DATE_TAIL_RE as TAIL_DATE
+
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Operation
@@ -239,6 +241,17 @@ def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
     return at, stop, new
 
 
+_DETAIL = re.compile(r"(?<![\w.])\d+(?:[.:：]\d+)*|\b[A-Za-z]*[A-Z][A-Za-z0-9]*\b")
+
+
+def _details(text: str) -> set[str]:
+    """What a whole-entry rewrite may not lose: its numbers and times, and its words holding a capital
+    (a name, "CSV"), the opening word and the tags and date aside."""
+    body = re.sub(r"^\s*(?:\[P\d\]\s*)?", "", TAIL_DATE.sub("", text))
+    words = [m.group(0) for m in _DETAIL.finditer(body) if m.start() > 0 or m.group(0).isdigit()]
+    return {w.lower() for w in words}
+
+
 def preference_changes(ctx: Context) -> list[Candidate]:
     """A preference the user restated ("from now on…", "以后…", "不要再…") refreshes the entry it replaces."""
     by_target: dict[int, list[tuple[Observation, float]]] = {}
@@ -322,6 +335,8 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         content = _pref_content(o.text, it.entry.body)
         if not content or len(content) < 4 or len(content) > max(120, 2 * len(it.entry.body)):
             continue
+        if _details(it.entry.body) - _details(content):
+            continue  # the rewrite would lose a time, a number or a name the entry gives: a person rewrites it
         stmt = o.terms
         negates = any(lx.REFUSAL.search(fold(cl)) and (term_set(cl) & it.subject) for cl in clauses(o.text))
         acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day

@@ -35,7 +35,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
             if _version_clash(it, o):
                 continue
             f = fold(o.text)
-            st = lx.done_state(f, pend.group(0) if pend else "") or (_unblocked(f) if blocked else None)
+            st = lx.done_state(f, pend.group(0) if pend else "", it.subject | it.head) or (
+                _unblocked(f) if blocked else None)
             if not st or (have and st[0] <= have[0]):
                 continue
             if not ctx.near(f, st[3], it.head or it.subject):
