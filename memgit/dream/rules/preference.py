@@ -113,10 +113,10 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     names the entry's subject, and no day the entry does not (a day moving too is `_changed_slot`'s). The
     new time is written as the entry writes times when a line of the same session says it so (an
     acknowledgement, among `peers`), else as the person wrote it."""
-    f, body = fold(o.text), it.entry.body
-    fb = fold(body)
-    if len(fb) != len(body) or len(f) != len(o.text):
+    aligned = _folded_alike(it, o)
+    if aligned is None:
         return None
+    f, body, fb, _ = aligned
     said, have = _clocks(f), _clocks(fb)
     if not said or not have:
         return None
@@ -154,17 +154,26 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
 _VALUE_AFTER = re.compile(r"(?:^|\s)(?:as|by|via|through|over|using|with|to|on|in)\s+|(?:用|通过|改用|换成)\s*", re.I)
 
 
-def _rather_slot(it, o: Observation) -> tuple[int, int, str] | None:
-    """The slot a "NEW instead of OLD" statement moves ("send the reminders as text messages instead of
-    email", "用短信发而不是邮件"): OLD is what follows the words and the entry holds it, once; NEW is what
-    the statement wants after its last preposition before them, and the entry does not hold it."""
+def _folded_alike(it, o: Observation, words=None) -> tuple[str, str, str, re.Match[str] | None] | None:
+    """The statement folded, the entry's body and the body folded, when folding keeps every character's
+    position in both (a slot found in the folded text is then cut from the text as written), and where
+    the statement says `words` (None when it does not say them)."""
     f, body = fold(o.text), it.entry.body
     fb = fold(body)
     if len(fb) != len(body) or len(f) != len(o.text):
         return None
-    m = lx.RATHER_THAN.search(f)
-    if not m:
+    m = words.search(f) if words is not None else None
+    return None if words is not None and m is None else (f, body, fb, m)
+
+
+def _rather_slot(it, o: Observation) -> tuple[int, int, str] | None:
+    """The slot a "NEW instead of OLD" statement moves ("send the reminders as text messages instead of
+    email", "用短信发而不是邮件"): OLD is what follows the words and the entry holds it, once; NEW is what
+    the statement wants after its last preposition before them, and the entry does not hold it."""
+    aligned = _folded_alike(it, o, lx.RATHER_THAN)
+    if aligned is None:
         return None
+    f, body, fb, m = aligned
     start = max((x.end() for x in _CLAUSE_END.finditer(f, 0, m.start())), default=0)
     end = _CLAUSE_END.search(f, m.end())
     old = lx.PARTICLE_END.sub("", f[m.end():end.start() if end else len(f)]).strip(" ：:，,")
@@ -192,13 +201,10 @@ def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
     change word ("改成表格", "switch to tables") and, in another of its clauses, the entry's old value
     ("條列式太難掃了"); the entry's subject stands in the change's clause. (start, end) of the old value
     in the entry's body, and the new value as the person wrote it."""
-    f, body = fold(o.text), it.entry.body
-    fb = fold(body)
-    if len(fb) != len(body) or len(f) != len(o.text):
+    aligned = _folded_alike(it, o, lx.PREFERENCE_CHANGE)
+    if aligned is None:
         return None
-    m = lx.PREFERENCE_CHANGE.search(f)
-    if not m:
-        return None
+    f, body, fb, m = aligned
     end = _CLAUSE_END.search(f, m.end())
     new = o.text[m.end():end.start() if end else len(f)].strip(" ：:")
     # the value, not the sentence around it: "週六早上 09:00 傳好了" says 週六早上 09:00 ("send it then, ok")
