@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 
 from memgit.errors import DataError
-from memgit.text import CJK_RE as CJK_IN, norm
+from memgit.text import CJK_RE as CJK_IN, norm, term_set
 from memgit.wordlists import LazyPattern, alternation, compiled as _compiled_now, pattern_later as _re, table, words
 
 _NEG = f"(?:{alternation('negation')})"
@@ -100,8 +100,6 @@ _SAID_OF = re.compile(r"([a-z][a-z'-]*)\s+(?:(?:is|are|was|were|been|be|has|have
 def _said_of(text: str, pos: int, subject: frozenset[str]) -> bool:
     """The state word at `pos` is not said of another thing: the English word right before it, if any,
     is a function word or one of `subject`'s terms."""
-    from memgit.text import term_set
-
     m = _SAID_OF.search(text[max(0, pos - 40):pos])
     return m is None or not (ts := term_set(m.group(1))) or bool(ts & subject)
 
@@ -115,9 +113,8 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
     for rank, pat, en, zh, ends in DONE:
         if ends and wait is not None and not any(w in wait for w in ends):
             continue
-        m = first_affirmed(pat, text) if subject is None else next(
-            (m for m in pat.finditer(text) if not negated_at(text, m.start()) and _said_of(text, m.start(), subject)),
-            None)
+        m = next((m for m in pat.finditer(text) if not negated_at(text, m.start())
+                  and (subject is None or _said_of(text, m.start(), subject))), None)
         if m is not None and (best is None or rank > best[0]):
             best = (rank, en, zh, m.start())
     return best

@@ -438,6 +438,58 @@ def zh_numbers(text: str) -> set[str]:
     return out
 
 
+# a clock time, over folded text: "8am" / "8:30 p.m.", "07:00", "晚上8点半" (groups: en, 24-hour, Chinese)
+_PERIOD = "|".join(sorted((*lx.CLOCK_AM, *lx.CLOCK_PM), key=len, reverse=True))
+CLOCK_RE = re.compile(
+    r"(?<![\d:：.])(?P<eh>\d{1,2})(?:[:.](?P<em>\d{2}))?(?P<sp>\s?)(?P<ap>[ap])\.?m\b\.?"
+    r"|(?<![\d:：.])(?P<h>\d{1,2})[:：](?P<m>\d{2})(?![\d])"
+    rf"|(?P<per>{_PERIOD})?\s*(?P<zh>\d{{1,2}}|[零一二两三四五六七八九十]{{1,3}})\s*点(?:\s*(?P<zm>半|一刻|\d{{1,2}})\s*分?)?")
+
+
+def clocks(f: str) -> list[tuple[int, int, int, str]]:
+    """The clock times of a folded text: (start, end, minutes after midnight, style). Styles: "24" ("07:00"),
+    "24s" ("7:00"), "en" ("7am"), "zh" ("早上7点")."""
+    out = []
+    for m in CLOCK_RE.finditer(f):
+        if m.group("ap"):
+            h, mi = int(m.group("eh")), int(m.group("em") or 0)
+            if not 1 <= h <= 12:
+                continue
+            h = h % 12 + (12 if m.group("ap") == "p" else 0)
+            style = "en"
+        elif m.group("h"):
+            h, mi = int(m.group("h")), int(m.group("m"))
+            style = "24" if len(m.group("h")) == 2 else "24s"
+        else:
+            h = int(m.group("zh")) if m.group("zh").isdigit() else zh_number(m.group("zh"))
+            zm = m.group("zm")
+            mi = 30 if zm == "半" else 15 if zm == "一刻" else int(zm) if zm else 0
+            if h is None:
+                continue
+            if m.group("per") in lx.CLOCK_PM and 1 <= h <= 11:
+                h += 12
+            style = "zh"
+        if h < 24 and mi < 60:
+            out.append((m.start(), m.end(), h * 60 + mi, style))
+    return out
+
+
+def clock_as(minutes: int, like: str, style: str) -> str | None:
+    """A time written the way `like` (a clock time of that style) writes one; None for a Chinese one."""
+    h, mi = divmod(minutes, 60)
+    if style == "24":
+        return f"{h:02d}:{mi:02d}"
+    if style == "24s":
+        return f"{h}:{mi:02d}"
+    if style == "en":
+        ap = "pm" if h >= 12 else "am"
+        if like.rstrip(".").upper().endswith("M") and like.rstrip(".")[-1].isupper():
+            ap = ap.upper()
+        sp = " " if re.search(r"\d\s+[aApP]", like) else ""
+        return f"{h % 12 or 12}" + (f":{mi:02d}" if mi or ":" in like else "") + sp + ap
+    return None
+
+
 def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / min(len(a), len(b)) if a and b else 0.0
 

@@ -112,9 +112,9 @@ def recurring(ctx: Context) -> list[Candidate]:
         # remedy recurs on three days)
         # a question states no rule, whatever words it asks with ("要不要先…", "should we always…")
         told = [o for o in members if not LISTED.match(o.text) and not lx.ASKED.search(fold(o.text))]
-        stated = any(lx.RULE.search(fold(o.text)) for o in told)
-        ruled = [o for o in told
-                 if lx.RULE.search(fold(o.text)) or _remedy(o, stated or (len(days) >= 3), core, stated)]
+        rules_said = {id(o) for o in told if lx.RULE.search(fold(o.text))}
+        stated = bool(rules_said)
+        ruled = [o for o in told if id(o) in rules_said or _remedy(o, stated or (len(days) >= 3), core, stated)]
         # what recurs is worth remembering as a lesson only in a rule's form (a workaround, "always",
         # "每次"): activity that recurs is the log's business, not memory's
         if not ruled or (len(days) < 3 and len({o.day for o in ruled}) < 2):

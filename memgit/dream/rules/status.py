@@ -24,6 +24,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         have = lx.done_state(lx.PENDING.sub(" ", it.folded))  # "待上线" is not "上线"
         blocked = bool(pend and lx.BLOCKED.search(it.folded))
+        wait = pend.group(0) if pend else ""  # what the entry waits for
         support, best = [], None
         about = ctx.obs_about(it)
         # what is in the state is named before its status word ("Offline sync … is on hold until Tarek
@@ -35,7 +36,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
             if _version_clash(it, o):
                 continue
             f = fold(o.text)
-            st = lx.done_state(f, pend.group(0) if pend else "", it.subject | it.head) or (
+            st = lx.done_state(f, wait, it.subject | it.head) or (
                 _unblocked(f) if blocked else None)
             if not st or (have and st[0] <= have[0]):
                 continue
@@ -50,7 +51,6 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         later = [o for o in about if o.day > best[1].day and o not in support and ctx.mentions(o, it) >= 0.3
                  and o.role != "assistant"]
-        wait = pend.group(0) if pend else ""
         relapsed = [o for o in later if (_affirmed(lx.PENDING, fold(o.text)) or _affirmed(lx.ERROR, fold(o.text)))
                     and not _done_here(ctx, it, fold(o.text), wait)]
         days = len({o.day for o in support})

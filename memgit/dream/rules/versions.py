@@ -10,7 +10,7 @@ from memgit.ops import Evidence, Operation
 from memgit.text import CODE_SPAN, CODE_SPAN_RE, clauses, compile_words, STOP, term_set, version_key, versions
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, Item, LABEL_RE
+    _label, Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, Item, LABEL_RE
 )
 
 
@@ -598,17 +598,8 @@ def handovers(ctx: Context) -> list[Candidate]:
     two days from then on. The old name is replaced by the new one as the logs write it in full; a clock
     time the taking-over line gives in place of the entry's moves with it; the rest stays as written. A
     question is no report, and when another entry naming the old one fits the lines as well, nothing moves."""
-    from memgit.dream.rules.preference import _clock_as, _clocks
+    out: list[Candidate] = []
 
-    memory_names = {n for it in ctx.items for _, _, n in _names(it.entry.body)}
-    out = []
-    by_old: dict[str, list[Item]] = {}
-    for it in ctx.items:
-        if it.frozen or it.step or it.core:
-            continue
-        for _, _, name in _names(it.entry.body)[:4]:
-            if not lx.WEEKDAY.search(fold(name)):
-                by_old.setdefault(name, []).append(it)
     def said_so(o: Observation) -> bool:  # a report: the person's or a log's, and no question
         return o.role != "assistant" and not o.sensitive and len(o.text) <= 400 and not lx.ASKED.search(fold(o.text))
 
@@ -620,6 +611,15 @@ def handovers(ctx: Context) -> list[Candidate]:
     taking = [(o, _names(o.text)) for o in ctx.obs if lx.TOOK_OVER.search(fold(o.text)) and said_so(o)]
     if not taking:
         return out
+    entry_names = [(it, [n for _, _, n in _names(it.entry.body)]) for it in ctx.items]
+    memory_names = {n for _, names in entry_names for n in names}
+    by_old: dict[str, list[Item]] = {}
+    for it, names in entry_names:
+        if it.frozen or it.step or it.core:
+            continue
+        for name in names[:4]:
+            if not lx.WEEKDAY.search(fold(name)):
+                by_old.setdefault(name, []).append(it)
     told = [o for o in ctx.obs if said_so(o)]
     for old, holders in by_old.items():
         forms = _short_forms(old)
@@ -661,12 +661,12 @@ def handovers(ctx: Context) -> list[Candidate]:
         _, it, new, took, lines = best
         body = it.entry.body
         new_body = body.replace(old, new, 1)
-        have, said = _clocks(fold(body)), _clocks(fold(took.text))
+        have, said = clocks(fold(body)), clocks(fold(took.text))
         if len(said) == 1 and said[0][2] not in {c[2] for c in have}:
             if len(have) != 1:
                 continue  # a new time the entry cannot be given: a person rewrites it
             a, b, _, style = have[0]
-            when = _clock_as(said[0][2], body[a:b], style)
+            when = clock_as(said[0][2], body[a:b], style)
             if when is None:
                 continue
             shift = len(new) - len(old) if body.find(old) < a else 0
