@@ -166,11 +166,11 @@ def tokeniser_id() -> str:
     return f"rjieba {seg}\n" + "".join(_stopword_text(n) for names in STOPWORD_FILES.values() for n in names)
 
 
-@lru_cache(maxsize=1)
-def _converter():
+@lru_cache(maxsize=2)
+def _converter(config: str = "t2s"):
     import opencc  # OpenCC is maintained and phrase-aware; only this module imports it
 
-    return opencc.OpenCC("t2s")
+    return opencc.OpenCC(config)
 
 
 @lru_cache(maxsize=65536)
@@ -179,6 +179,14 @@ def to_simplified(text: str) -> str:
     if not CJK_RE.search(text):
         return text
     return _converter().convert(text)
+
+
+def to_traditional(text: str) -> str:
+    """A Simplified word spelled in Traditional characters (for a word memgit writes into a Traditional
+    entry)."""
+    if not CJK_RE.search(text):
+        return text
+    return _converter("s2t").convert(text)
 
 
 def is_traditional(text: str) -> bool:

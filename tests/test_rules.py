@@ -534,3 +534,60 @@ def test_a_fault_whose_cause_was_unknown_is_over_when_it_stopped_happening():
     assert [x.op.op for x in stale_entries(c)] == ["prune"]
     still = ctx(mem, [("2026-05-29", "掛號機下午又黑屏了一次")])
     assert stale_entries(still) == []
+
+
+# -- a wait's own verb, done ----------------------------------------------------------------------
+def test_a_chinese_wait_ends_with_its_own_verb_done():
+    c = ctx("## Contracts\n- [P1] 蓝湾物业 年度合同：待签字，对方法务在审 (2026-05-01)\n"
+            "- [P1] 河口律所 保密协议：待签字 (2026-05-02)\n",
+            [("2026-05-29", "蓝湾物业 年度合同双方已签字盖章，扫描件归档"), ("2026-05-30", "河口律所 保密协议仍是待签字")])
+    assert [x.op.text for x in status_changes(c)] == ["[P1] 蓝湾物业 年度合同：已签字 (2026-05-29)"]
+    # 签到 (checked in) is no 签字 done, and a Traditional entry gets its word in Traditional
+    assert status_changes(ctx("## C\n- [P1] 三月房租：待付款 (2026-05-01)\n", [("2026-05-29", "三月房租已付款")]))
+    assert status_changes(ctx("## C\n- [P1] 蓝湾合同：待签字 (2026-05-01)\n", [("2026-05-29", "蓝湾合同的人签到了")])) == []
+    trad = ctx("## C\n- [P1] 1 號場的新球網已經下訂，等廠商送貨 (2026-05-01)\n", [("2026-05-29", "廠商把 1 號場的新球網送來了")])
+    assert [x.op.text for x in status_changes(trad)] == ["[P1] 1 號場的新球網已經下訂，已送貨 (2026-05-29)"]
+
+
+def test_an_english_wait_ends_with_the_participle_of_its_object():
+    c = ctx("## Venues\n- [P1] Venue contract: awaiting signature from the council (2026-05-01)\n",
+            [("2026-05-29", "Venue contract signed by the council today")])
+    assert [x.op.text for x in status_changes(c)] == ["[P1] Venue contract: signed (2026-05-29)"]
+    other = ctx("## Venues\n- [P1] Venue contract: waiting for the landlord (2026-05-01)\n",
+                [("2026-05-29", "Venue contract: the landlord's parcel landed today")])
+    assert status_changes(other) == []
+
+
+# -- a name whose part another took over ----------------------------------------------------------
+def test_a_name_told_over_gives_its_slot_to_the_one_named_new_on_two_days():
+    mem = ("## Systems\n- [P1] Till / POS: Square, two terminals at the counter, Z report at 17:30 (2026-04-01)\n"
+           "- [P1] Online orders: Square Online shop, pickups 08:00-11:00 (2026-04-01)\n")
+    lines = [("2026-05-27", "install done. Toast on both terminals now, Square POS app removed from the counter"),
+             ("2026-05-28", "first full day on Toast at the counter, no hiccups"),
+             ("2026-05-29", "Square Online pickups still fine"),
+             ("2026-05-30", "Z report out of Toast at 17:30, emailed")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] Till / POS: Toast, two terminals at the counter, Z report at 17:30 (2026-05-30)"]
+    # still used for the counter after it was told over: nothing moves
+    still = lines + [("2026-05-31", "Square terminal at the counter froze twice")]
+    assert slot_changes(ctx(mem, still)) == []
+    # the new name said on one day only: unsure
+    assert slot_changes(ctx(mem, lines[:1] + [("2026-05-29", "Square Online pickups still fine")])) == []
+
+
+def test_a_chinese_name_told_over_gives_its_slot_to_the_one_switched_to():
+    mem = "## 班级\n- [P1] 家校通知走钉钉班级群，每周五 16:00 发小结 (2026-04-01)\n- [P1] 作业提交用钉钉家校本 (2026-04-01)\n"
+    lines = [("2026-05-26", "下周起家校通知统一改用企业微信，钉钉班级群停用，作业先不动"),
+             ("2026-05-28", "钉钉班级群已解散，家校本没受影响"),
+             ("2026-05-29", "本周小结已发企业微信班级群")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] 家校通知走企业微信班级群，每周五 16:00 发小结 (2026-05-29)"]
+
+
+def test_a_capitalised_word_opening_a_sentence_is_no_name_taking_a_part():
+    mem = "## Tools\n- [P1] **solver.py** — Deterministic captcha solver, no model calls (2026-04-01)\n"
+    lines = [(f"2026-05-2{d}", t) for d, t in (
+        (4, "Replied to the captcha thread; deterministic solver dropped the retry"),
+        (5, "replied twice, solver fine"), (6, "Replied: the captcha solver passed 40 in a row"),
+        (7, "replied to Ana about the solver"), (8, "Replied again, captcha solver fine"))]
+    assert slot_changes(ctx(mem, lines)) == []

@@ -110,14 +110,50 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
     `wait` (the words of what an entry waits for), only a state that can end that wait; with `subject`
     (an entry's terms), only a state said of it, not of another noun ("funds released in April")."""
     best = None
-    for rank, pat, en, zh, ends in DONE:
+    for rank, pat, en, zh, ends in (*DONE, *_echoes(wait)):
         if ends and wait is not None and not any(w in wait for w in ends):
             continue
         m = next((m for m in pat.finditer(text) if not negated_at(text, m.start())
                   and (subject is None or _said_of(text, m.start(), subject))), None)
         if m is not None and (best is None or rank > best[0]):
-            best = (rank, en, zh, m.start())
+            best = (rank, en or m.group(0), zh, m.start())  # a wait's own participle is its word
     return best
+
+
+# What a wait's own verb says once it is done: 待签字 → 已签字 / 签好了, 等厂商送货 → 已送货 / 送来了,
+# "awaiting signature" → "signed", "pending inspection" → "inspected". The verb is the last two
+# characters after 待 / 等 (what follows the party waited on); the English one, a noun of the wait whose
+# stem a participle ("-ed") begins. Rank 2, as approved or completed.
+_ZH_WAITED = re.compile(r"(?:待|等)\s*([\u4e00-\u9fff]{2,6})")
+_EN_NOUN = re.compile(r"[a-z]{5,}")
+_PARTICIPLE = re.compile(r"\b([a-z]{3,})ed\b")
+
+
+@lru_cache(maxsize=512)
+def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tuple[str, ...]], ...]:
+    if not wait:
+        return ()
+    m = _ZH_WAITED.match(wait)
+    if m:
+        v = re.escape(m.group(1)[-2:])
+        head = re.escape(m.group(1)[-2])
+        pat = re.compile(rf"已(?:经)?\s*(?:{v}|{head}(?![\u4e00-\u9fff])|{head}[好完])|{v}(?:好|完成|完)"
+                         rf"|{v}了(?=\s*(?:[。！!，,；;]|$))|{head}(?:好|完|来)了")
+        zh = "已" + m.group(1)[-2:]
+        return ((2, pat, zh, zh, ()),)
+    nouns = [n for n in _EN_NOUN.findall(wait)[1:] if n not in ("waiting", "awaiting", "pending")]
+    if not nouns:
+        return ()
+    out = []
+    for n in nouns[:2]:
+        # the verb a noun is made of: "signature" → sign, "delivery" → deliver, "review" → review
+        stems = {n, *(n[:-len(x)] for x in _NOMINAL if n.endswith(x) and len(n) - len(x) >= 3)}
+        alts = "|".join(sorted(f"{re.escape(x)}(?:{re.escape(x[-1])})?" for x in stems))
+        out.append((2, re.compile(rf"\b(?:{alts})ed\b"), "", "已完成", ()))
+    return tuple(out)
+
+
+_NOMINAL = tuple(words("nominal_suffix"))
 
 
 # A state that holds, and the states that end it: (name, holds, ended). An entry saying the first
@@ -178,6 +214,9 @@ DONE_WITH = _re("done_with")
 # a party or device whose part is over, and one that takes it over (memgit.dream.rules.versions.handovers)
 HANDED_OVER = _re("handed_over")
 TOOK_OVER = _re("took_over")
+# next to a name whose part is over, and next to the one taking it (memgit.dream.rules.displaced)
+DISPLACED = _re("displaced")
+TAKING_PART = _re("taking_part")
 # a section that holds lessons (memgit.dream.rules.recurring)
 LESSON_TITLE = _re("as_written.lesson_title", re.I)
 # what a pending status waits on, and the words after which a status takes an object (rules.status)

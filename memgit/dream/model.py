@@ -20,7 +20,7 @@ from memgit.lifecycle.priority import is_core
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE, Document, Entry
 from memgit.ops import Evidence, Operation
 from memgit.text import (PERCENT_RE, cjk_share, clauses, compile_words, is_common_word, is_traditional, known_common,
-                         term_set, to_simplified, version_key, versions)
+                         term_set, to_simplified, to_traditional, version_key, versions)
 
 
 CJK_IN = re.compile("[\u4e00-\u9fff]")
@@ -327,7 +327,7 @@ def _script(word_zh: str, word_en: str, like: str, context: str = "") -> str:
     if cjk_share(like) < 0.3 and not CJK_IN.search(like):
         return word_en
     if is_traditional(like + context):
-        return lx.TRADITIONAL.get(word_zh, word_zh)
+        return lx.TRADITIONAL.get(word_zh) or to_traditional(word_zh)
     return word_zh
 
 

@@ -24,7 +24,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         have = lx.done_state(lx.PENDING.sub(" ", it.folded))  # "待上线" is not "上线"
         blocked = bool(pend and lx.BLOCKED.search(it.folded))
-        wait = pend.group(0) if pend else ""  # what the entry waits for
+        wait = _waited(it.folded, pend)
         support, best = [], None
         about = ctx.obs_about(it)
         # what is in the state is named before its status word ("Offline sync … is on hold until Tarek
@@ -75,6 +75,14 @@ def status_changes(ctx: Context) -> list[Candidate]:
     return out
 
 
+def _waited(f: str, pend: re.Match[str] | None) -> str:
+    """What an entry waits for: its pending words and the object their clause gives them ("awaiting
+    signature from the council"), which say which done states can end the wait."""
+    if not pend:
+        return ""
+    return (pend.group(0) + _CLAUSE_REST.match(f, pend.end()).group(0)[:40]).strip()
+
+
 def _done_here(ctx: Context, it, f: str, wait: str) -> bool:
     """The line says the entry's own thing is done, next to its subject ("oil received and in stock,
     boxes still in transit"): a wait it also names is another thing's."""
@@ -113,7 +121,7 @@ def _unblocked(f: str) -> tuple[int, str, str, int] | None:
 
 
 _TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$")
-_CLAUSE_REST = re.compile(r"[^，,；;。()（）—\n]*")
+_CLAUSE_REST = re.compile(r"[^，,；;。:：()（）—\n]*")
 
 
 def _restate(body: str, st: tuple) -> str:

@@ -112,7 +112,11 @@ MULTI_VALUE = compile_words(r"[,，、;；]|\band\b|\+")
 def slot_changes(ctx: Context) -> list[Candidate]:
     """One slot of an entry moved: a labelled setting reassigned, a labelled list restated, or a version,
     model or tool a change statement moves (`moved_slots`)."""
-    return labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx) + handovers(ctx)
+    from memgit.dream.rules.displaced import displacements
+
+    found = labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx) + handovers(ctx)
+    taken = {c.op.targets for c in found}
+    return found + [c for c in displacements(ctx) if c.op.targets not in taken]
 
 
 _CODE_LIST = rf"{CODE_SPAN}(?:\s*[,，、]\s*(?:and\s+|和|及)?{CODE_SPAN}|\s*(?:,?\s*and|和|及)\s*{CODE_SPAN})+"

@@ -1,0 +1,222 @@
+"""Refresh a name whose part another took over, told in the logs' own words rather than as "X → Y": a
+line says the old name's part is over ("moving Ranger off Humble", "Square POS app removed from the
+counter", "钉钉班级群这周内停用"); another name, said as the new one ("the new iTero scanner", "改用企业微信",
+"Toast on both terminals now"), is what the logs then use with the entry's subject on two days; and no line
+after the ending still uses the old one for it. The old name is replaced by the new one as the logs write
+it; the rest of the entry stays as written."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import timedelta
+
+from memgit.dream import lexicon as lx
+from memgit.dream.collect import Observation
+from memgit.dream.model import _label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, Item, LABEL_RE
+from memgit.dream.scoring import confidence
+from memgit.ops import Operation
+from memgit.text import cjk_words, is_common_word, is_traditional, STOP, term_set, to_simplified, to_traditional
+
+# a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
+# word is a kind (POS, SSD, CI) more often than a name
+_LATIN = re.compile(r"(?<![\w.-])(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
+                    r"(?![\w-])")
+# what comes before a capitalised word that opens a sentence (then it is any word, not a name)
+_OPENS = re.compile(r"(?:^|[.!?;。！？；\"“”'‘’:：(\[*_—–]\s*|\s-\s+|^\s*\d{1,2}:\d{2}\s+|^\s*[-*]\s+)$")
+_OPENS_ENTRY = re.compile(r"(?:^(?:\[[^\]]*\]\s*)?|[.!?。！？(\[*_—–\"“]\s*|\s-\s+)$")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,10}")
+_NEAR = 24      # characters between a name and the word said of it
+_BEFORE = 3     # days before the first ending a line may already use the new name ("the Toast guy comes monday")
+
+
+def _said(name: str, f: str) -> list[int]:
+    """Where `name` (folded) stands in the folded text `f`, as a whole word when it is Latin."""
+    if CJK_IN.match(name):
+        return [m.start() for m in re.finditer(re.escape(name), f)]
+    return [m.start() for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", f)]
+
+
+def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int) -> bool:
+    """A word of `pattern` stands within _NEAR characters of the name at one of `positions`, no negation
+    before it."""
+    for p in positions:
+        lo, hi = max(0, p - _NEAR), p + size + _NEAR
+        for m in pattern.finditer(f, lo, hi):
+            if not lx.negated_at(f, m.start()):
+                return True
+    return False
+
+
+def _old_names(ctx: Context, it: Item, names: frozenset[str]) -> list[str]:
+    """The names an entry holds that could be replaced (folded): Latin names said once, and Chinese words
+    specific enough to name something (not common words)."""
+    f, body = it.folded, it.entry.body
+    lab = LABEL_RE.match(body) if _label(body) else None
+    out = []
+    for m in _LATIN.finditer(body):
+        n = m.group(0).lower()
+        if n in STOP or n not in names or lx.WEEKDAY.search(n) or len(n) < 3:
+            continue
+        if lab and m.start() < lab.end(1) or _OPENS_ENTRY.search(body[:m.start()]) and m.group(0)[1:].islower():
+            continue  # what the entry is about ("Till / POS: …"), or any word opening a sentence
+        if len(_said(n, f)) == 1:
+            out.append(n)
+    for run in _CJK_RUN.findall(f):
+        for w in cjk_words(run):
+            if len(w) >= 2 and ctx.anchor(w) and not is_common_word(w) and len(_said(w, f)) == 1:
+                out.append(w)
+    return list(dict.fromkeys(out))
+
+
+def _names(ctx: Context) -> frozenset[str]:
+    """The Latin words memory and the window write as names (folded): capitalised inside a sentence
+    ("leaving Square for", "off Humble") at least twice as often as in lower case, so a word opening a
+    sentence is a name only when it is one elsewhere ("Replied", "Deterministic" are any words)."""
+    cap: Counter[str] = Counter()
+    low: Counter[str] = Counter()
+    for text in (*(it.entry.body for it in ctx.items), *(o.text for o in ctx.obs)):
+        low.update(_LOWER_WORD.findall(text))
+        cap.update(m.group(0).lower() for m in _LATIN.finditer(text) if not _OPENS.search(text[:m.start()]))
+    return frozenset(n for n, k in cap.items() if k >= 2 * low[n])
+
+
+_LOWER_WORD = re.compile(r"(?<![\w.-])[a-z][a-z0-9+]*(?:[.-][a-z0-9+]+)*(?![\w-])")
+
+
+def _new_latin(o: Observation, f: str, ending: bool, names: frozenset[str]) -> list[tuple[str, str]]:
+    """Latin names a line gives as taking a part: (folded, as written); named on an ending line, or next
+    to a word that says it is the new one."""
+    out = []
+    for m in _LATIN.finditer(o.text):
+        if m.group(0).lower() not in names:
+            continue
+        n = m.group(0).lower()
+        if n in STOP or lx.WEEKDAY.search(n) or len(n) < 3:
+            continue
+        if ending or _marked(lx.TAKING_PART, f, [m.start()], len(n)):
+            out.append((n, m.group(0)))
+    return out
+
+
+def _new_chinese(f: str, text: str) -> list[tuple[str, str]]:
+    """Chinese names a line gives as taking a part: the run right after a word that says so ("改用企业微信")."""
+    out = []
+    for m in lx.TAKING_PART.finditer(f):
+        run = _CJK_RUN.match(f, m.end())
+        if run and not lx.negated_at(f, m.start()):
+            out.append((run.group(0), text[run.start():run.end()]))
+    return out
+
+
+def displacements(ctx: Context) -> list[Candidate]:
+    told = [o for o in ctx.obs if o.role != "assistant" and not o.sensitive and len(o.text) <= 400
+            and not lx.ASKED.search(fold(o.text))]
+    if not told:
+        return []
+    folded = {id(o): fold(o.text) for o in told}
+    ending_lines = [o for o in told if lx.DISPLACED.search(folded[id(o)])]
+    if not ending_lines:
+        return []
+    memory = "\n".join(it.folded for it in ctx.items)
+    names = _names(ctx)
+    out: list[Candidate] = []
+    fits: dict[tuple[str, str], list[tuple[float, Item]]] = {}
+    found: dict[int, list[tuple[int, str, str, str, list[Observation], list[Observation]]]] = {}
+    for k, it in enumerate(ctx.items):
+        if it.frozen or it.step:
+            continue
+        for old in _old_names(ctx, it, names):
+            rest = frozenset(t for t in it.subject - term_set(old) if ctx.anchor(t))
+            if not rest:
+                continue
+            ends = [o for o in ending_lines if (pos := _said(old, folded[id(o)]))
+                    and _marked(lx.DISPLACED, folded[id(o)], pos, len(old)) and o.terms & rest]
+            if not ends or all(lx.PLANNED.search(folded[id(o)]) for o in ends):
+                continue
+            first, last = min(o.day for o in ends), max(o.day for o in ends)
+            over = min(o.day for o in ends if not lx.PLANNED.search(folded[id(o)]))  # told as done, not planned
+            # named for the entry's subject after its part was told over: still in use, unless the line
+            # names the new one too ("企微比钉钉群清爽多了" compares the two)
+            later = [o for o in told if o.day > last and (pos := _said(old, folded[id(o)])) and o.terms & rest
+                     and not _marked(lx.DISPLACED, folded[id(o)], pos, len(old))]
+            news: dict[str, str] = {}
+            for o in told:
+                if o.day < first - timedelta(days=_BEFORE):
+                    continue
+                f = folded[id(o)]
+                is_end = o in ends
+                if not (is_end or o.terms & rest):
+                    continue
+                for n, raw in _new_latin(o, f, is_end, names) + _new_chinese(f, o.text):
+                    if n != old and n not in news and not _said(n, memory) and not is_common_word(n):
+                        news[n] = raw
+            for new, raw in news.items():
+                if any(not _said(new, folded[id(o)]) for o in later):
+                    continue  # the old one still in use for it
+                if any(o.day < first - timedelta(days=_BEFORE) and _said(new, folded[id(o)]) for o in told):
+                    continue  # named long before the old one's part was over: no newcomer taking it
+                own = rest - term_set(new)
+                support = [o for o in told if o.day >= first - timedelta(days=_BEFORE)
+                           and _said(new, folded[id(o)]) and o.terms & own]
+                days = {o.day for o in support}
+                if len(days) < 2 or max(days) < first:
+                    continue
+                if any(o.day >= over and o not in ends and _said(old, folded[id(o)]) for o in support):
+                    continue  # the old name still beside the new once its part was over: not the one replaced
+                fit = sum(ctx.weight(o.terms & own) for o in support)
+                fits.setdefault((old, new), []).append((fit, it))
+                fits_in = _context(it.folded, old, [folded[id(o)] for o in support], new)
+                said = sum(1 for o in told if _said(old, folded[id(o)]))
+                found.setdefault(k, []).append(((len(days), fits_in, said), old, new, raw, ends, support))
+    for k, cands in found.items():
+        it = ctx.items[k]
+        cands.sort(key=lambda c: c[0], reverse=True)
+        if len(cands) > 1 and cands[1][0] == cands[0][0]:
+            continue  # two names gave or took the part as often: which one did is unsure
+        (n_days, _, _), old, new, raw, ends, support = cands[0]
+        rivals = sorted(fits[(old, new)], key=lambda x: -x[0])
+        if rivals[0][1] is not it or len(rivals) > 1 and rivals[1][0] == rivals[0][0]:
+            continue  # another entry naming the old one fits the lines as well or better
+        replaced = _replaced(it, old, raw)
+        if replaced is None:
+            continue
+        text, old_raw = replaced
+        day = max(o.day for o in support)
+        score = confidence("slot", extra_days=min(n_days - 1, 2), recent=ctx.recency(support))
+        ev = sorted({id(o): o for o in (*ends, *support)}.values(), key=lambda o: (o.day, o.line))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, text, day), confidence=score,
+                       reason=f"{old_raw} gave its part to {raw} (said over; the new one named on {n_days} days)",
+                       evidence=(entry_evidence(it), *ctx.evidence(ev, 4, first=ends[-1])), origin="offline")
+        out.append(Candidate(op, "slot", score, {"days": n_days, "from": old_raw, "to": raw}))
+    return out
+
+
+def _context(entry: str, old: str, lines: list[str], new: str, span: int = 6) -> int:
+    """How many characters around the old name in the entry stand around the new one in a line ("走钉钉班级群"
+    and "发企业微信班级群" share "班级群" after the name): the name that fits the words around it best is the
+    one replaced ("钉钉", not "钉班")."""
+    a = _said(old, entry)[0]
+    left, right = entry[max(0, a - span):a], entry[a + len(old):a + len(old) + span]
+    best = 0
+    for f in lines:
+        for b in _said(new, f):
+            lf, rf = f[max(0, b - span):b], f[b + len(new):b + len(new) + span]
+            n = next((k for k in range(min(len(left), len(lf)), 0, -1) if left[-k:] == lf[-k:]), 0)
+            n += next((k for k in range(min(len(right), len(rf)), 0, -1) if right[:k] == rf[:k]), 0)
+            best = max(best, n)
+    return best
+
+
+def _replaced(it: Item, old: str, new_raw: str) -> tuple[str, str] | None:
+    """The entry's body with its one `old` name replaced by `new_raw` (in the entry's script), and the old
+    name as the entry writes it."""
+    body = it.entry.body
+    simple = to_simplified(body)
+    if len(simple) != len(body):
+        return None
+    pos = _said(old, simple.lower())
+    if len(pos) != 1:
+        return None
+    a = pos[0]
+    new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
+    return body[:a] + new + body[a + len(old):], body[a:a + len(old)]
