@@ -14,7 +14,7 @@ from memgit.dream.model import Context
 from memgit.dream.rules import (RULES, count_growth, duplicates_and_contradictions, passed_conditions, superseded_tools,
                                 preference_changes, recurring,
                                 retired_subjects, secret_entries, slot_changes, stale_entries, state_regressions,
-                                status_changes, version_changes)
+                                schedule_moves, status_changes, version_changes)
 from memgit.errors import MemgitError
 from memgit.memory import parse
 
@@ -37,7 +37,7 @@ def ops(cands) -> list[tuple[str, str | None]]:
 
 
 def test_the_registry_holds_every_rule_once():
-    assert len(RULES) == len(set(RULES)) == 13
+    assert len(RULES) == len(set(RULES)) == 14
 
 
 def test_status_moves_only_for_the_subject_named_beside_the_word():
@@ -591,3 +591,44 @@ def test_a_capitalised_word_opening_a_sentence_is_no_name_taking_a_part():
         (5, "replied twice, solver fine"), (6, "Replied: the captcha solver passed 40 in a row"),
         (7, "replied to Ana about the solver"), (8, "Replied again, captcha solver fine"))]
     assert slot_changes(ctx(mem, lines)) == []
+
+
+# -- a schedule moved to another day ----------------------------------------------------------------
+def session_ctx(memory: str, user: str | None, turns: list[tuple[str, str, str]], logs=()) -> Context:
+    """A context whose lines are one session's turns (day, role, text) and log lines (day, text)."""
+    c = ctx(memory, list(logs), user)
+    extra = [Observation("sessions/s.jsonl", i + 1, date.fromisoformat(d), t, t, "session", role, "s1")
+             for i, (d, role, t) in enumerate(turns)]
+    col = Collected(NOW, date(2026, 5, 25), [*extra, *c.obs], c.col.docs, [])
+    return Context(col, "MEMORY.md", "USER.md" if user is not None else None)
+
+
+def test_a_schedule_moves_to_the_day_and_time_the_session_confirms():
+    user = "# USER\n\n## Preferences\n- [P1] Weekly market digest: Monday 06:00, by email, one-page PDF (2026-03-01)\n"
+    turns = [("2026-05-28", "user", "that Monday 6am digest is too early. Can you shift it to Sunday evenings? 7pm-ish"),
+             ("2026-05-28", "assistant", "Sure: the digest goes out Sunday at 19:00 instead of Monday 06:00."),
+             ("2026-05-28", "user", "Yes, rest stays.")]
+    assert [x.op.text for x in schedule_moves(session_ctx("", user, turns))] == [
+        "[P1] Weekly market digest: Sunday 19:00, by email, one-page PDF (2026-05-28)"]
+    # unconfirmed, or taken back: nothing moves
+    assert schedule_moves(session_ctx("", user, turns[:1])) == []
+    back = turns + [("2026-05-28", "user", "actually no, keep the digest on Monday")]
+    assert schedule_moves(session_ctx("", user, back)) == []
+
+
+def test_a_clock_time_opening_a_session_turn_is_what_the_person_said():
+    user = "# USER\n\n## Preferences\n- [P1] Parts reorder list every Friday at 16:00, as a CSV (2026-03-01)\n"
+    turns = [("2026-05-28", "user", "From now on send me the reorder list on Monday mornings instead of Friday afternoons"),
+             ("2026-05-28", "assistant", "What time on Monday?"),
+             ("2026-05-28", "user", "08:30, before we open. Nothing else changes"),
+             ("2026-05-28", "assistant", "Got it: reorder list every Monday at 08:30, as a CSV.")]
+    assert [x.op.text for x in schedule_moves(session_ctx("", user, turns))] == [
+        "[P1] Parts reorder list every Monday at 08:30, as a CSV (2026-05-28)"]
+
+
+def test_a_delivery_day_moves_when_a_later_log_confirms_it():
+    mem = "## Lab\n- [P1] 液態氮每週三上午由聯亞氣體送來，放 B1 (2026-03-01)\n- [P1] 乾冰每週三下午送 (2026-03-01)\n"
+    logs = [("2026-05-26", "聯亞氣體來電：從這週起液態氮改成每週四上午送，週三不再送了"),
+            ("2026-05-28", "聯亞液態氮週四送到，已簽收")]
+    assert [x.op.text for x in schedule_moves(ctx(mem, logs))] == ["[P1] 液態氮每週四上午由聯亞氣體送來，放 B1 (2026-05-28)"]
+    assert schedule_moves(ctx(mem, logs[:1])) == []

@@ -236,7 +236,9 @@ def _session_observations(rel: str, text: str, start: date, now: date, warnings:
         red = sensitive.redact(txt)
         lines = [ln.strip() for ln in red.splitlines() if ln.strip()][:40]
         if lines:
-            out.append(Observation(rel, i, day, strip_time(" ".join(lines)), lines[0], "session", str(role),
+            # a turn's time is its record's: a clock time opening it is what the person said ("08:30, before
+            # we open"), not a log's timestamp
+            out.append(Observation(rel, i, day, " ".join(lines), lines[0], "session", str(role),
                                    str(rec.get("session", "")), red != txt))
     if bad:
         warnings.append(f"{rel}: {bad} malformed JSON line(s) skipped.")

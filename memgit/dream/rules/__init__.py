@@ -9,9 +9,10 @@ from memgit.dream.rules.preference import preference_changes
 from memgit.dream.rules.prune import (passed_conditions, retired_subjects, secret_entries, stale_entries,
                                       superseded_tools)
 from memgit.dream.rules.recurring import recurring
+from memgit.dream.rules.schedule import schedule_moves
 from memgit.dream.rules.status import state_regressions, status_changes
 from memgit.dream.rules.versions import slot_changes, version_changes
 
 RULES = (secret_entries, stale_entries, status_changes, state_regressions, slot_changes, retired_subjects,
-         superseded_tools, passed_conditions, version_changes, count_growth, preference_changes,
+         superseded_tools, passed_conditions, version_changes, count_growth, schedule_moves, preference_changes,
          duplicates_and_contradictions, recurring)
