@@ -632,3 +632,33 @@ def test_a_delivery_day_moves_when_a_later_log_confirms_it():
             ("2026-05-28", "聯亞液態氮週四送到，已簽收")]
     assert [x.op.text for x in schedule_moves(ctx(mem, logs))] == ["[P1] 液態氮每週四上午由聯亞氣體送來，放 B1 (2026-05-28)"]
     assert schedule_moves(ctx(mem, logs[:1])) == []
+
+
+def test_a_thing_away_for_repair_is_back_and_its_fault_is_over():
+    c = ctx("## Kitchen\n- [P1] 大烤箱（Rational 61）送修中，温控板故障，厂商估两周 (2026-04-01)\n"
+            "- [P1] 二号冰柜送修中 (2026-04-01)\n",
+            [("2026-05-29", "大烤箱拿回来了，师傅现场装好，试烤正常"), ("2026-05-30", "大烤箱今天烤了三批")])
+    assert [x.op.text for x in status_changes(c)] == ["[P1] 大烤箱（Rational 61）已修好 (2026-05-29)"]
+    van = ctx("## Fleet\n- [P1] Delivery van: in for repair at Hollis (2026-04-01)\n",
+              [("2026-05-29", "Delivery van back from the repair at Hollis, running fine")])
+    assert [x.op.text for x in status_changes(van)] == ["[P1] Delivery van: repaired (2026-05-29)"]
+
+
+def test_a_permit_waited_for_is_granted_in_another_word_for_it():
+    c = ctx("## Stalls\n- [P1] Market stall on Dock Road: waiting on the council for the street trading permit (2026-04-01)\n",
+            [("2026-05-29", "council email: street trading consent granted for the Dock Road stall")])
+    assert [x.op.text for x in status_changes(c)] == ["[P1] Market stall on Dock Road: approved (2026-05-29)"]
+    # a grant's funds released is still no approval of the grant
+    g = ctx("## Grants\n- [P1] Harbour grant: in review (2026-04-01)\n",
+            [("2026-05-29", "Harbour grant: funds released to the other applicant")])
+    assert status_changes(g) == []
+
+
+def test_a_lesson_in_three_scripts_links_through_names_concepts_and_many_shared_words():
+    lines = [("2026-05-26", "got to the Blue Moth at 5, load-in had moved to 15:30. lesson: call the venue the day "
+                            "before and confirm the load-in time"),
+             ("2026-05-28", "又是这样：老乌鸦 livehouse 的进场时间改到 4 点，没人通知我们。以后演出前一天一定要打电话给场地确认进场时间"),
+             ("2026-05-30", "第三次了，河岸 Livehouse 進場時間臨時提前一小時。演出前一天先打給場地確認 load-in 時間")]
+    out = recurring(ctx("## Gigs\n- [P1] Drummer brings cymbals (2026-04-01)\n", lines))
+    assert [(x.op.op, x.features["days"]) for x in out] == [("consolidate", 3)]
+    assert "又是" not in out[0].op.text and "第三次" not in out[0].op.text

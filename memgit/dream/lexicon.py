@@ -44,10 +44,11 @@ def _done() -> list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]]:
 
 # Done states, in order, with how far along each is; a tie keeps the first.
 DONE_RANKS = (("live", 3), ("deployed", 3), ("released", 3), ("arrived", 3), ("pushed", 2), ("merged", 2),
-              ("approved", 2), ("resolved", 2), ("completed", 2), ("done", 1))
+              ("approved", 2), ("repaired", 2), ("resolved", 2), ("completed", 2), ("done", 1))
 # (rank, pattern, canonical English, canonical Chinese, the waits it alone ends); TRADITIONAL spells the
 # Chinese display.
 DONE: list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]] = _done()
+REPAIRED = table("done", "en")["repaired"]["display"]  # a state that also ends the fault it names
 TRADITIONAL = {d["display"]: d.get("traditional", d["display"]) for d in table("done", "zh").values()}
 NEGATED_BEFORE = LazyPattern(_NEG + r"\s*\S{0,6}$", key="negation")
 
@@ -101,7 +102,10 @@ def _said_of(text: str, pos: int, subject: frozenset[str]) -> bool:
     """The state word at `pos` is not said of another thing: the English word right before it, if any,
     is a function word or one of `subject`'s terms."""
     m = _SAID_OF.search(text[max(0, pos - 40):pos])
-    return m is None or not (ts := term_set(m.group(1))) or bool(ts & subject)
+    if m is None or not (ts := term_set(m.group(1))) or ts & subject:
+        return True
+    # another word for the same thing ("consent granted" of a permit)
+    return any(f"~{c}" in subject for c in concepts(m.group(1)))
 
 
 def done_state(text: str, wait: str | None = None, subject: frozenset[str] | None = None

@@ -58,6 +58,15 @@ def recurring(ctx: Context) -> list[Candidate]:
         for a in range(len(rare)):
             for b in range(a + 1, len(rare)):
                 buckets.setdefault((rare[a], rare[b]), []).append(i)
+        # and under pairs of what no script owns (Latin names, concepts): all a line in Chinese and one in
+        # English can share, however many words of its own either has
+        bare = [t for t in rec if t.isascii()][:BUCKET_TERMS - 1]
+        for a in range(len(bare)):
+            for b in range(a + 1, len(bare)):
+                key = (bare[a], bare[b]) if bare[a] < bare[b] else (bare[b], bare[a])
+                got = buckets.setdefault(key, [])
+                if not got or got[-1] != i:
+                    got.append(i)
     pairs: set[tuple[int, int]] = set()
     for members in buckets.values():
         if len(members) < 2:
@@ -87,8 +96,11 @@ def recurring(ctx: Context) -> list[Candidate]:
         shared = terms[i] & terms[j]
         # recurring terms are frequent in the window by definition, so the idf-weighted
         # overlap undervalues them: either measure may link two observations
-        if len(shared) / min(len(terms[i]), len(terms[j])) >= 0.5 \
-                or ctx.weight(shared) / max(min(weight(i), weight(j)), 1e-9) >= 0.45 \
+        both = len(specific[i] & specific[j])
+        w = ctx.weight(shared) / max(min(weight(i), weight(j)), 1e-9)
+        # two long lines telling one lesson each in their own story share many specific words, though
+        # a small part of either's: five of them, and a fifth of the lighter line's weight
+        if len(shared) / min(len(terms[i]), len(terms[j])) >= 0.5 or w >= 0.45 or both >= 5 and w >= 0.2 \
                 or _across_scripts(ctx, obs[i], obs[j], shared) or _named_alike(ctx, obs[i], obs[j], shared):
             sets.union(i, j)
     groups: dict[int, list[Observation]] = {}
@@ -101,7 +113,9 @@ def recurring(ctx: Context) -> list[Candidate]:
             continue
         # chatter, one-off exceptions and "nothing new" lines recur but are not lessons (checked only
         # here, on groups that could be lessons at all: the patterns are costly to run over every line)
-        members = [o for o in members if not any(p.search(fold(o.text)) for p in NOT_LESSON)]
+        # (a line stating a rule is none of them: "以后所有到货都先过秤…定成规矩" is no one-off for "这周的事")
+        members = [o for o in members if lx.RULE.search(fold(o.text))
+                   or not any(p.search(fold(o.text)) for p in NOT_LESSON)]
         days = sorted({o.day for o in members})
         if len(days) < 2:
             continue

@@ -68,8 +68,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         new_body = _share(_restate(it.entry.body, st), support)
         text = compose(it, new_body, max(x.day for x in support))
+        wait_word = pend.group(0) if pend else "pending"
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
-                       reason=f"status moved: {pend.group(0) if pend else 'pending'} → {st[1]}",
+                       reason=f"status moved: {wait_word} → {_script(st[2], st[1], wait_word, it.entry.body)}",
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
         out.append(Candidate(op, "status", score, feats))
     return out
@@ -80,7 +81,7 @@ def _waited(f: str, pend: re.Match[str] | None) -> str:
     signature from the council"), which say which done states can end the wait."""
     if not pend:
         return ""
-    return (pend.group(0) + _CLAUSE_REST.match(f, pend.end()).group(0)[:40]).strip()
+    return (pend.group(0) + _CLAUSE_REST.match(f, pend.end()).group(0)[:60]).strip()
 
 
 def _done_here(ctx: Context, it, f: str, wait: str) -> bool:
@@ -145,7 +146,9 @@ def _restate(body: str, st: tuple) -> str:
         cl = parts[k]
         sep = parts[k + 1] if k + 1 < len(parts) else ""
         holds_state = pos <= m.start() + len(word) and m.start() <= pos + len(cl)
-        if holds_state or not lx.WAITING.search(fold(cl)):
+        # what it waited for is over; once it is repaired, so is the fault it was away for
+        over = lx.WAITING.search(fold(cl)) or st[1] == lx.REPAIRED and lx.ERROR.search(fold(cl))
+        if holds_state or not over:
             kept.append(cl + sep)
         pos += len(cl) + len(sep)
     out = "".join(kept).strip().rstrip("，,；;")
