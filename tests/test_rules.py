@@ -662,3 +662,16 @@ def test_a_lesson_in_three_scripts_links_through_names_concepts_and_many_shared_
     out = recurring(ctx("## Gigs\n- [P1] Drummer brings cymbals (2026-04-01)\n", lines))
     assert [(x.op.op, x.features["days"]) for x in out] == [("consolidate", 3)]
     assert "又是" not in out[0].op.text and "第三次" not in out[0].op.text
+
+
+def test_a_failure_is_over_when_its_own_verb_succeeds_on_two_days_or_its_name_is_reported_fixed():
+    mem = ("## Ops\n- [P2] Round sheets keep failing to print from the tablet at night, cause unknown (2026-04-01)\n")
+    lines = [("2026-05-27", "Round sheets printed from the tablet first time."),
+             ("2026-05-28", "Round sheets printed fine from the tablet.")]
+    assert [x.op.op for x in stale_entries(ctx(mem, lines))] == ["prune"]
+    again = lines + [("2026-05-29", "Round sheets failed to print from the tablet again")]
+    assert stale_entries(ctx(mem, again)) == []
+    zh = "## Shop\n- [P1] Zebra 标签打印机 keeps failing mid-batch，打到二三十张就卡住，原因待查 (2026-04-01)\n"
+    said = [("2026-05-27", "Zebra 又卡了，重启才好"), ("2026-05-28", "朋友来修 Zebra：USB hub 供电不够"),
+            ("2026-05-30", "Zebra 连续三天正常，USB 直插之后问题没再出现")]
+    assert [x.op.op for x in stale_entries(ctx(zh, said))] == ["prune"]

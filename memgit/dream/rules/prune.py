@@ -9,7 +9,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.text import CODE_SPAN_RE
+from memgit.text import CODE_SPAN_RE, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import _negated, _subject, Candidate, compose, Context, entry_evidence, fold, LABEL_RE, TIMELINE
 
@@ -48,10 +48,16 @@ def stale_entries(ctx: Context) -> list[Candidate]:
         if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
             fixed = _reported(ctx, it, lx.FIXED)
             if not fixed and not lx.SUCCEEDED.search(f):
-                # what failed now succeeds, said on two days after the entry: the error is over
-                ok = _reported(ctx, it, lx.SUCCEEDED)
+                # what failed now succeeds, said on two days after the entry: the error is over ("printed
+                # fine" for "keeps failing to print")
+                ok = _reported(ctx, it, _succeeded(f))
+                ok = [o for o in ok if not lx.ERROR.search(fold(o.text))]
                 runs = len({o.day for o in ok}) + any(lx.REPEATED.search(fold(o.text)) for o in ok)
                 fixed = ok if runs >= 2 else []
+            if fixed:
+                last = max((o.day, o.line) for o in fixed)
+                if any((o.day, o.line) > last for o in _reported(ctx, it, lx.ERROR)):
+                    fixed = []  # it failed again after the fix was reported
             if fixed:
                 days = len({o.day for o in fixed})
                 reason = "the recorded error was later reported fixed"
@@ -65,6 +71,20 @@ def stale_entries(ctx: Context) -> list[Candidate]:
     return out
 
 
+_FAILED_TO = re.compile(r"\bfail(?:s|ed|ing)?\s+to\s+([a-z]{3,})\b")
+
+
+def _succeeded(f: str) -> re.Pattern[str]:
+    """The words of success for an entry's failure (folded text): the lexicon's, and the failed verb
+    done ("printed", "prints" for "fails to print")."""
+    m = _FAILED_TO.search(f)
+    if not m:
+        return lx.SUCCEEDED
+    verb = m.group(1)
+    base = verb[:-1] if verb.endswith("e") else verb
+    return re.compile(rf"{lx.SUCCEEDED.source}|\b{re.escape(base)}(?:e?d|e?s)\b")
+
+
 def _reported(ctx: Context, it, words: re.Pattern[str]) -> list[Observation]:
     """Observations about the entry, since its date, saying `words` (not negated) of its subject."""
     e = it.entry
@@ -75,10 +95,14 @@ def _reported(ctx: Context, it, words: re.Pattern[str]) -> list[Observation]:
     lead = _subject(e.body[:min(starts)]) if starts else frozenset()
     if len(lead) < 2:
         lead = frozenset()
+    # a name it is given there in Latin capitals ("Zebra 标签打印机 keeps failing") names it in any line
+    names = frozenset(t for w in re.findall(r"(?<![\w.-])[A-Z][\w-]{2,}", e.body[:min(starts)] if starts else "")
+                      for t in term_set(w) if t in lead and ctx.anchor(t))
     # the cheap tests first: most lines about the entry name none of its distinctive terms
-    return [o for o in ctx.obs_about(it) if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6))
+    return [o for o in ctx.obs_about(it) if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6)
+                                            or o.terms & names)
             and (not e.date or o.day >= e.date)
-            and o.role != "assistant" and ctx.mentions(o, it) >= 0.3
+            and o.role != "assistant" and (ctx.mentions(o, it) >= 0.3 or o.terms & names)
             and (m := words.search(fold(o.text))) and not _negated(fold(o.text), m.start())
             and ctx.near(fold(o.text), m.start(), it.head or it.subject)]
 
