@@ -675,3 +675,16 @@ def test_a_failure_is_over_when_its_own_verb_succeeds_on_two_days_or_its_name_is
     said = [("2026-05-27", "Zebra 又卡了，重启才好"), ("2026-05-28", "朋友来修 Zebra：USB hub 供电不够"),
             ("2026-05-30", "Zebra 连续三天正常，USB 直插之后问题没再出现")]
     assert [x.op.op for x in stale_entries(ctx(zh, said))] == ["prune"]
+
+
+def test_one_fact_in_two_languages_merges_on_a_shared_name_and_the_same_times():
+    mem = ("## Inn\n- [P1] Breakfast is served 07:00–10:00 in the Garden Room, last orders at 09:45 (2026-03-02)\n"
+           "- [P1] Afternoon tea is served 15:00–17:00 in the Garden Room, book a day ahead (2026-03-02)\n"
+           "- [P1] 早餐时间 07:00–10:00，在花园厅（Garden Room），09:45 最后点单 (2026-04-11)\n")
+    out = duplicates_and_contradictions(ctx(mem, []))
+    assert [(x.op.op, len(x.op.targets)) for x in out] == [("merge", 2)]
+    assert "Afternoon" not in " ".join(out[0].op.targets)
+    # the same hours, no name alike: two places
+    two = ("## Shops\n- [P1] Bakery open 07:00–10:00, lunch 12:00–13:00 (2026-03-02)\n"
+           "- [P1] 诊所营业 07:00–10:00，午休 12:00–13:00 (2026-04-11)\n")
+    assert duplicates_and_contradictions(ctx(two, [])) == []

@@ -177,6 +177,9 @@ def _names_retired(newer: Item, older: Item, m: re.Match[str]) -> bool:
     return bool(named - newer.head) or bool(named & older.head and len(named) >= 2)
 
 
+_VALUES = re.compile(r"(?<![\w.])\d+(?:[.:：]\d+)+(?![\w.])|(?<![\w.])\d{3,}(?![\w.])")
+
+
 def _translated(zh: Item, other: Item) -> bool:
     """One fact written in Chinese and in another language: what no translation changes (the names in
     Latin letters, hosts, paths, numbers) is the same in both — at least four such terms, or three with
@@ -188,8 +191,12 @@ def _translated(zh: Item, other: Item) -> bool:
     ids = {t for t in other.subject if t.isascii() and not t.startswith("~") and not t.replace("'", "").isalpha()}
     if not (names <= other.subject and ids <= zh.subject):
         return False
-    if len(names) >= 4 or (len(names) >= 3 and bool(ids)):
-        return True
+    # the times and long numbers each gives ("07:00–10:00 … 09:45"): the same two or more in both are
+    # what no translation changes either
+    said = _VALUES.findall(fold(zh.entry.body)), _VALUES.findall(fold(other.entry.body))
+    same = set(said[0]) if len(set(said[0])) >= 2 and set(said[0]) == set(said[1]) else set()
+    if len(names) + len(same) >= 4 or (len(names) >= 3 and bool(ids)):
+        return bool(names)  # (the same hours of two places named nowhere alike are two facts)
     # fewer names: what else both say alike counts with them — a Chinese name the other entry writes
     # too ("Dr. Ho's clinic (何內科)") and the concepts of the bilingual lexicon both hold (~phone)
     alike = {t for t in zh.subject & other.subject if t.startswith("~") or CJK_IN.search(t)}
