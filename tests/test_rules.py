@@ -688,3 +688,13 @@ def test_one_fact_in_two_languages_merges_on_a_shared_name_and_the_same_times():
     two = ("## Shops\n- [P1] Bakery open 07:00–10:00, lunch 12:00–13:00 (2026-03-02)\n"
            "- [P1] 诊所营业 07:00–10:00，午休 12:00–13:00 (2026-04-11)\n")
     assert duplicates_and_contradictions(ctx(two, [])) == []
+
+
+def test_a_numbered_place_moves_with_its_floor_for_the_one_entry_the_line_names():
+    mem = ("## Classes\n- [P1] 衝刺班：週一、三 18:30-21:00，在三樓 301 教室 (2026-03-01)\n"
+           "- [P1] 數學班：週二 19:00-21:00，在三樓 303 教室 (2026-03-01)\n")
+    lines = [("2026-05-26", "蔡老師決定：衝刺班從週三起改到五樓 502 教室"), ("2026-05-28", "衝刺班第一次在 502 上課，空間夠了")]
+    assert [x.op.text for x in schedule_moves(ctx(mem, lines))] == [
+        "[P1] 衝刺班：週一、三 18:30-21:00，在五樓 502 教室 (2026-05-28)"]
+    # the old room still used after the move: nothing moves
+    assert schedule_moves(ctx(mem, lines + [("2026-05-29", "衝刺班今天又回 301 上課")])) == []

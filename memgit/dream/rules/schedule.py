@@ -6,10 +6,13 @@ clock time said with the move replaces the entry's one time, written as the entr
 the entry stays as written."""
 from __future__ import annotations
 
+import re
+
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.dream.model import Candidate, clock_as, clocks, compose, Context, entry_evidence, fold, Item
 from memgit.dream.scoring import confidence
+from memgit.memory import ISO_DATE_RE as DATE_RE
 from memgit.ops import Operation
 
 _EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -57,6 +60,10 @@ def _about(ctx: Context, it: Item, o: Observation) -> bool:
 
 
 def schedule_moves(ctx: Context) -> list[Candidate]:
+    return _day_moves(ctx) + moved_numbers(ctx)
+
+
+def _day_moves(ctx: Context) -> list[Candidate]:
     out: list[Candidate] = []
     movers = []  # lines that say a schedule moves: the person's, or a log's; no question unless answered
     for o in ctx.obs:
@@ -138,3 +145,81 @@ def schedule_moves(ctx: Context) -> list[Candidate]:
                              {"acknowledged": bool(acks), "confirming_days": confirm_days}))
     return out
 
+
+
+# a number naming a place or a slot (room 301, gate 12, 502 教室): two digits or more, no clock time,
+# date, version or amount; and the floor a Chinese room number may be given with ("三樓 301")
+_NUMBER = re.compile(r"(?<![\w.:：/-])\d{2,5}(?![\w.:：/%-])")
+_FLOOR = re.compile(r"([零一二两三四五六七八九十\d]{1,3})\s*(楼|层)\s*$")
+
+
+def _numbers(text: str) -> list[re.Match[str]]:
+    return [m for m in _NUMBER.finditer(text) if not DATE_RE.search(text[max(0, m.start() - 5):m.end() + 6])]
+
+
+def moved_numbers(ctx: Context) -> list[Candidate]:
+    """A numbered place moved: an entry gives one number of a place ("在三樓 301"), a line says its subject
+    moves to another number of as many digits ("改到五樓 502 教室", "moved to room 214"), and a line on a
+    later day names the new number with the subject and none names the old one after the move. The number
+    is replaced, and the floor said right before it when the line gives a new one the same way."""
+    out: list[Candidate] = []
+    movers = []
+    for o in ctx.obs:
+        if o.role == "assistant" or o.sensitive or len(o.text) > 300:
+            continue
+        f = fold(o.text)
+        if (m := lx.PLACE_MOVED.search(f)) and not lx.ASKED.search(f) and not lx.EXCEPTION.search(f) \
+                and not (o.role != "user" and lx.PLANNED.search(f[:m.start()])):
+            movers.append((o, f, m))
+    if not movers:
+        return out
+    found: list[tuple[float, tuple[str, int, str], Candidate]] = []
+    for it in ctx.items:
+        if it.frozen or it.step:
+            continue
+        body, fb = it.entry.body, fold(it.entry.body)
+        if len(fb) != len(body):
+            continue
+        have = _numbers(fb)
+        if len(have) != 1:
+            continue
+        old = have[0]
+        hits = []
+        for o, f, m in movers:
+            if not _about(ctx, it, o):
+                continue
+            new = [n for n in _numbers(f) if n.start() > m.start() and len(n.group(0)) == len(old.group(0))
+                   and n.group(0) != old.group(0)]
+            if len({n.group(0) for n in new}) == 1:
+                hits.append((o, f, new[0]))
+        if not hits or len({n.group(0) for _, _, n in hits}) != 1:
+            continue
+        o, f, new = min(hits, key=lambda h: (h[0].day, h[0].line))
+        num = new.group(0)
+        after = [x for x in ctx.obs if (x.day, x.line) > (o.day, o.line) and not x.sensitive
+                 and x.role != "assistant" and _about(ctx, it, x)]
+        said_new = [x for x in after if num in {n.group(0) for n in _numbers(fold(x.text))}]
+        if not [x for x in said_new if x.day > o.day]:
+            continue  # no later day names it there
+        if any(old.group(0) in {n.group(0) for n in _numbers(fold(x.text))} for x in after):
+            continue  # the old place still named after the move
+        a, b = old.span()
+        new_body = body[:a] + num + body[b:]
+        was, now = _FLOOR.search(fb[:a]), _FLOOR.search(f[:new.start()])
+        if was and now and was.group(2) == now.group(2) and was.group(1) != now.group(1):
+            raw = o.text[now.start(1):now.end(1)]
+            new_body = new_body[:was.start(1)] + raw + new_body[was.end(1):]
+        ev = [o, *said_new]
+        score = confidence("slot", extra_days=min(len({x.day for x in said_new}), 2), recent=ctx.recency(ev))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, new_body, max(x.day for x in ev)),
+                       confidence=score, reason=f"moved from {body[a:b]} to {num}",
+                       evidence=(entry_evidence(it), *ctx.evidence(ev, 4, first=o)), origin="offline")
+        fit = ctx.weight(frozenset(t for t in o.terms & it.subject if not any(c.isdigit() for c in t)))
+        feats = {"days": len({x.day for x in said_new})}
+        found.append((fit, (o.source, o.line, num), Candidate(op, "slot", score, feats)))
+    # one move names one entry: the one its line names most of, none when two fit as well
+    for key in {k for _, k, _ in found}:
+        fits = sorted(((f, c) for f, k, c in found if k == key), key=lambda x: -x[0])
+        if len(fits) == 1 or fits[0][0] > fits[1][0]:
+            out.append(fits[0][1])
+    return out
