@@ -698,3 +698,10 @@ def test_a_numbered_place_moves_with_its_floor_for_the_one_entry_the_line_names(
         "[P1] 衝刺班：週一、三 18:30-21:00，在五樓 502 教室 (2026-05-28)"]
     # the old room still used after the move: nothing moves
     assert schedule_moves(ctx(mem, lines + [("2026-05-29", "衝刺班今天又回 301 上課")])) == []
+
+
+def test_a_wait_s_participle_said_of_another_thing_ends_nothing():
+    c = ctx("## Projects\n- [P1] Orchid v3 pending review (2026-04-01)\n",
+            [("2026-05-29", "Reviewed the exporter logs for Orchid, nothing unusual."),
+             ("2026-05-30", "reviewed Orchid dashboards, fine")])
+    assert status_changes(c) == []

@@ -98,11 +98,13 @@ def first_affirmed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 _SAID_OF = re.compile(r"([a-z][a-z'-]*)\s+(?:(?:is|are|was|were|been|be|has|have|had|got|gets|now|just|finally)\s+)*$")
 
 
-def _said_of(text: str, pos: int, subject: frozenset[str]) -> bool:
+def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False) -> bool:
     """The state word at `pos` is not said of another thing: the English word right before it, if any,
-    is a function word or one of `subject`'s terms."""
+    is a function word or one of `subject`'s terms (`strict`: there is one, and it is the subject's)."""
     m = _SAID_OF.search(text[max(0, pos - 40):pos])
-    if m is None or not (ts := term_set(m.group(1))) or ts & subject:
+    if m is None or not (ts := term_set(m.group(1))):
+        return not strict
+    if ts & subject:
         return True
     # another word for the same thing ("consent granted" of a permit)
     return any(f"~{c}" in subject for c in concepts(m.group(1)))
@@ -117,8 +119,10 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
     for rank, pat, en, zh, ends in (*DONE, *_echoes(wait)):
         if ends and wait is not None and not any(w in wait for w in ends):
             continue
+        # a wait's own English participle only said right after the entry's own word ("the venue contract
+        # signed", "Orchid v3 was reviewed"; not "reviewed the exporter logs for Orchid")
         m = next((m for m in pat.finditer(text) if not negated_at(text, m.start())
-                  and (subject is None or _said_of(text, m.start(), subject))), None)
+                  and (subject is None or _said_of(text, m.start(), subject, strict=not en))), None)
         if m is not None and (best is None or rank > best[0]):
             best = (rank, en or m.group(0), zh, m.start())  # a wait's own participle is its word
     return best
