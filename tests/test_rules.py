@@ -545,7 +545,7 @@ def test_a_chinese_wait_ends_with_its_own_verb_done():
     # 签到 (checked in) is no 签字 done, and a Traditional entry gets its word in Traditional
     assert status_changes(ctx("## C\n- [P1] 三月房租：待付款 (2026-05-01)\n", [("2026-05-29", "三月房租已付款")]))
     assert status_changes(ctx("## C\n- [P1] 蓝湾合同：待签字 (2026-05-01)\n", [("2026-05-29", "蓝湾合同的人签到了")])) == []
-    trad = ctx("## C\n- [P1] 1 號場的新球網已經下訂，等廠商送貨 (2026-05-01)\n", [("2026-05-29", "廠商把 1 號場的新球網送來了")])
+    trad = ctx("## C\n- [P1] 1 號場的新球網已經下訂，等廠商送貨 (2026-05-01)\n", [("2026-05-29", "廠商今天已送貨，1 號場的新球網到了")])
     assert [x.op.text for x in status_changes(trad)] == ["[P1] 1 號場的新球網已經下訂，已送貨 (2026-05-29)"]
 
 
@@ -705,3 +705,64 @@ def test_a_wait_s_participle_said_of_another_thing_ends_nothing():
             [("2026-05-29", "Reviewed the exporter logs for Orchid, nothing unusual."),
              ("2026-05-30", "reviewed Orchid dashboards, fine")])
     assert status_changes(c) == []
+
+
+# -- found by reviewing this change (each proposed wrongly before its fix) --------------------------
+def _texts(out):
+    return [x.op.text for x in out]
+
+
+
+def test_review_an_added_day_or_a_one_off_moves_no_schedule():
+    assert _texts(schedule_moves(ctx("## H\n- [P1] Cleaner comes Monday 09:00, key under the mat (2026-03-01)\n",
+        [("2026-05-26", "From now on the cleaner also comes on Fridays"), ("2026-05-29", "Cleaner came Friday, all good")]))) == []
+    assert _texts(schedule_moves(ctx("## 店\n- [P1] 牛奶每周三上午由光明送来 (2026-03-01)\n",
+        [("2026-05-26", "从今天起光明周五也加送一次牛奶"), ("2026-05-29", "周五牛奶送到了")]))) == []
+    assert _texts(schedule_moves(ctx("## T\n- [P1] Team standup Monday 09:30 on Zoom (2026-03-01)\n",
+        [("2026-05-22", "Bank holiday: standup moved to Tuesday"), ("2026-05-26", "Tuesday standup done, short one")]))) == []
+
+
+def test_review_sun_wed_and_workdays_are_no_weekdays_and_short_days_stay_short():
+    from memgit.dream.rules.schedule import _day_as
+    assert (_day_as(3, "Tues"), _day_as(4, "Mon"), _day_as(6, "Fridays"), _day_as(2, "週一")) == ("Thur", "Fri", "Sundays", "週三")
+    assert _texts(schedule_moves(ctx("## G\n- [P1] Watering the greenhouse: Tuesday 07:00, both hoses (2026-03-01)\n",
+        [("2026-05-26", "Moved greenhouse watering to 06:00, before the sun gets on the glass"),
+         ("2026-05-28", "greenhouse watering done early, sun already strong by 08:00")]))) == []
+    assert _texts(schedule_moves(ctx("## T\n- [P1] 站会：每周一 09:30，线上 (2026-03-01)\n",
+        [("2026-05-26", "从今天起站会改成工作日每天开"), ("2026-05-28", "工作日站会第三天，大家都准时")]))) == []
+    assert _texts(schedule_moves(ctx("## H\n- [P1] Bins out Tues night, recycling too (2026-03-01)\n",
+        [("2026-05-26", "Council moved bin collection to Thursday from now on"),
+         ("2026-05-29", "Bins collected Thursday, recycling too")]))) == []  # (the old day is never said to be left)
+
+
+def test_review_a_number_after_a_move_is_a_place_only_beside_the_same_place_word():
+    assert _texts(schedule_moves(ctx("## C\n- [P1] Yoga class: in room 12, bring mats (2026-03-01)\n",
+        [("2026-05-26", "Yoga class moved to the main hall, 25 people came"), ("2026-05-28", "Yoga class had 25 again, the hall is great")]))) == []
+    assert _texts(schedule_moves(ctx("## 活动\n- [P1] 读书会在 12 号会议室，每次两小时 (2026-03-01)\n",
+        [("2026-05-26", "读书会改到 19 点开始"), ("2026-05-28", "读书会 19 点准时开始，人到齐了")]))) == []
+
+
+def test_review_a_stand_in_or_a_person_on_an_ending_line_takes_no_part():
+    pos = "## S\n- [P1] Till / POS: Square, two terminals at the counter, Z report at 17:30 (2026-04-01)\n"
+    assert _texts(slot_changes(ctx(pos, [("2026-05-27", "Square reader died, took cards at the counter with Toast instead of Square today"),
+        ("2026-05-28", "Toast at the counter again until the replacement reader arrives")]))) == []
+    assert _texts(slot_changes(ctx("## 班级\n- [P1] 家校通知走钉钉班级群，每周五 16:00 发小结 (2026-04-01)\n",
+        [("2026-05-26", "钉钉今天崩了，这周家校通知临时改用企业微信，钉钉班级群先不用了"), ("2026-05-28", "这周家校通知还是发企业微信班级群")]))) == []
+    assert _texts(slot_changes(ctx("## S\n- [P1] Produce supplier: Sysco, crates to the back door at 07:00 (2026-04-01)\n",
+        [("2026-05-27", "Dropped the empty Sysco crates at the back door, Marco the driver took them"),
+         ("2026-05-29", "Marco brought the produce crates at 07:00 sharp")]))) == []
+
+
+def test_review_a_wait_s_verb_in_another_sense_ends_nothing():
+    assert _texts(status_changes(ctx("## 活动\n- [P1] 欧陆酒店 年会场地报价：等销售经理回复 (2026-05-01)\n",
+        [("2026-05-29", "欧陆酒店销售经理休假回来了")]))) == []
+    assert _texts(status_changes(ctx("## F\n- [P1] Old flat deposit: waiting for the landlord to return it (2026-05-01)\n",
+        [("2026-05-29", "Landlord returned from holiday yesterday, old flat keys with him")]))) == []
+
+
+def test_review_a_working_way_or_another_branch_is_no_fix_or_duplicate():
+    assert [x.op.op for x in stale_entries(ctx("## O\n- [P2] Label printer fails to connect over Wi-Fi, USB cable works (2026-04-01)\n",
+        [("2026-05-27", "Label printer connected by USB cable, batch done"),
+         ("2026-05-28", "Label printer connected via USB cable again, labels fine")]))] == []
+    assert [x.op.op for x in duplicates_and_contradictions(ctx("## Shops\n- [P1] Acme Bakery Main Street branch open 07:00–15:00 (2026-03-02)\n"
+        "- [P1] Acme Bakery 河西店营业 07:00–15:00 (2026-04-11)\n", []))] == []

@@ -133,7 +133,8 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
 # characters after 待 / 等 (what follows the party waited on); the English one, a noun of the wait whose
 # stem a participle ("-ed") begins. Rank 2, as approved or completed.
 _ZH_WAITED = re.compile(r"(?:待|等)\s*([\u4e00-\u9fff]{2,6})")
-_EN_NOUN = re.compile(r"[a-z]{5,}")
+_EN_OBJECT = re.compile(r"(?:pending|awaiting|waiting(?:\s+(?:on|for))?|in|out|for)\s+"
+                        r"(?:(?:on|for|the|a|an|their|his|her|our|its|final)\s+)*([a-z]+)\b")
 _PARTICIPLE = re.compile(r"\b([a-z]{3,})ed\b")
 
 
@@ -146,14 +147,17 @@ def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tup
         v = re.escape(m.group(1)[-2:])
         head = re.escape(m.group(1)[-2])
         pat = re.compile(rf"已(?:经)?\s*(?:{v}|{head}(?![\u4e00-\u9fff])|{head}[好完])|{v}(?:好|完成|完)"
-                         rf"|{v}了(?=\s*(?:[。！!，,；;]|$))|{head}(?:好|完|来)了")
+                         rf"|{v}了(?=\s*(?:[。！!，,；;]|$))|{head}(?:好|完)了")
         zh = "已" + m.group(1)[-2:]
         return ((2, pat, zh, zh, ()),)
-    nouns = [n for n in _EN_NOUN.findall(wait)[1:] if n not in ("waiting", "awaiting", "pending")]
+    # the noun right after the wait's words ("awaiting signature", "waiting for the permit"), no later one
+    # ("waiting for the landlord to return it" waits for no return)
+    m = _EN_OBJECT.match(wait)
+    nouns = [m.group(1)] if m and len(m.group(1)) >= 5 else []
     if not nouns:
         return ()
     out = []
-    for n in nouns[:2]:
+    for n in nouns:
         # the verb a noun is made of: "signature" → sign, "delivery" → deliver, "review" → review
         stems = {n, *(n[:-len(x)] for x in _NOMINAL if n.endswith(x) and len(n) - len(x) >= 3)}
         alts = "|".join(sorted(f"{re.escape(x)}(?:{re.escape(x[-1])})?" for x in stems))
@@ -226,6 +230,8 @@ HANDED_OVER = _re("handed_over")
 TOOK_OVER = _re("took_over")
 # next to a name whose part is over, and next to the one taking it (memgit.dream.rules.displaced)
 DISPLACED = _re("displaced")
+STAND_IN = _re("stand_in")  # for a while only: until it is back, for today
+ADDED_DAY = _re("added_day")  # one day more, not the day moved ("also on Fridays", "周五也加送")
 TAKING_PART = _re("taking_part")
 # a section that holds lessons (memgit.dream.rules.recurring)
 LESSON_TITLE = _re("as_written.lesson_title", re.I)

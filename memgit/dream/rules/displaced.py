@@ -7,7 +7,6 @@ it; the rest of the entry stays as written."""
 from __future__ import annotations
 
 import re
-from collections import Counter
 from datetime import timedelta
 
 from memgit.dream import lexicon as lx
@@ -22,7 +21,21 @@ from memgit.text import cjk_words, is_common_word, is_traditional, STOP, term_se
 _LATIN = re.compile(r"(?<![\w.-])(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
                     r"(?![\w-])")
 # what comes before a capitalised word that opens a sentence (then it is any word, not a name)
-_OPENS = re.compile(r"(?:^|[.!?;。！？；\"“”'‘’:：(\[*_—–]\s*|\s-\s+|^\s*\d{1,2}:\d{2}\s+|^\s*[-*]\s+)$")
+_OPENING = set(".!?;。！？；\"“”'‘’:：([*_—–")
+_STAMP = re.compile(r"\s*(?:[-*]\s+)?\d{1,2}:\d{2}")
+
+
+def _opens(text: str, pos: int, line: bool = False) -> bool:
+    """What comes before `pos` opens a sentence (a capitalised word there is any word, not a name): the
+    start, a sentence's or a quote's mark, a dash, a list marker, a log line's clock time (`line`: `text`
+    holds many lines, and its start is where the line of `pos` starts)."""
+    start = text.rfind("\n", max(0, pos - 200), pos) + 1 if line else 0
+    if pos - start > 40:  # (a long line: what stands just before is enough, and costs no copy of it)
+        before = text[pos - 40:pos].rstrip()
+        return bool(before) and (before[-1] in _OPENING or before.endswith((" -", "\t-")))
+    before = text[start:pos].rstrip()
+    return not before or before[-1] in _OPENING or before.endswith((" -", "\t-")) or before in ("-", "*") \
+        or bool(_STAMP.fullmatch(before))
 _OPENS_ENTRY = re.compile(r"(?:^(?:\[[^\]]*\]\s*)?|[.!?。！？(\[*_—–\"“]\s*|\s-\s+)$")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,10}")
 _NEAR = 24      # characters between a name and the word said of it
@@ -47,53 +60,73 @@ def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int) -
     return False
 
 
-def _old_names(ctx: Context, it: Item, names: frozenset[str]) -> list[str]:
+def _stand_in(f: str, positions: list[int], size: int) -> bool:
+    """The name at one of `positions` is said as a stand-in for a while, not the one taking the part ("with
+    Toast instead of Square today", "临时改用…", "until the reader arrives")."""
+    return _marked(lx.STAND_IN, f, positions, size)
+
+
+def _old_names(ctx: Context, it: Item, names: "_Names", around: str) -> list[str]:
     """The names an entry holds that could be replaced (folded): Latin names said once, and Chinese words
-    specific enough to name something (not common words)."""
+    specific enough to name something (not common words), that stand near an ending word (`around`)."""
     f, body = it.folded, it.entry.body
     lab = LABEL_RE.match(body) if _label(body) else None
     out = []
     for m in _LATIN.finditer(body):
         n = m.group(0).lower()
-        if n in STOP or n not in names or lx.WEEKDAY.search(n) or len(n) < 3:
+        if n in STOP or n not in around or lx.WEEKDAY.search(n) or len(n) < 3:
             continue
         if lab and m.start() < lab.end(1) or _OPENS_ENTRY.search(body[:m.start()]) and m.group(0)[1:].islower():
             continue  # what the entry is about ("Till / POS: …"), or any word opening a sentence
-        if len(_said(n, f)) == 1:
+        if len(_said(n, f)) == 1 and n in names:
             out.append(n)
     for run in _CJK_RUN.findall(f):
         for w in cjk_words(run):
-            if len(w) >= 2 and ctx.anchor(w) and not is_common_word(w) and len(_said(w, f)) == 1:
+            if len(w) >= 2 and w in around and ctx.anchor(w) and not is_common_word(w) and len(_said(w, f)) == 1:
                 out.append(w)
     return list(dict.fromkeys(out))
 
 
-def _names(ctx: Context) -> frozenset[str]:
-    """The Latin words memory and the window write as names (folded): capitalised inside a sentence
+class _Names:
+    """Which Latin words memory and the window write as names (folded): capitalised inside a sentence
     ("leaving Square for", "off Humble") at least twice as often as in lower case, so a word opening a
-    sentence is a name only when it is one elsewhere ("Replied", "Deterministic" are any words)."""
-    cap: Counter[str] = Counter()
-    low: Counter[str] = Counter()
-    for text in (*(it.entry.body for it in ctx.items), *(o.text for o in ctx.obs)):
-        low.update(_LOWER_WORD.findall(text))
-        cap.update(m.group(0).lower() for m in _LATIN.finditer(text) if not _OPENS.search(text[:m.start()]))
-    return frozenset(n for n, k in cap.items() if k >= 2 * low[n])
+    sentence is a name only when it is one elsewhere ("Replied", "Deterministic" are any words). Asked
+    word by word (few words are ever asked), each answer kept."""
+
+    def __init__(self, ctx: Context):
+        self.text = "\n".join((*(it.entry.body for it in ctx.items), *(o.text for o in ctx.obs if len(o.text) <= 400)))
+        self.low = self.text.lower()
+        self.known: dict[str, bool] = {}
+
+    def __contains__(self, word: str) -> bool:
+        v = self.known.get(word)
+        if v is None:
+            cap = low = 0
+            at = self.low.find(word)
+            while at >= 0:
+                end = at + len(word)
+                edge = self.low[at - 1:at] if at else ""
+                if not (edge and (edge.isalnum() or edge in "_.-")) and not (
+                        end < len(self.low) and (self.low[end].isalnum() or self.low[end] in "_-")):
+                    if self.text[at:end].islower():
+                        low += 1
+                    elif not _opens(self.text, at, line=True):
+                        cap += 1
+                at = self.low.find(word, end)
+            v = self.known[word] = cap >= 1 and cap >= 2 * low
+        return v
 
 
-_LOWER_WORD = re.compile(r"(?<![\w.-])[a-z][a-z0-9+]*(?:[.-][a-z0-9+]+)*(?![\w-])")
-
-
-def _new_latin(o: Observation, f: str, ending: bool, names: frozenset[str]) -> list[tuple[str, str]]:
-    """Latin names a line gives as taking a part: (folded, as written); named on an ending line, or next
-    to a word that says it is the new one."""
+def _new_latin(o: Observation, f: str, ending: bool, names: "_Names") -> list[tuple[str, str]]:
+    """Latin names a line gives as taking a part: (folded, as written), next to a word that says it is
+    the new one (a name on an ending line may be anyone's: "Marco the driver took the crates")."""
     out = []
     for m in _LATIN.finditer(o.text):
-        if m.group(0).lower() not in names:
-            continue
         n = m.group(0).lower()
-        if n in STOP or lx.WEEKDAY.search(n) or len(n) < 3:
+        if n in STOP or len(n) < 3 or lx.WEEKDAY.search(n):
             continue
-        if ending or _marked(lx.TAKING_PART, f, [m.start()], len(n)):
+        if _marked(lx.TAKING_PART, f, [m.start()], len(n)) and not _stand_in(f, [m.start()], len(n)) \
+                and n in names:
             out.append((n, m.group(0)))
     return out
 
@@ -103,7 +136,7 @@ def _new_chinese(f: str, text: str) -> list[tuple[str, str]]:
     out = []
     for m in lx.TAKING_PART.finditer(f):
         run = _CJK_RUN.match(f, m.end())
-        if run and not lx.negated_at(f, m.start()):
+        if run and not lx.negated_at(f, m.start()) and not _stand_in(f, [run.start()], len(run.group(0))):
             out.append((run.group(0), text[run.start():run.end()]))
     return out
 
@@ -117,15 +150,20 @@ def displacements(ctx: Context) -> list[Candidate]:
     ending_lines = [o for o in told if lx.DISPLACED.search(folded[id(o)])]
     if not ending_lines:
         return []
+    # the text around every ending word: an old name must stand in it (most entries' names do not)
+    around = "\n".join(f[max(0, m.start() - _NEAR - 40):m.end() + _NEAR + 40]
+                        for f in (folded[id(o)] for o in ending_lines) for m in lx.DISPLACED.finditer(f))
     memory = "\n".join(it.folded for it in ctx.items)
-    names = _names(ctx)
+    names = _Names(ctx)
     out: list[Candidate] = []
     fits: dict[tuple[str, str], list[tuple[float, Item]]] = {}
     found: dict[int, list[tuple[int, str, str, str, list[Observation], list[Observation]]]] = {}
     for k, it in enumerate(ctx.items):
         if it.frozen or it.step:
             continue
-        for old in _old_names(ctx, it, names):
+        if not any(w in around for w in it.subject if len(w) >= 2):
+            continue
+        for old in _old_names(ctx, it, names, around):
             rest = frozenset(t for t in it.subject - term_set(old) if ctx.anchor(t))
             if not rest:
                 continue
@@ -157,7 +195,11 @@ def displacements(ctx: Context) -> list[Candidate]:
                     continue  # named long before the old one's part was over: no newcomer taking it
                 own = rest - term_set(new)
                 support = [o for o in told if o.day >= first - timedelta(days=_BEFORE)
-                           and _said(new, folded[id(o)]) and o.terms & own]
+                           and (pos := _said(new, folded[id(o)])) and o.terms & own
+                           and not _stand_in(folded[id(o)], pos, len(new))]
+                if any(_said(new, folded[id(o)]) and _stand_in(folded[id(o)], _said(new, folded[id(o)]), len(new))
+                       for o in told if o.day >= first - timedelta(days=_BEFORE) and o.terms & own):
+                    continue  # said as a stand-in for it: no replacement
                 days = {o.day for o in support}
                 if len(days) < 2 or max(days) < first:
                     continue

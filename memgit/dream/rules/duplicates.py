@@ -195,6 +195,8 @@ def _translated(zh: Item, other: Item) -> bool:
     # what no translation changes either
     said = _VALUES.findall(fold(zh.entry.body)), _VALUES.findall(fold(other.entry.body))
     same = set(said[0]) if len(set(said[0])) >= 2 and set(said[0]) == set(said[1]) else set()
+    if same and any(t not in zh.subject for w in _PROPER.findall(other.entry.body) for t in term_set(w)):
+        same = set()  # a name only one of them gives ("Main Street" of one branch): the same hours of two places
     if len(names) + len(same) >= 4 or (len(names) >= 3 and bool(ids)):
         return bool(names)  # (the same hours of two places named nowhere alike are two facts)
     # fewer names: what else both say alike counts with them — a Chinese name the other entry writes

@@ -72,14 +72,15 @@ def stale_entries(ctx: Context) -> list[Candidate]:
 
 
 _FAILED_TO = re.compile(r"\bfail(?:s|ed|ing)?\s+to\s+([a-z]{3,})\b")
+_WORKS = re.compile(r"\bworks?\b|\bworking\b|\bfine\b|\bok\b|正常|可以用")
 
 
 def _succeeded(f: str) -> re.Pattern[str]:
     """The words of success for an entry's failure (folded text): the lexicon's, and the failed verb
     done ("printed", "prints" for "fails to print")."""
     m = _FAILED_TO.search(f)
-    if not m:
-        return lx.SUCCEEDED
+    if not m or _WORKS.search(f):
+        return lx.SUCCEEDED  # (a way that works is named beside the failure: doing it again fixes nothing)
     verb = m.group(1)
     base = verb[:-1] if verb.endswith("e") else verb
     return re.compile(rf"{lx.SUCCEEDED.source}|\b{re.escape(base)}(?:e?d|e?s)\b")

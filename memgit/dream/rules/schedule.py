@@ -19,21 +19,30 @@ _EN_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 _ZH_DAYS = "一二三四五六日"
 
 
+# a weekday as a schedule names one: a whole English name, a capitalised short one ("Tues", never "sun" or
+# "wed"), or a Chinese one (周四, 星期天, 礼拜三; not 工作日 or 周末)
+_SHORT = {"Mon": 0, "Tue": 1, "Tues": 1, "Wed": 2, "Thu": 3, "Thur": 3, "Thurs": 3, "Fri": 4, "Sat": 5, "Sun": 6}
+_DAY_RE = re.compile(r"\b(?:(?i:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+                     r"|(?:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\b\.?)(?![\w'])"
+                     r"|(?:周|週|星期|礼拜|禮拜)[一二三四五六日天]")
+
+
 def _day(token: str) -> int | None:
-    """The weekday a weekday word names, Monday = 0 ("Fridays", "thu", "週四", "星期天")."""
-    t = token.lower()
+    """The weekday a weekday word names, Monday = 0 ("Fridays", "Thu", "週四", "星期天")."""
+    t = token.rstrip(".")
     if t[-1:] in _ZH_DAYS or t[-1:] == "天":
         return 6 if t[-1] == "天" else _ZH_DAYS.index(t[-1])
-    for k, name in enumerate(_EN_DAYS):
-        if t.startswith(name[:3]):
-            return k
-    return None
+    if t in _SHORT:
+        return _SHORT[t]
+    low = t.lower().rstrip("s")
+    return next((k for k, name in enumerate(_EN_DAYS) if low == name), None)
 
 
-def _days(f: str) -> list[tuple[int, int, int]]:
-    """The weekdays a folded text names: (start, end, weekday)."""
+def _days(text: str) -> list[tuple[int, int, int]]:
+    """The weekdays a text (as written, or folded: a short English name only as written) names:
+    (start, end, weekday)."""
     out = []
-    for m in lx.WEEKDAY.finditer(f):
+    for m in _DAY_RE.finditer(text):
         d = _day(m.group(0))
         if d is not None:
             out.append((m.start(), m.end(), d))
@@ -44,12 +53,11 @@ def _day_as(d: int, like: str) -> str:
     """Weekday `d` written the way `like` (a weekday word as written) writes one."""
     if like[-1:] in _ZH_DAYS or like[-1:] == "天":
         return like[:-1] + _ZH_DAYS[d]
-    name = _EN_DAYS[d]
-    low = like.lower()
-    full = next((n for n in _EN_DAYS if low.startswith(n)), None)
-    word = name if full else name[:len(low.rstrip("s"))] if len(low.rstrip("s")) <= 4 else name
-    if low.endswith("s") and (not full or low == full + "s"):
-        word += "s"
+    bare = like.rstrip(".")
+    if bare in _SHORT:  # a short name: the usual short name of the day, as long as three letters or four
+        short = [k for k, v in _SHORT.items() if v == d]
+        return next((k for k in short if len(k) == len(bare)), short[0]) + like[len(bare):]
+    word = _EN_DAYS[d] + ("s" if like.lower().endswith("s") else "")
     return word.capitalize() if like[:1].isupper() else word
 
 
@@ -73,7 +81,7 @@ def _day_moves(ctx: Context) -> list[Candidate]:
         if not (lx.TIME_MOVED.search(f) or lx.PREFERENCE_CHANGE.search(f) or lx.RATHER_THAN.search(f)
                 or lx.PREFERENCE.search(f)) or lx.EXCEPTION.search(f) or o.role != "user" and lx.PLANNED.search(f):
             continue
-        if _days(f):
+        if _days(o.text) and not lx.ADDED_DAY.search(f) and not lx.STAND_IN.search(f):
             movers.append((o, f))
     if not movers:
         return out
@@ -83,33 +91,37 @@ def _day_moves(ctx: Context) -> list[Candidate]:
         body, fb = it.entry.body, fold(it.entry.body)
         if len(fb) != len(body):
             continue
-        have = _days(fb)
+        have = _days(body)
         if len({d for _, _, d in have}) != 1 or len(have) != 1:
             continue  # no day, or several: which one moves is unsure
         a, b, old_day = have[0]
         moves = []
         for o, f in movers:
-            said = {d for _, _, d in _days(f)}
+            said = {d for _, _, d in _days(o.text)}
             new = said - {old_day}
             if len(new) != 1 or not _about(ctx, it, o):
                 continue
             if lx.ASKED.search(f) and o.role != "user":
                 continue
-            moves.append((o, f, new.pop()))
-        if not moves or len({d for _, _, d in moves}) != 1:
+            moves.append((o, f, new.pop(), old_day in said))
+        if not moves or len({m[2] for m in moves}) != 1:
             continue
-        o, f, new_day = max(moves, key=lambda m: (m[0].day, m[0].line))
+        o, f, new_day, names_old = max(moves, key=lambda m: (m[0].day, m[0].line))
         # confirmed: the agent says the new day back in the same session, or a later line says it with
         # the subject; a question the person asked is a request only once it is confirmed
         session = [x for x in ctx.obs if o.session and x.session == o.session]
         later = [x for x in ctx.obs if x is not o and (x.day, x.line) > (o.day, o.line) and not x.sensitive
-                 and new_day in {d for _, _, d in _days(fold(x.text))} and _about(ctx, it, x)]
+                 and new_day in {d for _, _, d in _days(x.text)} and _about(ctx, it, x)]
         acks = [x for x in session if x.role == "assistant" and (x.day, x.line) > (o.day, o.line)
-                and new_day in {d for _, _, d in _days(fold(x.text))}]
+                and new_day in {d for _, _, d in _days(x.text)}]
+        # the old day is said to be left, by the move or by its confirmation ("instead of Monday 06:00",
+        # "週三不再送了"): a new day alone may be one more day ("also on Fridays")
+        if not names_old and not any(old_day in {d for _, _, d in _days(x.text)} for x in acks):
+            continue
         if not acks and not [x for x in later if x.role != "assistant"]:
             continue
         if any(x.role == "user" and (x.day, x.line) > (o.day, o.line) and old_day in (ds := {d for _, _, d in
-               _days(fold(x.text))}) and new_day not in ds for x in session):
+               _days(x.text)}) and new_day not in ds for x in session):
             continue  # the person came back to the old day
         new_body = body[:a] + _day_as(new_day, body[a:b]) + body[b:]
         # a clock time said with the move: the person's own (their later turns in the session included),
@@ -153,6 +165,21 @@ _NUMBER = re.compile(r"(?<![\w.:：/-])\d{2,5}(?![\w.:：/%-])")
 _FLOOR = re.compile(r"([零一二两三四五六七八九十\d]{1,3})\s*(楼|层)\s*$")
 
 
+_BEFORE_WORD = re.compile(r"([a-z]+|[\u4e00-\u9fff]{1,2})\s*#?$")
+_AFTER_WORD = re.compile(r"\s*([a-z]+|[\u4e00-\u9fff]{1,2})")
+
+
+def _place_words(f: str, m: re.Match[str]) -> set[str]:
+    """The words a number stands between in a folded text ("room" of "room 214", "教室" of "502 教室"):
+    what kind of place it numbers."""
+    out = set()
+    if b := _BEFORE_WORD.search(f[max(0, m.start() - 12):m.start()]):
+        out.add(b.group(1))
+    if a := _AFTER_WORD.match(f, m.end()):
+        out.add(a.group(1))
+    return out
+
+
 def _numbers(text: str) -> list[re.Match[str]]:
     return [m for m in _NUMBER.finditer(text) if not DATE_RE.search(text[max(0, m.start() - 5):m.end() + 6])]
 
@@ -188,8 +215,9 @@ def moved_numbers(ctx: Context) -> list[Candidate]:
         for o, f, m in movers:
             if not _about(ctx, it, o):
                 continue
+            kind = _place_words(fb, old)
             new = [n for n in _numbers(f) if n.start() > m.start() and len(n.group(0)) == len(old.group(0))
-                   and n.group(0) != old.group(0)]
+                   and n.group(0) != old.group(0) and kind & _place_words(f, n)]
             if len({n.group(0) for n in new}) == 1:
                 hits.append((o, f, new[0]))
         if not hits or len({n.group(0) for _, _, n in hits}) != 1:
