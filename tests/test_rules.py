@@ -766,3 +766,11 @@ def test_review_a_working_way_or_another_branch_is_no_fix_or_duplicate():
          ("2026-05-28", "Label printer connected via USB cable again, labels fine")]))] == []
     assert [x.op.op for x in duplicates_and_contradictions(ctx("## Shops\n- [P1] Acme Bakery Main Street branch open 07:00–15:00 (2026-03-02)\n"
         "- [P1] Acme Bakery 河西店营业 07:00–15:00 (2026-04-11)\n", []))] == []
+
+
+def test_a_lesson_s_rule_form_drops_the_same_problem_story_and_a_bare_mark():
+    from memgit.dream.rules.recurring import _rule_form
+    said = "!512 同樣的問題：改了 package.json 卻沒 commit lockfile，CI 直接失敗。以後改依賴一定要先跑 `pnpm install`"
+    assert _rule_form(said) == "以後改依賴一定要先跑 `pnpm install`"
+    assert _rule_form("Same issue with the lockfile, CI red. Always commit pnpm-lock.yaml with package.json") == \
+        "Always commit pnpm-lock.yaml with package.json"

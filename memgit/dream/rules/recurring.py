@@ -251,7 +251,8 @@ def _rule_form(text: str) -> str:
     "forgot to purge…", "浪费半小时") are dropped when another states what to do (a rule's words: "记住",
     "always", "make sure"), and a leading "记住：" / "Remember:" goes; a sentence saying what the
     problem is ("`gws` not found after an upgrade") stays beside its workaround."""
-    parts = [p.strip() for p in _SENTENCE.split(text.strip()) if p and p.strip()]
+    # (a part holding no word is no sentence: the "!" of "!421 …", a merge request's number)
+    parts = [p.strip() for p in _SENTENCE.split(text.strip()) if p and re.search(r"[^\W\d_]", p)]
     # a sentence the line labels as its lesson ("教訓：…", "Lesson: …") is the rule; the others tell
     # what happened that day ("核心退件：3 個 library 濃度不夠")
     labelled = [lx.RULE_LABEL.sub("", p, count=1).strip() for p in parts if lx.RULE_LABEL.match(p)]
