@@ -774,3 +774,16 @@ def test_a_lesson_s_rule_form_drops_the_same_problem_story_and_a_bare_mark():
     assert _rule_form(said) == "以後改依賴一定要先跑 `pnpm install`"
     assert _rule_form("Same issue with the lockfile, CI red. Always commit pnpm-lock.yaml with package.json") == \
         "Always commit pnpm-lock.yaml with package.json"
+
+
+def test_a_rating_after_a_version_is_no_new_version():
+    c = ctx("## Apps\n- [P1] Ledger iOS 2.3 in review (2026-04-01)\n",
+            [("2026-05-29", "iOS 2.3 評分 4.7，好評很多"), ("2026-05-30", "Ledger iOS 2.3 rated 4.8 by week two")])
+    assert version_changes(c) == []
+
+
+def test_a_requested_time_stops_before_the_request_s_verb_and_particle():
+    user = "# USER\n\n## Preferences\n- [P1] 排練提醒：週三當天中午在 LINE 群發 (2026-03-01)\n"
+    said = "以後排練提醒改成前一天晚上九點發啦，當天中午才發根本來不及"
+    out = preference_changes(ctx("", [("2026-05-30", said)], user, role="user"))
+    assert [x.op.text for x in out] == ["[P1] 排練提醒：週三前一天晚上九點在 LINE 群發 (2026-05-30)"]

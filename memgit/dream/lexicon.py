@@ -229,6 +229,8 @@ DONE_WITH = _re("done_with")
 HANDED_OVER = _re("handed_over")
 TOOK_OVER = _re("took_over")
 # next to a name whose part is over, and next to the one taking it (memgit.dream.rules.displaced)
+# a measure right before a number ("評分 4.7", "rated 4.5"): the number is a value, no version (rules.versions)
+MEASURED = LazyPattern(f"(?:{alternation('measured')})\\s*[:：=]?\\s*$", key="measured")
 DISPLACED = _re("displaced")
 STAND_IN = _re("stand_in")  # for a while only: until it is back, for today
 ADDED_DAY = _re("added_day")  # one day more, not the day moved ("also on Fridays", "周五也加送")

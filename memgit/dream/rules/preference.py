@@ -50,8 +50,9 @@ def _pref_content(text: str, like: str) -> str:
 _CLAUSE_END = re.compile(r"[，,。.;；!！?？、\n]")
 _CLOCK = re.compile(r"(?<!\d)\d{1,2}[:：]\d{2}(?!\d)")
 _CLOCK_AFTER = re.compile(r"\s*\d{1,2}[:：]\d{2}(?!\d)")
-# a few Chinese characters after the value's last digit or Latin letter: the verb of a request ("傳好了")
-_TAIL_AFTER_VALUE = re.compile(r"[0-9A-Za-z]\s*([\u4e00-\u9fff]{1,4})$")
+# a few Chinese characters after the value's last digit, Latin letter or clock word: the verb of a request
+# ("傳好了", "九點發啦")
+_TAIL_AFTER_VALUE = re.compile(r"[0-9A-Za-z点點号號时時分半]\s*([\u4e00-\u9fff]{1,4})$")
 
 
 def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int, str] | None:

@@ -66,6 +66,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
                 pos = f.find(v.lower())
                 if lx.VERSION_HELD.search(f[max(0, pos - 25):pos + len(v) + 15]):
                     continue
+                if _COMPARED.search(f[max(0, pos - 3):pos]) or lx.MEASURED.search(f[max(0, pos - 12):pos]):
+                    continue  # a rating, a score or a bound ("評分 4.7", "accuracy >0.9"): a value, no release
                 if not ctx.near(f, pos, names, 30, specific=False):
                     continue  # a version of something else named on the same line
                 explicit = bool(UPGRADE.search(f)) or old.lower().lstrip("v") in f
