@@ -172,6 +172,7 @@ def displacements(ctx: Context) -> list[Candidate]:
             if not ends or all(lx.PLANNED.search(folded[id(o)]) for o in ends):
                 continue
             first, last = min(o.day for o in ends), max(o.day for o in ends)
+            start = first - timedelta(days=_BEFORE)  # a new name may be used from a few days before
             over = min(o.day for o in ends if not lx.PLANNED.search(folded[id(o)]))  # told as done, not planned
             # named for the entry's subject after its part was told over: still in use, unless the line
             # names the new one too ("企微比钉钉群清爽多了" compares the two)
@@ -179,7 +180,7 @@ def displacements(ctx: Context) -> list[Candidate]:
                      and not _marked(lx.DISPLACED, folded[id(o)], pos, len(old))]
             news: dict[str, str] = {}
             for o in told:
-                if o.day < first - timedelta(days=_BEFORE):
+                if o.day < start:
                     continue
                 f = folded[id(o)]
                 is_end = o in ends
@@ -191,15 +192,14 @@ def displacements(ctx: Context) -> list[Candidate]:
             for new, raw in news.items():
                 if any(not _said(new, folded[id(o)]) for o in later):
                     continue  # the old one still in use for it
-                if any(o.day < first - timedelta(days=_BEFORE) and _said(new, folded[id(o)]) for o in told):
+                if any(o.day < start and _said(new, folded[id(o)]) for o in told):
                     continue  # named long before the old one's part was over: no newcomer taking it
                 own = rest - term_set(new)
-                support = [o for o in told if o.day >= first - timedelta(days=_BEFORE)
-                           and (pos := _said(new, folded[id(o)])) and o.terms & own
-                           and not _stand_in(folded[id(o)], pos, len(new))]
-                if any(_said(new, folded[id(o)]) and _stand_in(folded[id(o)], _said(new, folded[id(o)]), len(new))
-                       for o in told if o.day >= first - timedelta(days=_BEFORE) and o.terms & own):
+                named = [(o, pos) for o in told if o.day >= start and o.terms & own
+                         and (pos := _said(new, folded[id(o)]))]
+                if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named):
                     continue  # said as a stand-in for it: no replacement
+                support = [o for o, _ in named]
                 days = {o.day for o in support}
                 if len(days) < 2 or max(days) < first:
                     continue

@@ -7,6 +7,8 @@ the entry stays as written."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from functools import lru_cache
 
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
@@ -49,6 +51,12 @@ def _days(text: str) -> list[tuple[int, int, int]]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _weekdays(text: str) -> frozenset[int]:
+    """The weekdays a text names (each line is asked about them by several tests)."""
+    return frozenset(d for _, _, d in _days(text))
+
+
 def _day_as(d: int, like: str) -> str:
     """Weekday `d` written the way `like` (a weekday word as written) writes one."""
     if like[-1:] in _ZH_DAYS or like[-1:] == "天":
@@ -65,6 +73,17 @@ def _about(ctx: Context, it: Item, o: Observation) -> bool:
     """The line names the entry's subject by a specific word that is no number or weekday."""
     return any(ctx.anchor(t) and not any(c.isdigit() for c in t) and not lx.WEEKDAY.search(t)
                for t in o.terms & it.subject)
+
+
+def _as_written(ctx: Context) -> Iterator[tuple[Item, str, str]]:
+    """The entries a rule may rewrite, with their body and the body folded, where folding keeps every
+    character's position (a slot found in the folded body is cut from the body as written)."""
+    for it in ctx.items:
+        if it.frozen or it.step:
+            continue
+        body, fb = it.entry.body, fold(it.entry.body)
+        if len(fb) == len(body):
+            yield it, body, fb
 
 
 def schedule_moves(ctx: Context) -> list[Candidate]:
@@ -85,20 +104,15 @@ def _day_moves(ctx: Context) -> list[Candidate]:
             movers.append((o, f))
     if not movers:
         return out
-    for it in ctx.items:
-        if it.frozen or it.step:
-            continue
-        body, fb = it.entry.body, fold(it.entry.body)
-        if len(fb) != len(body):
-            continue
+    for it, body, _ in _as_written(ctx):
         have = _days(body)
         if len({d for _, _, d in have}) != 1 or len(have) != 1:
             continue  # no day, or several: which one moves is unsure
         a, b, old_day = have[0]
         moves = []
         for o, f in movers:
-            said = {d for _, _, d in _days(o.text)}
-            new = said - {old_day}
+            said = _weekdays(o.text)
+            new = set(said - {old_day})
             if len(new) != 1 or not _about(ctx, it, o):
                 continue
             if lx.ASKED.search(f) and o.role != "user":
@@ -111,19 +125,20 @@ def _day_moves(ctx: Context) -> list[Candidate]:
         # the subject; a question the person asked is a request only once it is confirmed
         session = [x for x in ctx.obs if o.session and x.session == o.session]
         later = [x for x in ctx.obs if x is not o and (x.day, x.line) > (o.day, o.line) and not x.sensitive
-                 and new_day in {d for _, _, d in _days(x.text)} and _about(ctx, it, x)]
+                 and new_day in _weekdays(x.text) and _about(ctx, it, x)]
         acks = [x for x in session if x.role == "assistant" and (x.day, x.line) > (o.day, o.line)
-                and new_day in {d for _, _, d in _days(x.text)}]
+                and new_day in _weekdays(x.text)]
         # the old day is said to be left, by the move or by its confirmation ("instead of Monday 06:00",
         # "週三不再送了"): a new day alone may be one more day ("also on Fridays")
-        if not names_old and not any(old_day in {d for _, _, d in _days(x.text)} for x in acks):
+        if not names_old and not any(old_day in _weekdays(x.text) for x in acks):
             continue
         if not acks and not [x for x in later if x.role != "assistant"]:
             continue
-        if any(x.role == "user" and (x.day, x.line) > (o.day, o.line) and old_day in (ds := {d for _, _, d in
-               _days(x.text)}) and new_day not in ds for x in session):
+        if any(x.role == "user" and (x.day, x.line) > (o.day, o.line) and old_day in (ds := _weekdays(x.text))
+               and new_day not in ds for x in session):
             continue  # the person came back to the old day
-        new_body = body[:a] + _day_as(new_day, body[a:b]) + body[b:]
+        written = _day_as(new_day, body[a:b])
+        new_body = body[:a] + written + body[b:]
         # a clock time said with the move: the person's own (their later turns in the session included),
         # else the agent's confirmation of it
         users = [o] + [x for x in session if x.role == "user" and (x.day, x.line) > (o.day, o.line)]
@@ -151,20 +166,17 @@ def _day_moves(ctx: Context) -> list[Candidate]:
         else:
             score = confidence("slot", extra_days=min(confirm_days, 2), recent=ctx.recency(evidence))
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, new_body, day),
-                       confidence=score, reason=f"moved from {body[a:b]} to {_day_as(new_day, body[a:b])}",
+                       confidence=score, reason=f"moved from {body[a:b]} to {written}",
                        evidence=(entry_evidence(it), *ctx.evidence(evidence, 4, first=o)), origin="offline")
         out.append(Candidate(op, "preference" if user_pref else "slot", score,
                              {"acknowledged": bool(acks), "confirming_days": confirm_days}))
     return out
 
 
-
 # a number naming a place or a slot (room 301, gate 12, 502 教室): two digits or more, no clock time,
 # date, version or amount; and the floor a Chinese room number may be given with ("三樓 301")
 _NUMBER = re.compile(r"(?<![\w.:：/-])\d{2,5}(?![\w.:：/%-])")
 _FLOOR = re.compile(r"([零一二两三四五六七八九十\d]{1,3})\s*(楼|层)\s*$")
-
-
 _BEFORE_WORD = re.compile(r"([a-z]+|[\u4e00-\u9fff]{1,2})\s*#?$")
 _AFTER_WORD = re.compile(r"\s*([a-z]+|[\u4e00-\u9fff]{1,2})")
 
@@ -184,6 +196,12 @@ def _numbers(text: str) -> list[re.Match[str]]:
     return [m for m in _NUMBER.finditer(text) if not DATE_RE.search(text[max(0, m.start() - 5):m.end() + 6])]
 
 
+@lru_cache(maxsize=4096)
+def _place_numbers(text: str) -> frozenset[str]:
+    """The place numbers a line (as written) names."""
+    return frozenset(n.group(0) for n in _numbers(fold(text)))
+
+
 def moved_numbers(ctx: Context) -> list[Candidate]:
     """A numbered place moved: an entry gives one number of a place ("在三樓 301"), a line says its subject
     moves to another number of as many digits ("改到五樓 502 教室", "moved to room 214"), and a line on a
@@ -201,21 +219,16 @@ def moved_numbers(ctx: Context) -> list[Candidate]:
     if not movers:
         return out
     found: list[tuple[float, tuple[str, int, str], Candidate]] = []
-    for it in ctx.items:
-        if it.frozen or it.step:
-            continue
-        body, fb = it.entry.body, fold(it.entry.body)
-        if len(fb) != len(body):
-            continue
+    for it, body, fb in _as_written(ctx):
         have = _numbers(fb)
         if len(have) != 1:
             continue
         old = have[0]
+        kind = _place_words(fb, old)
         hits = []
         for o, f, m in movers:
             if not _about(ctx, it, o):
                 continue
-            kind = _place_words(fb, old)
             new = [n for n in _numbers(f) if n.start() > m.start() and len(n.group(0)) == len(old.group(0))
                    and n.group(0) != old.group(0) and kind & _place_words(f, n)]
             if len({n.group(0) for n in new}) == 1:
@@ -226,10 +239,10 @@ def moved_numbers(ctx: Context) -> list[Candidate]:
         num = new.group(0)
         after = [x for x in ctx.obs if (x.day, x.line) > (o.day, o.line) and not x.sensitive
                  and x.role != "assistant" and _about(ctx, it, x)]
-        said_new = [x for x in after if num in {n.group(0) for n in _numbers(fold(x.text))}]
+        said_new = [x for x in after if num in _place_numbers(x.text)]
         if not [x for x in said_new if x.day > o.day]:
             continue  # no later day names it there
-        if any(old.group(0) in {n.group(0) for n in _numbers(fold(x.text))} for x in after):
+        if any(old.group(0) in _place_numbers(x.text) for x in after):
             continue  # the old place still named after the move
         a, b = old.span()
         new_body = body[:a] + num + body[b:]
@@ -238,13 +251,13 @@ def moved_numbers(ctx: Context) -> list[Candidate]:
             raw = o.text[now.start(1):now.end(1)]
             new_body = new_body[:was.start(1)] + raw + new_body[was.end(1):]
         ev = [o, *said_new]
-        score = confidence("slot", extra_days=min(len({x.day for x in said_new}), 2), recent=ctx.recency(ev))
+        days = len({x.day for x in said_new})
+        score = confidence("slot", extra_days=min(days, 2), recent=ctx.recency(ev))
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, new_body, max(x.day for x in ev)),
                        confidence=score, reason=f"moved from {body[a:b]} to {num}",
                        evidence=(entry_evidence(it), *ctx.evidence(ev, 4, first=o)), origin="offline")
         fit = ctx.weight(frozenset(t for t in o.terms & it.subject if not any(c.isdigit() for c in t)))
-        feats = {"days": len({x.day for x in said_new})}
-        found.append((fit, (o.source, o.line, num), Candidate(op, "slot", score, feats)))
+        found.append((fit, (o.source, o.line, num), Candidate(op, "slot", score, {"days": days})))
     # one move names one entry: the one its line names most of, none when two fit as well
     for key in {k for _, k, _ in found}:
         fits = sorted(((f, c) for f, k, c in found if k == key), key=lambda x: -x[0])
