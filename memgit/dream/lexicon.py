@@ -128,14 +128,13 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
     return best
 
 
-# What a wait's own verb says once it is done: 待签字 → 已签字 / 签好了, 等厂商送货 → 已送货 / 送来了,
+# What a wait's own verb says once it is done: 待签字 → 已签字 / 签好了, 等厂商送货 → 已送货,
 # "awaiting signature" → "signed", "pending inspection" → "inspected". The verb is the last two
-# characters after 待 / 等 (what follows the party waited on); the English one, a noun of the wait whose
-# stem a participle ("-ed") begins. Rank 2, as approved or completed.
+# characters after 待 / 等 (what follows the party waited on); the English one, the noun right after the
+# wait's words, whose stem a participle ("-ed") begins. Rank 2, as approved or completed.
 _ZH_WAITED = re.compile(r"(?:待|等)\s*([\u4e00-\u9fff]{2,6})")
 _EN_OBJECT = re.compile(r"(?:pending|awaiting|waiting(?:\s+(?:on|for))?|in|out|for)\s+"
                         r"(?:(?:on|for|the|a|an|their|his|her|our|its|final)\s+)*([a-z]+)\b")
-_PARTICIPLE = re.compile(r"\b([a-z]{3,})ed\b")
 
 
 @lru_cache(maxsize=512)
@@ -153,16 +152,12 @@ def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tup
     # the noun right after the wait's words ("awaiting signature", "waiting for the permit"), no later one
     # ("waiting for the landlord to return it" waits for no return)
     m = _EN_OBJECT.match(wait)
-    nouns = [m.group(1)] if m and len(m.group(1)) >= 5 else []
-    if not nouns:
+    if not m or len(n := m.group(1)) < 5:
         return ()
-    out = []
-    for n in nouns:
-        # the verb a noun is made of: "signature" → sign, "delivery" → deliver, "review" → review
-        stems = {n, *(n[:-len(x)] for x in _NOMINAL if n.endswith(x) and len(n) - len(x) >= 3)}
-        alts = "|".join(sorted(f"{re.escape(x)}(?:{re.escape(x[-1])})?" for x in stems))
-        out.append((2, re.compile(rf"\b(?:{alts})ed\b"), "", "已完成", ()))
-    return tuple(out)
+    # the verb a noun is made of: "signature" → sign, "delivery" → deliver, "review" → review
+    stems = {n, *(n[:-len(x)] for x in _NOMINAL if n.endswith(x) and len(n) - len(x) >= 3)}
+    alts = "|".join(sorted(f"{re.escape(x)}(?:{re.escape(x[-1])})?" for x in stems))
+    return ((2, re.compile(rf"\b(?:{alts})ed\b"), "", "已完成", ()),)
 
 
 _NOMINAL = tuple(words("nominal_suffix"))
@@ -228,9 +223,9 @@ DONE_WITH = _re("done_with")
 # a party or device whose part is over, and one that takes it over (memgit.dream.rules.versions.handovers)
 HANDED_OVER = _re("handed_over")
 TOOK_OVER = _re("took_over")
-# next to a name whose part is over, and next to the one taking it (memgit.dream.rules.displaced)
 # a measure right before a number ("評分 4.7", "rated 4.5"): the number is a value, no version (rules.versions)
 MEASURED = LazyPattern(f"(?:{alternation('measured')})\\s*[:：=]?\\s*$", key="measured")
+# next to a name whose part is over, and next to the one taking it (memgit.dream.rules.displaced)
 DISPLACED = _re("displaced")
 STAND_IN = _re("stand_in")  # for a while only: until it is back, for today
 ADDED_DAY = _re("added_day")  # one day more, not the day moved ("also on Fridays", "周五也加送")
