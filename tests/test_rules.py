@@ -787,3 +787,44 @@ def test_a_requested_time_stops_before_the_request_s_verb_and_particle():
     said = "以後排練提醒改成前一天晚上九點發啦，當天中午才發根本來不及"
     out = preference_changes(ctx("", [("2026-05-30", said)], user, role="user"))
     assert [x.op.text for x in out] == ["[P1] 排練提醒：週三前一天晚上九點在 LINE 群發 (2026-05-30)"]
+
+
+def test_a_job_talked_of_every_day_still_names_its_entry():
+    # the job is named on most of a short week's lines: an identifier stays specific however often it is said
+    mem = "## Jobs\n- [P1] sync_orders 每晚 01:00 一直失败（connection reset），原因未知，待查 (2026-05-20)\n"
+    lines = [("2026-05-25", "sync_orders 又挂了，connection reset"), ("2026-05-26", "sync_orders 抓包看 NAT"),
+             ("2026-05-26", "sync_orders 加了 keepalive，dev 跑通"), ("2026-05-27", "sync_orders 第一晚成功"),
+             ("2026-05-28", "sync_orders 第二晚成功"), ("2026-05-29", "sync_orders 连续三晚成功，确认修好"),
+             ("2026-05-30", "sync_orders 成功"), *[(f"2026-05-{d}", "日报正常推送") for d in range(24, 31)]]
+    assert [x.op.op for x in stale_entries(ctx(mem, lines))] == ["prune"]
+
+
+def test_a_failure_put_in_the_past_is_no_relapse():
+    mem = "## Jobs\n- [P1] 夜间 ETL 的 invoices 表同步一直失败，报 read timeout，原因待查 (2026-05-20)\n"
+    fix = [("2026-05-28", "夜间 ETL invoices 同步成功，耗时 6 分钟（之前 30 分钟超时）"),
+           ("2026-05-29", "invoices 同步第二晚成功")]
+    assert [x.op.op for x in stale_entries(ctx(mem, fix))] == ["prune"]
+    again = [*fix, ("2026-05-30", "夜间 ETL invoices 同步又超时了")]
+    assert stale_entries(ctx(mem, again)) == []
+    en = "## Jobs\n- [P1] Nightly invoices export keeps failing with a timeout, cause unknown (2026-05-20)\n"
+    said = [("2026-05-28", "Nightly invoices export succeeded in 6 min (previously timed out at 30)"),
+            ("2026-05-29", "Nightly invoices export succeeded again")]
+    assert [x.op.op for x in stale_entries(ctx(en, said))] == ["prune"]
+
+
+def test_a_release_named_by_a_whole_number_moves_on_the_lines_about_its_entry():
+    mem = ("## CI\n- [P1] Build runners (runner-a, runner-b) on Node 18 LTS, cache per lockfile (2026-05-10)\n"
+           "- [P1] docs-bot runs on Node 18; vendor supports only 18 (2026-05-10)\n")
+    lines = [("2026-05-26", "PR: move runners to Node 22, merge after the release"),
+             ("2026-05-28", "runner-a and runner-b reimaged, now on Node 22"),
+             ("2026-05-30", "runners on Node 22 for two days, no failures")]
+    got = ops(slot_changes(ctx(mem, lines)))
+    assert got == [("refresh", "[P1] Build runners (runner-a, runner-b) on Node 22 LTS, cache per lockfile (2026-05-30)")]
+    # the other entry on the same release, a plan, a question and an ordinal number move nothing
+    assert slot_changes(ctx(mem, [("2026-05-28", "docs-bot vendor: Node 22 support later this year"),
+                                  ("2026-05-29", "should the runners go to Node 22?")])) == []
+    room = "## Classes\n- [P1] Piano class in Room 12, Tuesdays 16:00 (2026-05-10)\n"
+    assert slot_changes(ctx(room, [("2026-05-28", "piano class in Room 14 today"),
+                                   ("2026-05-29", "piano class in Room 14 again")])) == []
+    # one day, with no change said, is not enough
+    assert slot_changes(ctx(mem, [("2026-05-30", "runners on Node 22 today, no failures")])) == []

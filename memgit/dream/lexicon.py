@@ -171,6 +171,8 @@ STATE_PAIRS: list[tuple[str, re.Pattern[str], re.Pattern[str]]] = [
 ]
 # "still", "again": the ended state persists (one day's report is enough)
 PERSISTS = _re("persists")
+# a failure put in the past a few words before it ("之前 30 分钟超时", "previously timed out")
+EARLIER = _re("earlier")
 
 # A tool or way of working the person has retired: the entries built around it are out of date.
 RETIRED = _re("retired")
@@ -208,6 +210,8 @@ TIME_MOVED = _re("time_moved")
 WEEKDAY = _re("weekday")
 # a place moved ("改到五樓 502", "moved to room 214"): the number after it is the new one (rules.schedule)
 PLACE_MOVED = _re("place_moved")
+# a word that numbers a place, a position or an item before its number ("room 201"): no release
+ORDINAL = frozenset(words("ordinal", "en"))
 CLOCK_AM = tuple(words("clock_am"))
 CLOCK_PM = tuple(words("clock_pm"))
 FILLER = LazyPattern(rf"^(?:{alternation('as_written.filler')})[,，:：!！。\s]+", re.I, key="as_written.filler")

@@ -51,12 +51,12 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 # what failed now succeeds, said on two days after the entry: the error is over ("printed
                 # fine" for "keeps failing to print")
                 ok = _reported(ctx, it, _succeeded(f))
-                ok = [o for o in ok if not lx.ERROR.search(fold(o.text))]
+                ok = [o for o in ok if not _failing(fold(o.text))]
                 runs = len({o.day for o in ok}) + any(lx.REPEATED.search(fold(o.text)) for o in ok)
                 fixed = ok if runs >= 2 else []
             if fixed:
                 last = max((o.day, o.line) for o in fixed)
-                if any((o.day, o.line) > last for o in _reported(ctx, it, lx.ERROR)):
+                if any((o.day, o.line) > last and _failing(fold(o.text)) for o in _reported(ctx, it, lx.ERROR)):
                     fixed = []  # it failed again after the fix was reported
             if fixed:
                 days = len({o.day for o in fixed})
@@ -73,6 +73,16 @@ def stale_entries(ctx: Context) -> list[Candidate]:
 
 _FAILED_TO = re.compile(r"\bfail(?:s|ed|ing)?\s+to\s+([a-z]{3,})\b")
 _WORKS = re.compile(r"\bworks?\b|\bworking\b|\bfine\b|\bok\b|正常|可以用")
+
+
+def _failing(f: str) -> bool:
+    """The line (folded) says a failure that is not put in the past ("耗时 6 分钟（之前 30 分钟超时）",
+    "previously timed out"): a word of the past a few characters before, in its clause, ends it."""
+    for m in lx.ERROR.finditer(f):
+        before = re.split(r"[，,；;。！!？?(（]", f[max(0, m.start() - 14):m.start()])[-1]
+        if not lx.EARLIER.search(before):
+            return True
+    return False
 
 
 def _succeeded(f: str) -> re.Pattern[str]:

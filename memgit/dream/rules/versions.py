@@ -7,10 +7,11 @@ from datetime import timedelta
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Evidence, Operation
-from memgit.text import CODE_SPAN, CODE_SPAN_RE, clauses, compile_words, STOP, term_set, version_key, versions
+from memgit.text import (CODE_SPAN, CODE_SPAN_RE, clauses, compile_words, is_common_word, STOP, term_set, version_key,
+                         versions)
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _label, Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, Item, LABEL_RE
+    _a_count, _label, Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, Item, LABEL_RE
 )
 
 
@@ -118,7 +119,105 @@ def slot_changes(ctx: Context) -> list[Candidate]:
 
     found = labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx) + handovers(ctx)
     taken = {c.op.targets for c in found}
-    return found + [c for c in displacements(ctx) if c.op.targets not in taken]
+    found += [c for c in displacements(ctx) if c.op.targets not in taken]
+    taken = {c.op.targets for c in found}
+    return found + [c for c in named_releases(ctx) if c.op.targets not in taken]
+
+
+# -- refresh: a release named by a whole number ("Node 18", "Windows 10", "PostgreSQL 15") -------------
+# a capitalised name and a whole number after it, the number no part of a time, a decimal, a range or a unit
+_RELEASE = re.compile(r"(?<![\w.#/-])([A-Z][A-Za-z]*(?:[+#]|[.-][A-Za-z]+)*)[ \t]?(\d{1,3})(?![\w.,:/%°'’-]|\.\d)")
+_CLAUSE_END = re.compile(r"[，,；;。！!？?]|(?<=[a-z])\.\s")
+
+
+def _release_in(body: str) -> tuple[str, str] | None:
+    """The one release an entry names by a whole number (name folded, number), if exactly one."""
+    found = {(m.group(1).lower(), m.group(2)) for m in _RELEASE.finditer(body)
+             if m.group(1).lower() not in lx.ORDINAL and m.group(1).lower() not in STOP}
+    return found.pop() if len(found) == 1 else None
+
+
+def _own_terms(it: Item, name_terms: frozenset[str]) -> frozenset[str]:
+    """What an entry names besides a release's name: its words, not concepts or common words."""
+    return frozenset(t for t in (it.subject | it.head) - name_terms
+                     if not t.startswith("~") and not is_common_word(t) and not _a_count(t))
+
+
+def _clause_at(f: str, pos: int) -> str:
+    starts = [m.end() for m in _CLAUSE_END.finditer(f, 0, pos)]
+    end = _CLAUSE_END.search(f, pos)
+    return f[starts[-1] if starts else 0:end.start() if end else len(f)]
+
+
+def named_releases(ctx: Context) -> list[Candidate]:
+    """A release named by a whole number moved: the entry says "Node 18" and the lines about its subject
+    now say "Node 22" ("runners reimaged, now on Node 22"). Only the number changes. The line must be
+    about this entry more than any other entry naming the same release, and say something of the entry
+    besides the name. The clause must not ask, plan, hold back or deny. The newer number needs a
+    change said (an upgrade word, or the old number beside it) or two days of it."""
+    releases = {id(it): r for it in ctx.items if (r := _release_in(it.entry.body))}
+    by_name: dict[str, list[Item]] = {}
+    for it in ctx.items:
+        if id(it) in releases:
+            by_name.setdefault(releases[id(it)][0], []).append(it)
+    out = []
+    for it in ctx.items:
+        rel = releases.get(id(it))
+        if not rel or it.frozen or it.step or lx.HELD.search(it.folded) or it.versions:
+            continue
+        name, cur = rel
+        rx = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + r"[ \t]?v?(\d{1,3})(?![\w.,:/%°'’-]|\.\d)")
+        name_terms = term_set(name)
+        own = _own_terms(it, name_terms)
+        rivals = [(x, _own_terms(x, name_terms)) for x in by_name[name] if x is not it]
+        found: dict[str, list[tuple[Observation, bool]]] = {}
+        # every line naming the release (a topic talked of daily is no anchor of the index in a short week)
+        for o in ctx.obs:
+            if o.role == "assistant" or o.sensitive or (it.entry.date and o.day < it.entry.date):
+                continue
+            f = fold(o.text)
+            if name not in f or lx.ASKED.search(f):
+                continue
+            mine = ctx.weight(o.terms & own)
+            if not mine:
+                continue  # the name alone: a release of something else
+            if any(ctx.weight(o.terms & theirs) >= mine for _, theirs in rivals):
+                continue  # another entry with the same release fits the line as well
+            for m in rx.finditer(f):
+                nv = m.group(1)
+                if int(nv) <= int(cur):
+                    continue
+                cl = _clause_at(f, m.start())
+                if (lx.PLANNED.search(cl) or lx.HELD.search(cl) or lx.DENIED.search(cl) or lx.PENDING.search(cl)
+                        or lx.TODO.search(cl) or lx.VERSION_HELD.search(cl)):
+                    continue
+                explicit = bool(UPGRADE.search(cl)) or bool(re.search(rf"(?<!\d){re.escape(cur)}(?!\d)", cl))
+                found.setdefault(nv, []).append((o, explicit))
+                break
+        if not found:
+            continue
+        last = max(o.day for hits in found.values() for o, _ in hits)
+        newest = {nv for nv, hits in found.items() if any(o.day == last for o, _ in hits)}
+        if len(newest) != 1:
+            continue  # two new numbers on the last day: unsure
+        nv = newest.pop()
+        support = [o for o, _ in found[nv]]
+        days = len({o.day for o in support})
+        explicit = any(e for _, e in found[nv])
+        if not explicit and days < 2:
+            continue
+        slot = _slot(it, "version", None, f"{name}\0{nv}")
+        if slot is None:
+            continue
+        a, b, old_raw = slot
+        body = it.entry.body
+        text = compose(it, body[:a] + nv + body[b:], max(o.day for o in support) if it.entry.date else None)
+        score = confidence("version", explicit=explicit, extra_days=min(days - 1, 2), recent=ctx.recency(support))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"{name} {old_raw} → {nv} (seen on {days} day(s))",
+                       evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
+        out.append(Candidate(op, "version", score, {"days": days, "explicit": explicit, "from": old_raw, "to": nv}))
+    return out
 
 
 _CODE_LIST = rf"{CODE_SPAN}(?:\s*[,，、]\s*(?:and\s+|和|及)?{CODE_SPAN}|\s*(?:,?\s*and|和|及)\s*{CODE_SPAN})+"
