@@ -828,3 +828,46 @@ def test_a_release_named_by_a_whole_number_moves_on_the_lines_about_its_entry():
                                    ("2026-05-29", "piano class in Room 14 again")])) == []
     # one day, with no change said, is not enough
     assert slot_changes(ctx(mem, [("2026-05-30", "runners on Node 22 today, no failures")])) == []
+
+
+def test_of_two_entries_on_one_template_the_line_naming_what_tells_them_apart_moves_one():
+    mem = ("## Apps\n- [P1] 记账猫 iOS 2.3（新增发票同步）审核中 (2026-05-20)\n"
+           "- [P1] 记账猫 Android 2.3 已送 Google Play，审核中 (2026-05-20)\n")
+    lines = [("2026-05-27", "iOS 2.3 审核通过！按了发布"), ("2026-05-28", "iOS 上架第一天，下载 312 次"),
+             ("2026-05-28", "Google Play 还在审核")]
+    got = ops(status_changes(ctx(mem, lines)))
+    assert got == [("refresh", "[P1] 记账猫 iOS 2.3（新增发票同步）已上线 (2026-05-28)")]
+    # a line naming the sibling's words as well tells nothing apart
+    assert status_changes(ctx(mem, [("2026-05-28", "iOS 和 Android 都上架了吗？还没")])) == []
+
+
+def test_the_next_line_of_a_log_goes_on_with_its_story_and_the_build_that_made_it():
+    mem = ("## Apps\n- [P1] 记账 App「小账本」iOS 新年版（build 398）：送审中 (2026-05-20)\n"
+           "- [P1] 记账 App「小账本」Android 新年版（build 398）：Google Play 送审中 (2026-05-20)\n")
+    lines = [("2026-05-27", "iOS 新年版 build 401 通过审核。"), ("2026-05-27", "确认后手动发布，App Store 已经搜得到，正式上架。")]
+    got = ops(status_changes(ctx(mem, lines)))
+    assert got == [("refresh", "[P1] 记账 App「小账本」iOS 新年版（build 401）：已上线 (2026-05-27)")]
+    # a line that is not the next one, or names another entry's thing, goes on with nothing
+    apart = [lines[0], ("2026-05-27", "午饭吃了面"), lines[1]]
+    assert ops(status_changes(ctx(mem, apart))) == [
+        ("refresh", "[P1] 记账 App「小账本」iOS 新年版（build 401）：已批准 (2026-05-27)")]
+
+
+def test_a_blocked_permit_is_issued_and_what_it_waited_for_goes():
+    mem = ("## Kitchen\n- [P1] Elm St health permit: blocked until the hood inspection passes (2026-05-10)\n"
+           "- [P1] Elm St sign permit: blocked, the city wants a zoning letter first (2026-05-10)\n")
+    lines = [("2026-05-27", "Hood inspection at Elm St: PASSED."),
+             ("2026-05-28", "County: Elm St health permit issued, permit no. HP-2281.")]
+    assert ops(status_changes(ctx(mem, lines))) == [("refresh", "[P1] Elm St health permit: approved (2026-05-28)")]
+    # "issued" of something else is no permit
+    other = [("2026-05-28", "Elm St: the bank issued a new card.")]
+    assert status_changes(ctx(mem, other)) == []
+
+
+def test_a_part_stuck_on_its_vendor_arrives_in_its_parcel():
+    mem = ("## Equipment\n- [P1] X-ray sensor replacement: stuck on vendor, Northwind has it on backorder (2026-05-10)\n"
+           "- [P1] Autoclave service: stuck on vendor, waiting for the quote (2026-05-10)\n")
+    lines = [("2026-05-28", "X-ray sensor parcel arrived, signed for by Priya"),
+             ("2026-05-29", "still no quote for the autoclave")]
+    assert ops(status_changes(ctx(mem, lines))) == [("refresh", "[P1] X-ray sensor replacement: arrived (2026-05-28)")]
+    assert status_changes(ctx(mem, [("2026-05-28", "the courier's parcel arrived for the X-ray team lunch")])) == []

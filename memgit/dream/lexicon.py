@@ -95,13 +95,19 @@ def first_affirmed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 
 # the English word a state word is said of: the one right before it, auxiliaries aside ("funds released",
 # "the grant is approved")
+_CONTAINER = frozenset(words("container", "en"))
 _SAID_OF = re.compile(r"([a-z][a-z'-]*)\s+(?:(?:is|are|was|were|been|be|has|have|had|got|gets|now|just|finally)\s+)*$")
 
 
 def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False) -> bool:
     """The state word at `pos` is not said of another thing: the English word right before it, if any,
     is a function word or one of `subject`'s terms (`strict`: there is one, and it is the subject's)."""
-    m = _SAID_OF.search(text[max(0, pos - 40):pos])
+    before = text[max(0, pos - 40):pos]
+    m = _SAID_OF.search(before)
+    if m is not None and m.group(1) in _CONTAINER:
+        # what the thing came in ("sensor parcel arrived", "the chairs' shipment was delivered"): the word
+        # before it names what arrived
+        m = _SAID_OF.search(before[:m.start(1)].rstrip("'s’ ") + " ") or m
     if m is None or not (ts := term_set(m.group(1))):
         return not strict
     if ts & subject:
@@ -110,14 +116,15 @@ def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False)
     return any(f"~{c}" in subject for c in concepts(m.group(1)))
 
 
-def done_state(text: str, wait: str | None = None, subject: frozenset[str] | None = None
+def done_state(text: str, wait: str | None = None, subject: frozenset[str] | None = None, named: str = ""
                ) -> tuple[int, str, str, int] | None:
     """The most advanced non-negated done state in `text`: (rank, english, chinese, position). With
-    `wait` (the words of what an entry waits for), only a state that can end that wait; with `subject`
+    `wait` (the words of what an entry waits for), only a state that can end that wait or the thing
+    `named` as waiting ("health permit: blocked until …" ends when the permit is issued); with `subject`
     (an entry's terms), only a state said of it, not of another noun ("funds released in April")."""
     best = None
     for rank, pat, en, zh, ends in (*DONE, *_echoes(wait)):
-        if ends and wait is not None and not any(w in wait for w in ends):
+        if ends and wait is not None and not any(w in wait or w in named for w in ends):
             continue
         # a wait's own English participle only said right after the entry's own word ("the venue contract
         # signed", "Orchid v3 was reviewed"; not "reviewed the exporter logs for Orchid")

@@ -6,6 +6,7 @@ import re
 
 from memgit.dream import lexicon as lx
 from memgit.ops import Operation
+from memgit.text import is_common_word
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _affirmed, _negated, _script, _subject, _version_clash, Candidate, compose, Context, entry_evidence, fold
@@ -30,17 +31,34 @@ def status_changes(ctx: Context) -> list[Candidate]:
         # what is in the state is named before its status word ("Offline sync … is on hold until Tarek
         # finishes the spec"): what it waits for is no part of its name
         lead = _subject(it.entry.body[:pend.start()]) if pend else frozenset()
+        named = it.folded[:pend.start()] if pend else ""  # what is waiting, named before its status word
+        mine, theirs = _contrast(ctx, it)
+        told: set[tuple[str, int]] = set()  # lines told of the entry by their own words
         for o in about:
-            if o.role == "assistant" or (ctx.mentions(o, it) < 0.3 and (len(lead) < 2 or ctx.share(o, lead) < 0.5)):
+            if o.role == "assistant":
+                continue
+            # a line about the entry by most of its subject, or, beside a sibling written on the same
+            # template ("… iOS 2.3 審核中" / "… Android 2.3 審核中"), by what tells the two apart
+            named_apart = bool(o.terms & mine) and not o.terms & theirs
+            if o.terms & theirs and not o.terms & mine:
+                continue  # what tells a sibling apart, and nothing of this one: the line is the sibling's
+            by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart
+            if by_words:
+                told.add((o.source, o.line))
+            # the next line of the same log goes on with its story when it names nothing else
+            # ("iOS build 401 通過審核。" then "確認後手動發布，App Store 搜得到，正式上架。")
+            goes_on = (o.source, o.line - 1) in told and not o.terms & theirs and not _names_another(ctx, it, o)
+            if not by_words and not goes_on:
                 continue
             if _version_clash(it, o):
                 continue
             f = fold(o.text)
-            st = lx.done_state(f, wait, it.subject | it.head) or (
+            st = lx.done_state(f, wait, it.subject | it.head, named) or (
                 _unblocked(f) if blocked else None)
             if not st or (have and st[0] <= have[0]):
                 continue
-            if not ctx.near(f, st[3], it.head or it.subject):
+            if not ctx.near(f, st[3], it.head or it.subject) and not goes_on and not (
+                    named_apart and ctx.near(f, st[3], mine, 24, False)):
                 continue  # the done word is about something else on a long line
             if lx.PENDING.search(f[st[3]:]):  # "deployed to staging, prod pending"
                 continue
@@ -66,7 +84,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
                            evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
             out.append(Candidate(op, "todo-done", score, feats))
             continue
-        new_body = _share(_restate(it.entry.body, st), support)
+        new_body = _numbered(_share(_restate(it.entry.body, st), support), support)
         text = compose(it, new_body, max(x.day for x in support))
         wait_word = pend.group(0) if pend else "pending"
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
@@ -74,6 +92,42 @@ def status_changes(ctx: Context) -> list[Candidate]:
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
         out.append(Candidate(op, "status", score, feats))
     return out
+
+
+def _contrast(ctx: Context, it) -> tuple[frozenset[str], frozenset[str]]:
+    """What tells an entry from its siblings (entries of its file written on the same template, sharing
+    most of their words), and what tells the siblings from it; nothing when it has none."""
+    pend = lx.PENDING.search(it.folded)
+    if not pend:
+        return frozenset(), frozenset()
+    own = _plain(it.subject)
+    sibs = [x for x in ctx.items if x is not it and x.entry.file == it.entry.file
+            and (m := lx.PENDING.search(x.folded)) and m.group(0) == pend.group(0)
+            and _alike(own, _plain(x.subject), set(it.versions) & set(x.versions))]
+    if not sibs:
+        return frozenset(), frozenset()
+    other = frozenset().union(*(_plain(x.subject) for x in sibs))
+    # a common word ("同步") tells nothing apart: names and rare words do
+    return frozenset(t for t in own - other if not is_common_word(t) and ctx.anchor(t) or t.isascii()), other - own
+
+
+def _names_another(ctx: Context, it, o) -> bool:
+    """The line names a specific term of another entry that this one lacks (rules and identity aside:
+    they name the people and ways of every story)."""
+    return any(x is not it and not x.frozen
+               and any(ctx.anchor(t) for t in (o.terms & (x.subject | x.head)) - it.subject)
+               for x in ctx.items_about(o))
+
+
+def _alike(a: frozenset[str], b: frozenset[str], same_versions: set[str]) -> bool:
+    """Two entries on one template: they share two of their words, or a word and a version, and at least
+    two fifths of the shorter's words and versions."""
+    shared = len(a & b) + len(same_versions)
+    return len(a & b) >= 1 and shared >= max(2, 0.4 * (min(len(a), len(b)) + len(same_versions)))
+
+
+def _plain(terms: frozenset[str]) -> frozenset[str]:
+    return frozenset(t for t in terms if not t.startswith("~"))
 
 
 def _waited(f: str, pend: re.Match[str] | None) -> str:
@@ -110,6 +164,26 @@ def _share(body: str, support: list) -> str:
     return body.replace(have[0], said.pop(), 1)
 
 
+_NUMBERED = re.compile(r"(?<![\w-])([A-Za-z]{2,12})[ \t#]*(\d{1,6})(?![\w.:/-])")
+
+
+def _numbered(body: str, support: list) -> str:
+    """A numbered item the entry names ("build 398") that the newest supporting line naming that kind
+    numbers anew, with one number ("build 401 通過審核"): the item that reached the state is that one."""
+    have = [m for m in _NUMBERED.finditer(body) if m.group(1).lower() in lx.ORDINAL]
+    if len(have) != 1:
+        return body
+    word = have[0].group(1).lower()
+    stating = [(o, nums) for o in support
+               if (nums := {m.group(2) for m in _NUMBERED.finditer(o.text) if m.group(1).lower() == word})]
+    if not stating:
+        return body
+    _, nums = max(stating, key=lambda x: (x[0].day, x[0].line))
+    if len(nums) != 1 or have[0].group(2) in nums:
+        return body
+    return body[:have[0].start(2)] + nums.pop() + body[have[0].end(2):]
+
+
 def _unblocked(f: str) -> tuple[int, str, str, int] | None:
     """A blocked thing reported moving again ("unblocked", "kicked off"): short of done, it ends only a
     wait (rank 0, below every done state)."""
@@ -122,6 +196,7 @@ def _unblocked(f: str) -> tuple[int, str, str, int] | None:
 
 
 _TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$")
+_OBJECT_NEXT = re.compile(rf"\s+(?:{lx.OBJECT_PREPOSITION})\b")  # "blocked until the inspection passes"
 _CLAUSE_REST = re.compile(r"[^，,；;。:：()（）—\n]*")
 
 
@@ -134,7 +209,7 @@ def _restate(body: str, st: tuple) -> str:
     if not m:
         return f"{body} — {word}"
     end = m.end()
-    if _TAKES_OBJECT.search(f[m.start():end]):
+    if _TAKES_OBJECT.search(f[m.start():end]) or _OBJECT_NEXT.match(f, end):
         # "blocked on legal sign-off for the new DPA": the state's object runs to the end of its clause,
         # and what the work waited for is over once it is done; replacing only "blocked on legal" would
         # leave "… live sign-off for the new DPA"
