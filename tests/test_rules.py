@@ -871,3 +871,17 @@ def test_a_part_stuck_on_its_vendor_arrives_in_its_parcel():
              ("2026-05-29", "still no quote for the autoclave")]
     assert ops(status_changes(ctx(mem, lines))) == [("refresh", "[P1] X-ray sensor replacement: arrived (2026-05-28)")]
     assert status_changes(ctx(mem, [("2026-05-28", "the courier's parcel arrived for the X-ray team lunch")])) == []
+
+
+def test_a_courier_told_over_by_its_own_name_alone_gives_its_part_to_the_one_used_for_the_subject():
+    # the last line names only the old courier; the new one's name holds a word of the subject (同城)
+    mem = ("## 日常\n- [P1] 同城配送用快达，周蔓的账号下单，满 50 元免配送费 (2026-04-01)\n"
+           "- [P1] 外地快递走顺丰标快，每周一寄 (2026-04-01)\n")
+    lines = [("2026-05-26", "周姐拍板：同城配送以后全部用闪送同城，快达账户下周注销。满 50 免配送费照旧"),
+             ("2026-05-27", "快达上最后一单完成，之后不再用"),
+             ("2026-05-28", "同城单全部走闪送同城，今天 11 单，没有超时")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] 同城配送用闪送同城，周蔓的账号下单，满 50 元免配送费 (2026-05-28)"]
+    # told over but the old one still used for the subject afterwards: nothing moves
+    still = [*lines, ("2026-05-29", "同城配送今天又用快达下了两单")]
+    assert slot_changes(ctx(mem, still)) == []

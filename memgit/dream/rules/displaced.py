@@ -167,8 +167,11 @@ def displacements(ctx: Context) -> list[Candidate]:
             rest = frozenset(t for t in it.subject - term_set(old) if ctx.anchor(t))
             if not rest:
                 continue
+            # an ending said of the old name with the entry's subject, or of the old name alone when no
+            # other entry names it ("达达上最后一单完成，之后不再用")
+            alone = len(_said(old, memory)) == 1
             ends = [o for o in ending_lines if (pos := _said(old, folded[id(o)]))
-                    and _marked(lx.DISPLACED, folded[id(o)], pos, len(old)) and o.terms & rest]
+                    and _marked(lx.DISPLACED, folded[id(o)], pos, len(old)) and (alone or o.terms & rest)]
             if not ends or all(lx.PLANNED.search(folded[id(o)]) for o in ends):
                 continue
             first, last = min(o.day for o in ends), max(o.day for o in ends)
@@ -195,8 +198,13 @@ def displacements(ctx: Context) -> list[Candidate]:
                 if any(o.day < start and _said(new, folded[id(o)]) for o in told):
                     continue  # named long before the old one's part was over: no newcomer taking it
                 own = rest - term_set(new)
-                named = [(o, pos) for o in told if o.day >= start and o.terms & own
-                         and (pos := _said(new, folded[id(o)]))]
+                # a line names the subject besides the new name (which may share a word of it: "顺丰同城" for
+                # "同城配送"), said apart from the name ("同城单全部走顺丰同城")
+                # or in Chinese characters the segmenter cut otherwise ("同城配送" / "同城单": 同城)
+                pairs = _pairs(it.folded.replace(old, " "))
+                named = [(o, pos) for o in told if o.day >= start and (pos := _said(new, folded[id(o)]))
+                         and (o.terms & own or term_set(rest_f := folded[id(o)].replace(new, " ")) & rest
+                              or _pairs(rest_f) & pairs)]
                 if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named):
                     continue  # said as a stand-in for it: no replacement
                 support = [o for o, _ in named]
@@ -231,6 +239,18 @@ def displacements(ctx: Context) -> list[Candidate]:
                        evidence=(entry_evidence(it), *ctx.evidence(ev, 4, first=ends[-1])), origin="offline")
         out.append(Candidate(op, "slot", score, {"days": n_days, "from": old_raw, "to": raw}))
     return out
+
+
+def _pairs(f: str) -> set[str]:
+    """The pairs of Chinese characters a folded text holds, but for those with a particle."""
+    return {p for run in _CJK_RUN_ANY.findall(f) for i in range(len(run) - 1)
+            if not _PARTICLES & set(p := run[i:i + 2])}
+
+
+_PARTICLES = set("的了是在和也就都还又")
+
+
+_CJK_RUN_ANY = re.compile(r"[\u4e00-\u9fff]{2,}")
 
 
 def _context(entry: str, old: str, lines: list[str], new: str, span: int = 6) -> int:
