@@ -885,3 +885,23 @@ def test_a_courier_told_over_by_its_own_name_alone_gives_its_part_to_the_one_use
     # told over but the old one still used for the subject afterwards: nothing moves
     still = [*lines, ("2026-05-29", "同城配送今天又用快达下了两单")]
     assert slot_changes(ctx(mem, still)) == []
+
+
+def test_a_lesson_links_a_mixed_line_spelling_its_action_in_english_and_is_kept_in_memorys_script():
+    mem = ("## 农事\n- [P1] 滴灌每天 06:00 开 40 分钟，雨天停 (2026-04-01)\n- [P1] 打药用无人机，机手是小罗 (2026-04-01)\n"
+           "- [P1] 葡萄灰霉病高发期 4–5 月 (2026-04-01)\n")
+    lines = [("2026-05-24", "下午一场阵雨，上午的药白打了。赵哥说以后喷药前先看 24 小时预报，有雨就别喷。"),
+             ("2026-05-26", "記一下：噴藥前一定要先查未來 24 小時預報，有雨就改期。"),
+             ("2026-05-28", "2 号地块 drone spray：先 check 了 24h forecast，下午有雨 → postpone 到明天。")]
+    got = [x.op.text for x in recurring(ctx(mem, lines))]
+    assert got == ["[P1] 喷药前一定要先查未来 24 小时预报，有雨就改期。 (2026-05-28)"]
+    # one English word in common is no link: the two Chinese days alone state no rule on three days
+    other = [*lines[:2], ("2026-05-28", "2 号地块 drone 电池换了，下午有雨")]
+    assert recurring(ctx(mem, other)) == []
+
+
+def test_a_connection_reset_by_its_peer_is_a_failure_not_a_remedy():
+    lines = [("2026-05-25", "nightly_sync 又挂了，connection reset by peer"),
+             ("2026-05-27", "report_job 又超时；和 nightly_sync 不是一回事，没有 connection reset"),
+             ("2026-05-29", "report_job 还没空看，下周排")]
+    assert recurring(ctx("## Jobs\n- [P1] report_job 偶尔超时 (2026-05-01)\n", lines)) == []

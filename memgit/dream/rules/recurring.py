@@ -12,7 +12,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import TAG_RE, Document
 from memgit.ops import Operation
-from memgit.text import cjk_share, term_set
+from memgit.text import CJK_RE, cjk_share, is_traditional, term_set, to_simplified, to_traditional
 from memgit.dream.scoring import confidence
 from memgit.dream.model import Candidate, Context, DisjointSets, fold, TIMELINE
 
@@ -157,13 +157,13 @@ def recurring(ctx: Context) -> list[Candidate]:
         rep_anchor = frozenset(t for t in rep.terms & core if ctx.anchor(t))
         support = [o for o in members if o is rep or (rep_anchor and ctx.weight(o.terms & rep_anchor)
                                                         >= 0.6 * ctx.weight(rep_anchor))
-                   or _across_scripts(ctx, o, rep, o.terms & rep_anchor)]
+                   or _across_scripts(ctx, o, rep, o.terms & rep.terms & core)]
         s_days = sorted({o.day for o in support})
         if len(rep_anchor) < 2 or len(s_days) < 2 or (len(s_days) < 3 and len({o.day for o in support
                                                                             if id(o) in in_rule}) < 2):
             continue
         members, days = support, s_days
-        text = _clean(_rule_form(rep.text))
+        text = _in_script(_clean(_rule_form(rep.text)), ctx, primary)
         if not text or sensitive.has_sensitive(text):
             continue
         section, prio = _pick_section(ctx, primary, core)
@@ -175,6 +175,22 @@ def recurring(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
     return out
+
+
+def _in_script(text: str, ctx: Context, doc: Document | None) -> str:
+    """A rule taken from a line in the other Chinese script, written in the script memory is kept in
+    (two thirds of its Chinese entries or more): a 简体 memory gets "喷药前…", not "噴藥前…"."""
+    if doc is None or not CJK_RE.search(text):
+        return text
+    cjk = [it.entry.body for it in ctx.items if it.entry.file == doc.name and CJK_RE.search(it.entry.body)]
+    trad = sum(1 for b in cjk if is_traditional(b))
+    if len(cjk) < 3:
+        return text
+    if trad * 3 <= len(cjk) and is_traditional(text):
+        return to_simplified(text)
+    if trad * 3 >= 2 * len(cjk) and not is_traditional(text):
+        return to_traditional(text)
+    return text
 
 
 def _routine(ctx: Context, members: list[Observation], core: frozenset[str]) -> bool:
@@ -205,12 +221,28 @@ def _across_scripts(ctx: Context, a: Observation, b: Observation, shared: frozen
     "~snapshot"), two names and a concept, or three concepts. Their words cannot overlap, so word overlap
     says nothing about them."""
     concepts = [t for t in shared if t.startswith("~")]
-    if not concepts or _chinese(a.text) == _chinese(b.text):
+    if not concepts:
         return False
+    if _chinese(a.text) == _chinese(b.text):
+        # a mixed line ("drone spray：先 check 了 forecast") and a Chinese one ("喷药前先查预报") in one
+        # script by share: the same action on the same things, two of them spelled in the other language
+        return len(concepts) >= 3 and len(_spelled_apart(a.text, b.text) & set(concepts)) >= 2
     names = [t for t in shared if t.isascii() and not t.startswith("~") and ctx.anchor(t) and len(t) >= 3]
     # with no name in common, the same action on the same things: three concepts ("test", "send", "list");
     # with two names in common ("cooler", "ice pack"), one ("~check")
     return len(names) >= 2 or len(concepts) >= 2 and len(names) >= 1 or len(concepts) >= 3
+
+
+@lru_cache(maxsize=4096)
+def _spelled_apart(a: str, b: str) -> frozenset[str]:
+    """The concepts one line spells in Latin letters and the other in Chinese."""
+    a_en, a_zh = lx.concept_terms(_LATIN_PARTS.sub(" ", a)), lx.concept_terms(_CJK_PARTS.sub(" ", a))
+    b_en, b_zh = lx.concept_terms(_LATIN_PARTS.sub(" ", b)), lx.concept_terms(_CJK_PARTS.sub(" ", b))
+    return frozenset((a_zh & b_en) | (a_en & b_zh))
+
+
+_LATIN_PARTS = re.compile(r"[A-Za-z]+")  # taken out: what is left is a line's Chinese
+_CJK_PARTS = re.compile(r"[\u3400-\u9fff]+")  # taken out: what is left is its Latin words
 
 
 def _named_alike(ctx: Context, a: Observation, b: Observation, shared: frozenset[str]) -> bool:
@@ -258,6 +290,8 @@ def _rule_form(text: str) -> str:
     labelled = [lx.RULE_LABEL.sub("", p, count=1).strip() for p in parts if lx.RULE_LABEL.match(p)]
     if len(parts) >= 2 and labelled and len(" ".join(labelled)) >= 8:
         return " ".join(labelled)
+    if len(parts) == 1 and (lab := lx.RULE_LABEL.match(parts[0])) and len(parts[0]) - lab.end() >= 8:
+        return parts[0][lab.end():]  # "記一下：噴藥前一定要先查預報": the label goes
     if len(parts) < 2 or not any(lx.RULE.search(fold(p)) for p in parts):
         return text
     kept = [p for p in parts if lx.RULE.search(fold(p))
