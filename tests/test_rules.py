@@ -905,3 +905,14 @@ def test_a_connection_reset_by_its_peer_is_a_failure_not_a_remedy():
              ("2026-05-27", "report_job 又超时；和 nightly_sync 不是一回事，没有 connection reset"),
              ("2026-05-29", "report_job 还没空看，下周排")]
     assert recurring(ctx("## Jobs\n- [P1] report_job 偶尔超时 (2026-05-01)\n", lines)) == []
+
+
+def test_a_class_fixed_in_another_room_from_now_on_moves_its_room():
+    mem = "## 課務\n- [P1] 課後輔導：週一到週五 16:00–17:30，週五那班在 201 教室 (2026-04-01)\n"
+    lines = [("2026-05-26", "總務處通知：201 教室漏水，本週五起封閉維修，週五課後輔導先改到 4 樓 402 教室。"),
+             ("2026-05-28", "陳老師：201 修好後也不搬回去了，週五課後輔導以後固定在 402（402 有投影機）。"),
+             ("2026-05-29", "週五課後輔導第一次在 402 上課，22 位學生。")]
+    assert [x.op.text for x in schedule_moves(ctx(mem, lines))] == [
+        "[P1] 課後輔導：週一到週五 16:00–17:30，週五那班在 402 教室 (2026-05-29)"]
+    # only the stand-in for this week: nothing moves
+    assert schedule_moves(ctx(mem, [lines[0], ("2026-05-29", "週五課後輔導在 402 上課")])) == []

@@ -175,7 +175,7 @@ def _day_moves(ctx: Context) -> list[Candidate]:
 
 # a number naming a place or a slot (room 301, gate 12, 502 教室): two digits or more, no clock time,
 # date, version or amount; and the floor a Chinese room number may be given with ("三樓 301")
-_NUMBER = re.compile(r"(?<![\w.:：/-])\d{2,5}(?![\w.:：/%-])")
+_NUMBER = re.compile(r"(?<![\w.:/-])(?<!\d：)\d{2,5}(?![\w.:：/%-])")  # a full-width colon after a word labels it
 _FLOOR = re.compile(r"([零一二两三四五六七八九十\d]{1,3})\s*(楼|层)\s*$")
 _BEFORE_WORD = re.compile(r"([a-z]+|[\u4e00-\u9fff]{1,2})\s*#?$")
 _AFTER_WORD = re.compile(r"\s*([a-z]+|[\u4e00-\u9fff]{1,2})")
@@ -229,8 +229,11 @@ def moved_numbers(ctx: Context) -> list[Candidate]:
         for o, f, m in movers:
             if not _about(ctx, it, o):
                 continue
+            # a number of the same place word, or said where the line names the old one too ("201 修好後也不
+            # 搬回去了，…以後固定在 402"): the same kind of number
+            olds = [n for n in _numbers(f) if n.group(0) == old.group(0)]
             new = [n for n in _numbers(f) if n.start() > m.start() and len(n.group(0)) == len(old.group(0))
-                   and n.group(0) != old.group(0) and kind & _place_words(f, n)]
+                   and n.group(0) != old.group(0) and (kind & _place_words(f, n) or olds)]
             if len({n.group(0) for n in new}) == 1:
                 hits.append((o, f, new[0]))
         if not hits or len({n.group(0) for _, _, n in hits}) != 1:
