@@ -16,6 +16,8 @@ from memgit.dream.model import (
 # -- refresh: status moved ------------------------------------------------------------
 def status_changes(ctx: Context) -> list[Candidate]:
     out = []
+    # each entry's pending words, found once: what `_contrast` compares siblings by
+    waits = {id(x): m.group(0) for x in ctx.items if (m := lx.PENDING.search(x.folded))}
     for it in ctx.items:
         if it.frozen or it.step:
             continue
@@ -32,7 +34,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
         # finishes the spec"): what it waits for is no part of its name
         lead = _subject(it.entry.body[:pend.start()]) if pend else frozenset()
         named = it.folded[:pend.start()] if pend else ""  # what is waiting, named before its status word
-        mine, theirs = _contrast(ctx, it)
+        mine, theirs = _contrast(ctx, it, pend, waits)
         told: set[tuple[str, int]] = set()  # lines told of the entry by their own words
         for o in about:
             if o.role == "assistant":
@@ -94,15 +96,16 @@ def status_changes(ctx: Context) -> list[Candidate]:
     return out
 
 
-def _contrast(ctx: Context, it) -> tuple[frozenset[str], frozenset[str]]:
+def _contrast(ctx: Context, it, pend: re.Match[str] | None, waits: dict[int, str]
+              ) -> tuple[frozenset[str], frozenset[str]]:
     """What tells an entry from its siblings (entries of its file written on the same template, sharing
-    most of their words), and what tells the siblings from it; nothing when it has none."""
-    pend = lx.PENDING.search(it.folded)
+    most of their words and their pending words, `waits`), and what tells the siblings from it; nothing
+    when it has none."""
     if not pend:
         return frozenset(), frozenset()
     own = _plain(it.subject)
     sibs = [x for x in ctx.items if x is not it and x.entry.file == it.entry.file
-            and (m := lx.PENDING.search(x.folded)) and m.group(0) == pend.group(0)
+            and waits.get(id(x)) == pend.group(0)
             and _alike(own, _plain(x.subject), set(it.versions) & set(x.versions))]
     if not sibs:
         return frozenset(), frozenset()
