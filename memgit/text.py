@@ -261,6 +261,16 @@ _FUNCTION_POS = ("d", "r", "p", "c", "u", "y", "e", "o", "x")
 
 
 @lru_cache(maxsize=65536)
+def cjk_pairs(f: str) -> set[str]:
+    """The pairs of Chinese characters a folded text holds, but for those with a particle: what two
+    Chinese texts share however jieba cuts them ("按食材分类" and "食材分了")."""
+    return {p for run in CJK_RUN_RE.findall(f) for i in range(len(run) - 1)
+            if not _PARTICLES & set(p := run[i:i + 2])}
+
+
+_PARTICLES = set("的了是在和也就都还又")
+
+
 def cjk_words(run: str) -> tuple[str, ...]:
     """The words of a run of (Simplified) Chinese characters, stop words left out.
 

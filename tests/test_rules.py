@@ -140,6 +140,34 @@ def test_preference_new_instead_of_old_moves_only_that_slot():
         "[P1] Shift rota goes to the crew by WhatsApp messages every Thursday at 16:00, signed Dana (2026-05-30)"]
 
 
+def test_preference_replaces_the_one_part_the_kept_details_do_not_name():
+    user = ("# USER\n\n## Preferences\n- [P1] Weekly sales recap: emailed Monday 08:30 to the floor leads, as a long "
+            "table per branch (2026-02-11)\n- [P1] Shift swaps: approve in the rota app, never by text (2026-02-11)\n")
+    turns = [("2026-05-27", "user", "the sales recap table is way too long, nobody gets past the first branch"),
+             ("2026-05-27", "assistant", "Should I shorten it?"),
+             ("2026-05-27", "user", "Yes. Top three numbers per branch and one sentence on why. Same Monday, "
+                                    "still 8:30am, still to the floor leads."),
+             ("2026-05-27", "assistant", "Got it: top three numbers per branch plus one sentence, Monday 08:30.")]
+    out = preference_changes(session_ctx("", user, turns))
+    assert [x.op.text for x in out] == [
+        "[P1] Weekly sales recap: emailed Monday 08:30 to the floor leads, top three numbers per branch and one "
+        "sentence on why (2026-05-27)"]
+    zh_user = "# USER\n\n## 偏好\n- [P1] 每日菜單：早上 7:00 用微信發給廚房，按食材分類寫 (2026-02-11)\n"
+    zh = [("2026-05-27", "user", "菜單不要再按食材分了，廚房說找不到菜"),
+          ("2026-05-27", "assistant", "好的，那要怎麼排？"),
+          ("2026-05-27", "user", "按早午晚三餐排。時間和微信照舊，一樣早上七點發"),
+          ("2026-05-27", "assistant", "了解，之後菜單按早午晚三餐排，7:00 用微信發。")]
+    assert [x.op.text for x in preference_changes(session_ctx("", zh_user, zh))] == [
+        "[P1] 每日菜單：早上 7:00 用微信發給廚房，按早午晚三餐排 (2026-05-27)"]
+    # not acknowledged, a kept time the entry does not give, an addition, a session that never names the recap: nothing
+    bad = [turns[:3],
+           [*turns[:2], ("2026-05-27", "user", "Yes. Top three numbers per branch. Same Monday, still 9am."), turns[3]],
+           [turns[0], ("2026-05-27", "user", "Also add one sentence on why. Same Monday, still 8:30am."), turns[3]],
+           [("2026-05-27", "user", "this is way too long, nobody gets past the first branch"), *turns[1:]]]
+    for t in bad:
+        assert preference_changes(session_ctx("", user, t)) == [], t
+
+
 def test_stale_prunes_a_fixed_error_and_a_passed_date_only():
     c = ctx("## Notes [P2]\n- [P2] sync 一直报 502，待查 (2026-05-10)\n"
             "- [P2] Temporary: demo tunnel until 2026-05-20 (2026-05-18)\n- [P2] Backup job errors on h2 (2026-05-10)\n",

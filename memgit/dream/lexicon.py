@@ -211,6 +211,8 @@ PREFERENCE_SAID = _re("preference_said")
 PREFERENCE_CHANGE = _re("preference_change")
 TIME_MARKER = _re("time_marker", re.I)
 RATHER_THAN = _re("rather_than")
+PREF_KEPT = _re("pref_kept")  # "same time", "照旧": what stays when the rest of a preference changes
+PREF_ADDED = _re("pref_added")  # "also", "加上": new words that add to a preference
 # a clock time moved ("改到 9 点", "move it to 9pm"), the day it is given for, and the parts of a Chinese day
 # a clock time is said in ("晚上"; `CLOCK_PM` adds twelve hours to 1–11)
 TIME_MOVED = _re("time_moved")

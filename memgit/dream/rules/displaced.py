@@ -14,7 +14,7 @@ from memgit.dream.collect import Observation
 from memgit.dream.model import _label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, Item, LABEL_RE
 from memgit.dream.scoring import confidence
 from memgit.ops import Operation
-from memgit.text import (CJK_RUN_RE, cjk_words, is_common_word, is_traditional, STOP, term_set, to_simplified,
+from memgit.text import (cjk_pairs, cjk_words, is_common_word, is_traditional, STOP, term_set, to_simplified,
                          to_traditional)
 
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
@@ -193,7 +193,7 @@ def displacements(ctx: Context) -> list[Candidate]:
                 for n, raw in _new_latin(o, f, is_end, names) + _new_chinese(f, o.text):
                     if n != old and n not in news and not _said(n, memory) and not is_common_word(n):
                         news[n] = raw
-            pairs = _pairs(it.folded.replace(old, " "))  # the entry's Chinese character pairs, old name aside
+            pairs = cjk_pairs(it.folded.replace(old, " "))  # the entry's Chinese character pairs, old name aside
             for new, raw in news.items():
                 if any(not _said(new, folded[id(o)]) for o in later):
                     continue  # the old one still in use for it
@@ -205,7 +205,7 @@ def displacements(ctx: Context) -> list[Candidate]:
                 # or in Chinese characters the segmenter cut otherwise ("同城配送" / "同城单": 同城)
                 named = [(o, pos) for o in told if o.day >= start and (pos := _said(new, folded[id(o)]))
                          and (o.terms & own or term_set(rest_f := folded[id(o)].replace(new, " ")) & rest
-                              or _pairs(rest_f) & pairs)]
+                              or cjk_pairs(rest_f) & pairs)]
                 if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named):
                     continue  # said as a stand-in for it: no replacement
                 support = [o for o, _ in named]
@@ -242,13 +242,6 @@ def displacements(ctx: Context) -> list[Candidate]:
     return out
 
 
-def _pairs(f: str) -> set[str]:
-    """The pairs of Chinese characters a folded text holds, but for those with a particle."""
-    return {p for run in CJK_RUN_RE.findall(f) for i in range(len(run) - 1)
-            if not _PARTICLES & set(p := run[i:i + 2])}
-
-
-_PARTICLES = set("的了是在和也就都还又")
 
 
 def _context(entry: str, old: str, lines: list[str], new: str, span: int = 6) -> int:

@@ -9,7 +9,7 @@ from memgit.memory import DATE_TAIL_RE as TAIL_DATE
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Operation
-from memgit.text import clauses, is_common_word, term_set
+from memgit.text import cjk_pairs, clauses, is_common_word, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _label, Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, LABEL_RE
@@ -207,6 +207,161 @@ def _details(text: str) -> set[str]:
     return {w.lower() for w in words}
 
 
+# -- refresh: one part replaced, the parts the person said stay kept -----------------------------
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|[。！？；;!?\n]")
+_PART_SEP = re.compile(r"[,，;；]")
+_CHANNEL = re.compile(r"#[\w-]+")
+_NUMBER = re.compile(r"(?<![\w.:])\d+(?:\.\d+)?(?![\w:])")
+_NAME = re.compile(r"\b[A-Za-z]*[A-Z][A-Za-z0-9]*\b")
+# what an entry's parts are of: a few words before a colon ("Weekly sales recap:", "每日菜單：")
+_PART_LABEL = re.compile(r"^((?:[^\s:：,，]+\s+){0,4}[^\s:：,，]+)\s*[:：]\s*")
+
+
+def _sentences(text: str) -> list[tuple[str, bool]]:
+    """A turn's sentences, each with whether it asks something."""
+    out, at = [], 0
+    for m in [*_SENTENCE.finditer(text), None]:
+        end = m.start() if m else len(text)
+        sent = text[at:end].strip(" .。")
+        if sent:
+            out.append((sent, bool(m and "?" in m.group(0) or m and "？" in m.group(0))))
+        at = m.end() if m else len(text)
+    return out
+
+
+def _hard_details(text: str) -> set[tuple[str, object]]:
+    """The values a sentence names that a preference entry either gives or contradicts: clock times (as
+    minutes, however written), days of the week, channels and other numbers."""
+    f = fold(text)
+    ticks = clocks(f)
+    out: set[tuple[str, object]] = {("clock", c[2]) for c in ticks}
+    rest = list(f)
+    for a, b, _, _ in ticks:
+        rest[a:b] = " " * (b - a)
+    rest_s = "".join(rest)
+    out |= {("day", m.group(0).rstrip("s")) for m in lx.WEEKDAY.finditer(rest_s)}
+    out |= {("channel", m.group(0)) for m in _CHANNEL.finditer(rest_s)}
+    out |= {("number", m.group(0)) for m in _NUMBER.finditer(_CHANNEL.sub(" ", rest_s))}
+    return out
+
+
+def _names(text: str) -> set[str]:
+    """Names a sentence gives (a word holding a capital that is no common word: "LINE", "Slack"); a word
+    that opens the sentence with a capital only is no name."""
+    text = text.strip()
+    return {m.group(0).lower() for m in _NAME.finditer(text) if not is_common_word(m.group(0).lower())
+            and not (m.start() == 0 and m.group(0).istitle())}
+
+
+def _parts(body: str) -> list[tuple[int, int]]:
+    """The spans of an entry's parts: its body after the label, cut at commas and semicolons outside
+    brackets and code."""
+    m = _PART_LABEL.match(body)
+    start = m.end() if m else 0
+    spans, depth, at = [], 0, start
+    for i in range(start, len(body) + 1):
+        ch = body[i] if i < len(body) else ","
+        if ch in "([（【`":
+            depth += 1 if ch != "`" or depth == 0 else -1
+        elif ch in ")]）】":
+            depth = max(0, depth - 1)
+        elif depth == 0 and _PART_SEP.match(ch):
+            a, b = at, i
+            while a < b and body[a] == " ":
+                a += 1
+            while b > a and body[b - 1] == " ":
+                b -= 1
+            if a < b:
+                spans.append((a, b))
+            at = i + 1
+    return spans
+
+
+def _share(a: str, b: str) -> bool:
+    """Two texts speak of the same thing: a term in common, or a pair of Chinese characters."""
+    return bool(term_set(a) & term_set(b) or cjk_pairs(fold(a)) & cjk_pairs(fold(b)))
+
+
+def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
+    """A person who changes one part of a preference and says the rest stays ("one line per alert, no
+    excerpts. Same time, 07:45, same channel"; "按菜色分。時間跟 LINE 都照舊"): in one turn, a sentence saying
+    what stays names values of exactly one entry, every hard value it names is the entry's, and every part
+    of the entry but one is named by it; the other sentence of that turn is the new part. The session names
+    the entry's subject and speaks of the old part outside what stays, the agent acknowledges the new part,
+    and nothing in it reads as an addition. Keyed by the entry's index in `items`."""
+    by_session: dict[str, list[Observation]] = {}
+    for o in ctx.obs:
+        if o.session:
+            by_session.setdefault(o.session, []).append(o)
+    found: dict[int, list[tuple[Observation, int, int, str, list[Observation]]]] = {}
+    for turns in by_session.values():
+        for o in turns:
+            if o.role != "user" or o.sensitive or len(o.text) > 400:
+                continue
+            sents = _sentences(o.text)
+            kept = [s for s, q in sents if not q and lx.PREF_KEPT.search(fold(s))
+                    and not lx.PREFERENCE_CHANGE.search(fold(s)) and not lx.RATHER_THAN.search(fold(s))]
+            if not kept:
+                continue
+            new = [s for s, q in sents if s not in kept and not q and term_set(s)]
+            if len(new) != 1:
+                continue
+            new_s = new[0]
+            nf = fold(new_s)
+            if len(term_set(new_s)) < 2 or len(new_s) > 120 or lx.PREF_ADDED.search(nf) or lx.COMPLAINT.search(nf):
+                continue
+            hard = set().union(*(_hard_details(s) for s in kept))
+            names = set().union(*(_names(s) for s in kept))
+            if not hard and not names:
+                continue
+            others = [x for x in turns if x.day == o.day]
+            hits = []
+            for k, it in enumerate(items):
+                body = TAIL_DATE.sub("", it.entry.body).rstrip()
+                spans = _parts(body)
+                if len(spans) < 2:
+                    continue
+                if hard - _hard_details(body) or names - _names(body):
+                    continue  # a value said to stay that the entry does not give: not this entry, or it moved
+                unnamed = [(a, b) for a, b in spans
+                           if not (_hard_details(body[a:b]) & hard or _names(body[a:b]) & names)]
+                if len(unnamed) != 1 or (unnamed[0] == spans[0] and not _PART_LABEL.match(body)):
+                    continue  # (without a label, the first part carries the subject)
+                a, b = unnamed[0]
+                lm = _PART_LABEL.match(body)
+                subject = lm.group(1) if lm else body[spans[0][0]:spans[0][1]]
+                if not any(_share(subject, s) for x in others if x.role == "user"
+                           for s, _ in _sentences(x.text) if s not in kept):
+                    continue  # the person never names what the preference is about
+                if not any(_share(body[a:b], s) for x in others for s, _ in _sentences(x.text) if s not in kept):
+                    continue  # the person never spoke of the part that changes
+                acks = [x for x in others if x.role == "assistant" and x.line > o.line
+                        and len(term_set(x.text) & term_set(new_s)) >= 2]
+                if not acks:
+                    continue
+                hits.append((k, a, b, acks))
+            if len(hits) == 1:
+                k, a, b, acks = hits[0]
+                found.setdefault(k, []).append((o, a, b, new_s, acks))
+    out = {}
+    for k, said in found.items():
+        if len({x[3] for x in said}) != 1:
+            continue  # two new parts: unsure
+        o, a, b, new, acks = max(said, key=lambda x: (x[0].day, x[0].line))
+        it = items[k]
+        body = TAIL_DATE.sub("", it.entry.body).rstrip()
+        if a > 0 and len(new) > 1 and new[0].isupper() and new[1].islower():
+            new = new[0].lower() + new[1:]
+        score = confidence("preference", negates_old=True, acknowledged=True, restated=len(said) > 1,
+                           in_their_words=True, recent=ctx.recency([o]))
+        text = compose(it, body[:a] + new + body[b:], o.day)
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"the person replaced '{body[a:b]}' with '{new}' and said the rest stays",
+                       evidence=(entry_evidence(it), *ctx.evidence([o, *acks])), origin="offline")
+        out[k] = Candidate(op, "preference", score, {"slot": True, "acknowledged": True, "kept": True})
+    return out
+
+
 def preference_changes(ctx: Context) -> list[Candidate]:
     """A preference the user restated ("from now on…", "以后…", "不要再…") refreshes the entry it replaces."""
     by_target: dict[int, list[tuple[Observation, float]]] = {}
@@ -262,8 +417,11 @@ def preference_changes(ctx: Context) -> list[Candidate]:
                 best, best_s = k, sc
         if best is not None and best_s >= 0.3:
             by_target.setdefault(best, []).append((o, best_s))
-    out = []
+    kept = kept_part_changes(ctx, items)
+    out = list(kept.values())
     for k, said_slots in changed.items():
+        if k in kept:
+            continue
         it = items[k]
         said_slots.sort(key=lambda x: (x[0].role == "user", x[0].day, x[0].line), reverse=True)
         o, (a, b, new) = said_slots[0]
@@ -281,7 +439,7 @@ def preference_changes(ctx: Context) -> list[Candidate]:
                        evidence=(entry_evidence(it), *ctx.evidence([o, *acks])), origin="offline")
         out.append(Candidate(op, "preference", score, {"slot": True, "acknowledged": bool(acks)}))
     for k, stated in by_target.items():
-        if k in changed:
+        if k in changed or k in kept:
             continue
         it = items[k]
         # the user's own words first, then the newest
