@@ -82,11 +82,44 @@ def test_only_the_entry_of_the_subject_named_is_refreshed(tmp_path):
     assert "Blog frontend: Next.js 14" in text
 
 
+def test_a_line_about_a_compound_of_the_same_name_moves_nothing(tmp_path):
+    # "orion-mobile" is another thing of the Orion family; and a line as late says staging stays
+    text, opened = refreshed(tmp_path, "- [P1] Orion (web app) staging runs Node 18 (2026-03-01)\n",
+                             log("2026-05-30", "orion-mobile 的 CI 升到 Node 22 了。"))
+    assert opened == [] and "staging runs Node 18" in text
+    (tmp_path / "b").mkdir()
+    text, opened = refreshed(tmp_path / "b", "- [P1] Orion-Web staging runs Node 18 (2026-03-01)\n",
+                             log("2026-05-30", "Orion-Web upgraded to Node 22."))
+    assert "Orion-Web staging runs Node 22" in text
+
+
+def test_a_version_move_said_not_to_touch_the_entry_on_the_same_day_moves_nothing(tmp_path):
+    entry = "- [P1] Orion web staging runs Node 18, deploys via GitHub Actions (2026-03-01)\n"
+    change = "Orion CI runners upgraded to Node 22."
+    text, opened = refreshed(tmp_path, entry, log("2026-05-30", change, "Asked Lin: Orion staging still Node 18."))
+    assert opened == [] and "runs Node 18" in text
+    (tmp_path / "b").mkdir()
+    text, _ = refreshed(tmp_path / "b", entry, log("2026-05-30", change))
+    assert "Orion web staging runs Node 22" in text
+
+
 # -- a chosen tool ---------------------------------------------------------------------------
 def test_a_tool_replaced_in_traditional_chinese(tmp_path):
     text, _ = refreshed(tmp_path, "- [P1] Python 依賴用 pip 安裝 (2026-03-01)\n",
                         log("2026-05-30", "pip 換成 uv 了"))
     assert "- [P1] Python 依賴用 uv 安裝 (2026-05-30)" in text
+
+
+def test_a_tool_swap_that_removes_the_entrys_file_takes_the_one_file_put_in_its_place(tmp_path):
+    entry = "- [P1] Python deps are installed with pip + requirements.txt (2026-03-01)\n"
+    text, _ = refreshed(tmp_path, entry, log("2026-05-30", "Python 依賴從 pip 換成 uv 了，requirements.txt 刪掉，uv.lock 已提交。"))
+    assert "- [P1] Python deps are installed with uv + uv.lock (2026-05-30)" in text
+    # the file removed with nothing named instead, or two files named: a person rewrites the entry
+    for line in ("Switched pip to uv, requirements.txt deleted.",
+                 "Switched pip to uv, requirements.txt deleted, uv.lock and pylock.toml committed."):
+        (tmp_path / str(len(line))).mkdir()
+        text, opened = refreshed(tmp_path / str(len(line)), entry, log("2026-05-30", line))
+        assert opened == [] and "pip + requirements.txt" in text
 
 
 def test_switched_from_to_keeps_markup_and_tag(tmp_path):

@@ -45,6 +45,9 @@ def version_changes(ctx: Context) -> list[Candidate]:
             continue  # "error detection >0.7": a bound on a value, not a release
         key, held = version_key(old), {version_key(x) for x in it.versions}
         qual = qualifiers(it)
+        fb = fold(it.entry.body)
+        at = re.search(r"(?<![\w.])" + re.escape(fold(old)) + r"(?![\w]|\.\w)", fb)
+        vname = _name_before(fb[:at.start()]) if at else None
         found: dict[str, list[tuple[Observation, bool]]] = {}
         for o in ctx.obs_about(it):
             if o.role == "assistant":
@@ -60,8 +63,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
                 continue
             if id(o) not in owners:
                 owners[id(o)] = owner(o)
-            if owners[id(o)] is not it:
-                continue
+            if owners[id(o)] is not it or _names_a_sibling(it, o, frozenset({vname or ""})):
+                continue  # (a line naming "orion-mobile" is not about the entry's Orion)
             f = fold(o.text)
             for v in ov:
                 pos = f.find(v.lower())
@@ -78,6 +81,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
         # the newest version that has support
         best = max(found, key=lambda k: (version_key(k), len(found[k])))
         support = [o for o, _ in found[best]]
+        if at and _still_said(ctx, it, "version", at.start(), at.end(), support, max(support, key=lambda o: o.day)):
+            continue  # a line as late says the entry's version still holds ("staging 还是 Node 18")
         days = len({o.day for o in support})
         explicit = any(e for _, e in found[best])
         score = confidence("version", explicit=explicit, extra_days=days - 1, recent=ctx.recency(support))
@@ -183,6 +188,8 @@ def named_releases(ctx: Context) -> list[Candidate]:
                 continue  # the name alone: a release of something else
             if any(ctx.weight(o.terms & theirs) >= mine for _, theirs in rivals):
                 continue  # another entry with the same release fits the line as well
+            if _names_a_sibling(it, o, name_terms):
+                continue  # "orion-mobile 升到 Node 22" is not the entry's Orion
             for m in rx.finditer(f):
                 nv = m.group(1)
                 if int(nv) <= int(cur):
@@ -210,6 +217,8 @@ def named_releases(ctx: Context) -> list[Candidate]:
         if slot is None:
             continue
         a, b, old_raw = slot
+        if _still_said(ctx, it, "version", a, b, support, max(support, key=lambda o: o.day)):
+            continue  # a line as late says the entry's release still holds ("staging 还是 Node 18")
         body = it.entry.body
         text = compose(it, body[:a] + nv + body[b:], max(o.day for o in support) if it.entry.date else None)
         score = confidence("version", explicit=explicit, extra_days=min(days - 1, 2), recent=ctx.recency(support))
@@ -560,15 +569,29 @@ def _slot(it: Item, kind: str, old: str | None, new: str) -> tuple[int, int, str
 _FILE_LIKE = re.compile(r"`[^`\n]+`|(?<![\w/.-])[\w-]+\.[a-z][a-z0-9]{1,4}(?![\w])")
 
 
-def _also_removed(it: Item, o: Observation) -> bool:
-    """The line says a file or code name the entry holds was removed ("requirements.txt 删掉")."""
+def _file_swap(it: Item, o: Observation) -> tuple[int, int, str] | None | bool:
+    """A file or code name the entry holds that the line says was removed ("requirements.txt 删掉"), with
+    the one the line puts in its place: False when the line removes none, the slot (start, end, the new
+    name as written) when it names exactly one other file the entry lacks and keeps it ("uv.lock 已提交"),
+    None when more moved than that (a person rewrites the entry)."""
     f = fold(o.text)
-    for m in _FILE_LIKE.finditer(fold(it.entry.body)):
+    body = fold(it.entry.body)
+    gone = []
+    for m in _FILE_LIKE.finditer(body):
         name = m.group(0).strip("`")
         pos = f.find(name)
         if pos >= 0 and lx.DONE_WITH.search(f[max(0, pos - 14):pos + len(name) + 14]):
-            return True
-    return False
+            gone.append((m.start() + (m.group(0) != name), m.start() + (m.group(0) != name) + len(name)))
+    if not gone:
+        return False
+    if len(gone) > 1:
+        return None
+    new = [m for m in _FILE_LIKE.finditer(f) if m.group(0).strip("`") not in body]
+    if len(new) != 1 or lx.DONE_WITH.search(_clause_at(f, new[0].start())):
+        return None
+    m = new[0]
+    raw = o.text[m.start():m.end()].strip("`")
+    return gone[0][0], gone[0][1], raw
 
 
 def _only_entry_naming(ctx: Context, kind: str, old: str | None, new: str) -> Item | None:
@@ -592,6 +615,53 @@ def _details_hold(it: Item, old_raw: str, support: list[Observation]) -> bool:
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_COMPOUND = re.compile(r"(?<![\w./-])([a-z][a-z0-9]*)[-_]([a-z][a-z0-9]*)(?![\w./-])")
+
+
+def _names_a_sibling(it: Item, o: Observation, moving: frozenset[str] = frozenset()) -> bool:
+    """The line names a compound ("orion-mobile", "Orion-Admin") whose head the entry names and whose
+    other part it does not: the line is about another thing of the same family, not the entry's. A
+    compound of what moves ("mariadb-upgrade" for MariaDB 10 → 11) is the change's own tool."""
+    f = it.folded
+    for m in _COMPOUND.finditer(fold(o.text)):
+        head, tail = m.group(1), m.group(2)
+        if m.group(0) in f or len(tail) < 2 or head in moving or tail in moving:
+            continue
+        has = [bool(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", f)) for w in (head, tail)]
+        if has[0] != has[1]:
+            return True
+    return False
+
+
+def _still_said(ctx: Context, it: Item, kind: str, a: int, b: int, hits: list[Observation],
+                last: Observation) -> bool:
+    """A line of the change's day or later, not itself one of the change's, says the entry's value still
+    holds ("staging 还是 Node 18", "still on Node 18") of something specific to the entry besides that
+    value, in the same clause, and not of a sibling ("web-a 仍是 Ubuntu 22" beside web-b's entry): the change is not the
+    entry's."""
+    f = fold(it.entry.body)
+    cur = f[a:b]
+    name = _name_before(f[:a]) if kind == "version" else None
+    if kind == "version" and not name:
+        return False
+    said = rf"{re.escape(name)}\s?[-_]?v?{re.escape(cur)}(?!\d|\.\d)" if name else rf"{re.escape(cur)}(?![a-z0-9_/-])"
+    rx = re.compile(r"(?<![a-z0-9_./-])" + said)
+    other = it.subject - term_set(cur) - term_set(name or "")
+    seen = {id(h) for h in hits}
+    for o in ctx.obs:
+        if id(o) in seen or o.day < last.day or o.sensitive:
+            continue
+        fo = fold(o.text)
+        m = rx.search(fo)
+        if not m:
+            continue
+        cl = _clause_at(fo, m.start())
+        if not (lx.PERSISTS.search(cl) or lx.VERSION_HELD.search(cl)):
+            continue
+        foreign = frozenset().union(*(term_set(c.group(0)) for c in _COMPOUND.finditer(fo) if c.group(0) not in f))
+        if any(ctx.anchor(t) for t in (term_set(cl) - foreign) & other):  # of the entry, in that clause
+            return True
+    return False
 
 
 def moved_slots(ctx: Context) -> list[Candidate]:
@@ -607,14 +677,17 @@ def moved_slots(ctx: Context) -> list[Candidate]:
             continue
         for kind, old, new, new_raw, _, _, rest in _statements(o):
             said, rest = rest, frozenset(t for t in rest if ctx.anchor(t))
-            best: list[tuple[float, Item, tuple[int, int, str]]] = []
+            best: list[tuple[float, Item, tuple[int, int, str], tuple | bool]] = []
             for it in ctx.items_about(o):
                 if it.frozen or it.step or lx.HELD.search(it.folded):
                     continue
                 if it.entry.date and o.day < it.entry.date:
                     continue  # written after the change
-                if _also_removed(it, o):
+                swap = _file_swap(it, o)
+                if swap is None:
                     continue  # more than one slot moved ("… requirements.txt 删掉"): a person rewrites it
+                if _names_a_sibling(it, o, frozenset({new.split("\0")[0], old or ""})):
+                    continue  # "orion-mobile" beside an entry about Orion: another thing of the same name
                 slot = _slot(it, kind, old, new)
                 if slot is None:
                     continue
@@ -625,26 +698,34 @@ def moved_slots(ctx: Context) -> list[Candidate]:
                     # entry of memory naming what moved and the line names something else it does too
                     # ("Priya ran pg_upgrade on db-2: PostgreSQL 15 to 16" for "… PostgreSQL 15 on db-2")
                     continue
-                best.append((ctx.weight(rest & own), it, slot))
+                if swap and (swap[0] < slot[1] and slot[0] < swap[1] or kind != "tool"):
+                    continue  # the file is the slot itself, or a version moved beside a file swap
+                best.append((ctx.weight(rest & own), it, slot, swap))
             if not best:
                 continue
             best.sort(key=lambda b: -b[0])
             if len(best) > 1 and best[1][0] == best[0][0]:
                 continue  # two entries fit as well: which one moved is unsure
-            _, it, (a, b, _) = best[0]
-            found.setdefault(index[id(it)], []).append((o, a, b, new_raw, kind))
+            _, it, (a, b, _), swap = best[0]
+            found.setdefault(index[id(it)], []).append((o, a, b, new_raw, kind, swap or None))
     out = []
     for k, hits in found.items():
         it = ctx.items[k]
-        o, a, b, new_raw, kind = max(hits, key=lambda h: (h[0].day, h[0].line))
+        o, a, b, new_raw, kind, swap = max(hits, key=lambda h: (h[0].day, h[0].line))
         if any(h[3].lower() != new_raw.lower() or (h[1], h[2]) != (a, b) for h in hits if h[0].day == o.day):
             continue  # two changes of it the same day: unsure
         support = [h[0] for h in hits if h[3].lower() == new_raw.lower() and (h[1], h[2]) == (a, b)]
         body = it.entry.body
+        if _still_said(ctx, it, kind, a, b, [h[0] for h in hits], o):
+            continue  # a line as late says the entry's value still holds ("staging 还是 Node 18")
         if kind == "tool" and not _details_hold(it, body[a:b], support):
             continue  # a person says what of the old tool's setting the new one keeps
         old_raw = body[a:b]
         new_body = body[:a] + new_raw + body[b:]
+        if swap:  # the file the line removed, with the one it put in its place
+            sa, sb, sn = swap
+            new_body = (body[:sa] + sn + body[sb:a] + new_raw + body[b:] if sb <= a
+                        else body[:a] + new_raw + body[b:sa] + sn + body[sb:])
         day = max(x.day for x in support) if it.entry.date else None
         text = compose(it, new_body, day) if day else compose(it, new_body, None)
         days = len({x.day for x in support})
