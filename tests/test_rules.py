@@ -54,6 +54,22 @@ def test_a_done_word_said_of_another_noun_is_not_the_entrys_state():
         "[P1] Harbour festival grant: approved, decision in May (2026-05-29)"]
 
 
+@pytest.mark.parametrize("entry, line, want", [
+    ("[P1] 茶鋪 iOS 版 送審中", "App Store 來信：茶鋪 iOS 版審核通過，已上架", "[P1] 茶鋪 iOS 版 已上架 (2026-05-30)"),
+    ("[P1] 借禮堂的申請：審核中", "周組長回覆：借禮堂的申請已經核准了", "[P1] 借禮堂的申請：已核准 (2026-05-30)"),
+    ("[P1] Payments SDK blocked on the bank's review", "Payments SDK shipped to all merchants today",
+     "[P1] Payments SDK shipped (2026-05-30)"),
+    ("[P1] Stall permit: in review", "council email: the stall permit is granted for Saturdays",
+     "[P1] Stall permit: granted (2026-05-30)"),
+    # a phrase keeps the canonical word; a Simplified line keeps it for a Traditional entry
+    ("[P1] Floor map waiting on a survey", "the floor map went live for the team", "[P1] Floor map live (2026-05-30)"),
+    ("[P1] 茶鋪 iOS 版 送審中", "茶铺 iOS 版审核通过，已上架", "[P1] 茶鋪 iOS 版 已上線 (2026-05-30)"),
+])
+def test_a_status_moves_to_the_lines_own_done_word(entry, line, want):
+    assert [x.op.text for x in status_changes(ctx(f"## Work\n- {entry} (2026-05-01)\n", [("2026-05-30", line)]))] == [
+        want]
+
+
 def test_a_whole_rewrite_of_a_preference_never_loses_its_time_or_names():
     user = "# USER\n\n## Preferences\n- [P1] Stock list every Friday at 16:00, emailed as a CSV by supplier (2026-03-10)\n"
     said = "From now on send me the stock list on Monday mornings instead of Friday afternoons, it sits there all weekend"

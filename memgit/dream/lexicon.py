@@ -117,8 +117,8 @@ def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False)
 
 
 def done_state(text: str, wait: str | None = None, subject: frozenset[str] | None = None, named: str = ""
-               ) -> tuple[int, str, str, int] | None:
-    """The most advanced non-negated done state in `text`: (rank, english, chinese, position). With
+               ) -> tuple[int, str, str, int, int] | None:
+    """The most advanced non-negated done state in `text`: (rank, english, chinese, position, end). With
     `wait` (the words of what an entry waits for), only a state that can end that wait or the thing
     `named` as waiting ("health permit: blocked until …" ends when the permit is issued); with `subject`
     (an entry's terms), only a state said of it, not of another noun ("funds released in April")."""
@@ -131,7 +131,7 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
         m = next((m for m in pat.finditer(text) if not negated_at(text, m.start())
                   and (subject is None or _said_of(text, m.start(), subject, strict=not en))), None)
         if m is not None and (best is None or rank > best[0]):
-            best = (rank, en or m.group(0), zh, m.start())  # a wait's own participle is its word
+            best = (rank, en or m.group(0), zh, m.start(), m.end())  # a wait's own participle is its word
     return best
 
 

@@ -6,10 +6,10 @@ import re
 
 from memgit.dream import lexicon as lx
 from memgit.ops import Operation
-from memgit.text import is_common_word
+from memgit.text import cjk_share, is_common_word, is_traditional
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _affirmed, _negated, _script, _subject, _version_clash, Candidate, compose, Context, entry_evidence, fold
+    _affirmed, _negated, _script, _subject, _version_clash, Candidate, CJK_IN, compose, Context, entry_evidence, fold
 )
 
 
@@ -86,11 +86,12 @@ def status_changes(ctx: Context) -> list[Candidate]:
                            evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
             out.append(Candidate(op, "todo-done", score, feats))
             continue
+        st = _as_said(st, o, it.entry.body)
         new_body = _numbered(_share(_restate(it.entry.body, st), support), support)
         text = compose(it, new_body, max(x.day for x in support))
         wait_word = pend.group(0) if pend else "pending"
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
-                       reason=f"status moved: {wait_word} → {_script(st[2], st[1], wait_word, it.entry.body)}",
+                       reason=f"status moved: {wait_word} → {_word(st, wait_word, it.entry.body)}",
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
         out.append(Candidate(op, "status", score, feats))
     return out
@@ -195,7 +196,7 @@ def _unblocked(f: str) -> tuple[int, str, str, int] | None:
         return None
     # an English entry takes the line's own word ("resumed", "kicked off") when the line is English
     word = re.sub(r"^is\s+", "", m.group(0).strip())
-    return (0, word if word.isascii() else "unblocked", "已解除阻塞", m.start())
+    return (0, word if word.isascii() else "unblocked", "已解除阻塞", m.start(), m.end())
 
 
 _TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$")
@@ -203,12 +204,46 @@ _OBJECT_NEXT = re.compile(rf"\s+(?:{lx.OBJECT_PREPOSITION})\b")  # "blocked unti
 _CLAUSE_REST = re.compile(r"[^，,；;。:：()（）—\n]*")
 
 
+_PARTICIPLE = re.compile(r"\b([a-z]{3,}ed)\b")
+_ZH_STATE = re.compile(r"^(?:已经|已)?\s*([\u4e00-\u9fff]{2,4}?)了?$")
+
+
+def _as_said(st: tuple, o, body: str) -> tuple:
+    """The done state in the line's own word when it has one ("shipped", "已上架", "核准了" → 已核准), in
+    place of the canonical one ("released", 已上线), as a sixth field: the word as the entry will read,
+    or None. A phrase ("went live", "100% 放量"), a thing back from repair (its canonical word says more
+    than "拿回來了"), or a line in another script than the entry keeps the canonical word."""
+    if len(st) < 5 or st[0] == 0 or st[1] == lx.REPAIRED:
+        return (*st[:5], None)
+    raw = o.text[st[3]:st[4]]
+    if CJK_IN.search(raw):
+        if is_traditional(o.text) != is_traditional(body) or cjk_share(body) < 0.3 and not CJK_IN.search(body):
+            return (*st[:5], None)
+        if st[3] and o.text[st[3] - 1] == "已":
+            raw = "已" + raw
+        m = _ZH_STATE.match(raw.strip())
+        word = "已" + m.group(1) if m and not lx.PENDING.search(fold(m.group(1))) else None
+        return (*st[:5], word)
+    m = _PARTICIPLE.findall(raw.lower())
+    if not m or raw.lower().rstrip().endswith((" to", " from")):
+        return (*st[:5], None)
+    return (st[0], m[-1], *st[2:5], None)
+
+
+def _word(st: tuple, like: str, body: str) -> str:
+    """The state's word in the entry's script: the line's own Chinese word when it has one."""
+    said = st[5] if len(st) > 5 else None
+    if said and (CJK_IN.search(like) or cjk_share(like) >= 0.3):
+        return said
+    return _script(st[2], st[1], like, body)
+
+
 def _restate(body: str, st: tuple) -> str:
     """The entry with its pending status replaced by the new one; clauses that only described
     what was still to happen before the change are dropped."""
     f = fold(body)
     m = lx.PENDING.search(f)
-    word = _script(st[2], st[1], body[m.start():m.end()] if m else body, body)
+    word = _word(st, body[m.start():m.end()] if m else body, body)
     if not m:
         return f"{body} — {word}"
     end = m.end()
