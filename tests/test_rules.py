@@ -691,7 +691,7 @@ def test_a_thing_away_for_repair_is_back_and_its_fault_is_over():
 def test_a_permit_waited_for_is_granted_in_another_word_for_it():
     c = ctx("## Stalls\n- [P1] Market stall on Dock Road: waiting on the council for the street trading permit (2026-04-01)\n",
             [("2026-05-29", "council email: street trading consent granted for the Dock Road stall")])
-    assert [x.op.text for x in status_changes(c)] == ["[P1] Market stall on Dock Road: approved (2026-05-29)"]
+    assert [x.op.text for x in status_changes(c)] == ["[P1] Market stall on Dock Road: granted (2026-05-29)"]
     # a grant's funds released is still no approval of the grant
     g = ctx("## Grants\n- [P1] Harbour grant: in review (2026-04-01)\n",
             [("2026-05-29", "Harbour grant: funds released to the other applicant")])
@@ -880,7 +880,7 @@ def test_of_two_entries_on_one_template_the_line_naming_what_tells_them_apart_mo
     lines = [("2026-05-27", "iOS 2.3 审核通过！按了发布"), ("2026-05-28", "iOS 上架第一天，下载 312 次"),
              ("2026-05-28", "Google Play 还在审核")]
     got = ops(status_changes(ctx(mem, lines)))
-    assert got == [("refresh", "[P1] 记账猫 iOS 2.3（新增发票同步）已上线 (2026-05-28)")]
+    assert got == [("refresh", "[P1] 记账猫 iOS 2.3（新增发票同步）已上架 (2026-05-28)")]
     # a line naming the sibling's words as well tells nothing apart
     assert status_changes(ctx(mem, [("2026-05-28", "iOS 和 Android 都上架了吗？还没")])) == []
 
@@ -890,11 +890,11 @@ def test_the_next_line_of_a_log_goes_on_with_its_story_and_the_build_that_made_i
            "- [P1] 记账 App「小账本」Android 新年版（build 398）：Google Play 送审中 (2026-05-20)\n")
     lines = [("2026-05-27", "iOS 新年版 build 401 通过审核。"), ("2026-05-27", "确认后手动发布，App Store 已经搜得到，正式上架。")]
     got = ops(status_changes(ctx(mem, lines)))
-    assert got == [("refresh", "[P1] 记账 App「小账本」iOS 新年版（build 401）：已上线 (2026-05-27)")]
+    assert got == [("refresh", "[P1] 记账 App「小账本」iOS 新年版（build 401）：已上架 (2026-05-27)")]
     # a line that is not the next one, or names another entry's thing, goes on with nothing
     apart = [lines[0], ("2026-05-27", "午饭吃了面"), lines[1]]
     assert ops(status_changes(ctx(mem, apart))) == [
-        ("refresh", "[P1] 记账 App「小账本」iOS 新年版（build 401）：已批准 (2026-05-27)")]
+        ("refresh", "[P1] 记账 App「小账本」iOS 新年版（build 401）：已通过审核 (2026-05-27)")]
 
 
 def test_a_blocked_permit_is_issued_and_what_it_waited_for_goes():
@@ -902,7 +902,7 @@ def test_a_blocked_permit_is_issued_and_what_it_waited_for_goes():
            "- [P1] Elm St sign permit: blocked, the city wants a zoning letter first (2026-05-10)\n")
     lines = [("2026-05-27", "Hood inspection at Elm St: PASSED."),
              ("2026-05-28", "County: Elm St health permit issued, permit no. HP-2281.")]
-    assert ops(status_changes(ctx(mem, lines))) == [("refresh", "[P1] Elm St health permit: approved (2026-05-28)")]
+    assert ops(status_changes(ctx(mem, lines))) == [("refresh", "[P1] Elm St health permit: issued (2026-05-28)")]
     # "issued" of something else is no permit
     other = [("2026-05-28", "Elm St: the bank issued a new card.")]
     assert status_changes(ctx(mem, other)) == []
@@ -960,3 +960,54 @@ def test_a_class_fixed_in_another_room_from_now_on_moves_its_room():
         "[P1] 課後輔導：週一到週五 16:00–17:30，週五那班在 402 教室 (2026-05-29)"]
     # only the stand-in for this week: nothing moves
     assert schedule_moves(ctx(mem, [lines[0], ("2026-05-29", "週五課後輔導在 402 上課")])) == []
+
+
+# -- issue 14, unseen batches 11–12: releases, decided moves, time moves, labelled hosts ---------------
+def test_a_whole_number_release_before_a_comma_or_said_as_old_to_new_moves():
+    mem = ("## Hosts\n- [P1] Render box (render-01) runs Ubuntu 22, Blender from the snap (2026-02-11)\n"
+           "- [P1] File server (files-01) runs Ubuntu 22; stays until the agent ships (2026-03-04)\n")
+    c = ctx(mem, [("2026-05-30", "Started the release upgrade on render-01, Ubuntu 22 to 24."),
+                  ("2026-05-30", "Looked at files-01: still Ubuntu 22.")])
+    assert [x.op.text for x in slot_changes(c)] == [
+        "[P1] Render box (render-01) runs Ubuntu 24, Blender from the snap (2026-05-30)"]
+    # a month's day is no release, with a comma after it or not
+    dated = ctx("## Events\n- [P1] Launch party on June 5, 2026 at the studio\n",
+                [("2026-05-29", "Launch party at the studio: now June 12."),
+                 ("2026-05-30", "Studio launch party on June 12 confirmed")])
+    assert slot_changes(dated) == []
+
+
+@pytest.mark.parametrize("line, moves", [
+    ("从下周起 sprint demo 改到周三 16:00，地点不变。", True),
+    ("Sprint demo moves to Wednesdays 16:00 starting next week.", True),
+    ("下周 sprint demo 可能改到周三", False),
+    ("Sprint demo might move to Wednesdays next week.", False),
+])
+def test_a_day_move_decided_from_next_week_is_no_plan(line, moves):
+    mem = "## Rituals\n- [P1] Sprint demo: Thursdays 16:00 in the big room (2026-02-02)\n" \
+          "- [P1] Sprint planning: Mondays 10:00 (2026-02-02)\n"
+    c = ctx(mem, [("2026-05-28", line), ("2026-05-29", "Posted: sprint demo is on Wednesdays now, 16:00.")])
+    got = [x.op.text for x in schedule_moves(c)]
+    # the planning entry shares "sprint" only: a move of the demo is not its move
+    assert got == (["[P1] Sprint demo: Wednesdays 16:00 in the big room (2026-05-29)"] if moves else [])
+
+
+def test_a_jobs_time_moves_when_a_later_line_says_the_new_time():
+    mem = ("## Jobs\n- [P1] Daily report (日报) pushed to the team group at 08:00 (2026-04-03)\n"
+           "- [P1] Nightly backup: restic to the NAS at 02:00 (2026-04-03)\n")
+    move = ("2026-05-27", "Lu: 从下周一起日报改成 07:30 推送，早班开会前要看到。")
+    c = ctx(mem, [move, ("2026-06-01", "日报正常推送（新时间 07:30）")])
+    assert [x.op.text for x in schedule_moves(c)] == [
+        "[P1] Daily report (日报) pushed to the team group at 07:30 (2026-06-01)"]
+    assert schedule_moves(ctx(mem, [move])) == []  # never said again: unsure
+    back = ctx(mem, [move, ("2026-05-30", "日报 07:30 推送了"), ("2026-05-31", "日报还是 08:00 推送，Lu 说先不改")])
+    assert schedule_moves(back) == []  # the old time said of it after the move
+
+
+def test_a_labelled_host_said_to_be_now_another_moves_only_for_the_label_named():
+    mem = ("## Stack\n- [P1] Staging database host: db-stg-01.internal (2026-02-03)\n"
+           "- [P1] Production database host: db-prd-01.internal (2026-02-03)\n")
+    c = ctx(mem, [("2026-05-26", "Staging DB moved to the new box: host is now db-stg-02.internal, DNS updated.")])
+    assert [x.op.text for x in slot_changes(c)] == ["[P1] Staging database host: `db-stg-02.internal` (2026-05-26)"]
+    both = ctx(mem, [("2026-05-26", "Moved boxes today, the database host is now db-new-03.internal.")])
+    assert slot_changes(both) == []  # which of the two hosts is unsaid

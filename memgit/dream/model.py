@@ -376,7 +376,7 @@ def _version_clash(it: Item, o: Observation) -> bool:
     return not any(version_key(v) in ek for v in same)
 
 
-LABEL_RE = re.compile(r"^([^:：]{1,16})[:：]\s*")
+LABEL_RE = re.compile(r"^([^:：]{1,24})[:：]\s*")
 
 
 # -- merge and contradiction -----------------------------------------------------------------

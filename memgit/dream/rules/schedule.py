@@ -14,6 +14,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.dream.model import Candidate, clock_as, clocks, compose, Context, entry_evidence, fold, Item
 from memgit.dream.scoring import confidence
+from memgit.text import term_set
 from memgit.memory import ISO_DATE_RE as DATE_RE
 from memgit.ops import Operation
 
@@ -86,8 +87,105 @@ def _as_written(ctx: Context) -> Iterator[tuple[Item, str, str]]:
             yield it, body, fb
 
 
+_SINCE = re.compile(r"(?:从|從)[^，,。；;：:]{0,8}?(?:起|开始|開始)|\b(?:from now on|starting|from)\b", re.I)
+
+
+def _moved_thing(f: str, m: re.Match[str]) -> frozenset[str]:
+    """The terms of what a time verb moves: the words between the verb and its "to" ("moved bin collection
+    to"), else the words before the verb in its clause ("sprint demo 改到", "the digest moves to"), without
+    the words that date the change ("从下周起")."""
+    inner = re.sub(r"\bto\b(?:\s+at)?\s*$", "", f[m.start():m.end()])
+    inner = re.sub(r"^\w+", "", inner, count=1) if inner[:1].isascii() else ""
+    if term_set(inner):
+        return term_set(inner)
+    start = max((x.end() for x in re.finditer(r"[，,。；;：:!！?？]", f[:m.start()])), default=0)
+    return term_set(_SINCE.sub(" ", f[start:m.start()]))
+
+
+def _moves_it(ctx: Context, it: Item, f: str, pos: int) -> bool:
+    """A time verb right before `pos` moves the entry's own thing: what it moves is named, all of it by the
+    entry, and some of it by the entry's head alone ("demo" of "Sprint demo" beside "Sprint planning"); a
+    thing the entry does not name ("bin collection" for "Bins out Tues night") is another one."""
+    for m in lx.TIME_MOVED.finditer(f):
+        if 0 <= pos - m.end() <= 12:
+            thing = frozenset(t for t in _moved_thing(f, m) if not any(c.isdigit() for c in t))
+            if thing and thing <= it.subject | it.head and thing & _own_head(ctx, it):
+                return True
+    return False
+
+
+def _own_head(ctx: Context, it: Item) -> frozenset[str]:
+    """What the entry's head names that no other entry's of its file does ("demo" of "Sprint demo" beside
+    "Sprint planning")."""
+    others = frozenset().union(*(x.head for x in ctx.items if x is not it and x.entry.file == it.entry.file))
+    return it.head - others
+
+
 def schedule_moves(ctx: Context) -> list[Candidate]:
-    return _day_moves(ctx) + moved_numbers(ctx)
+    return _day_moves(ctx) + _time_moves(ctx) + moved_numbers(ctx)
+
+
+# a weekday that dates when a change starts ("从下周一起", "starting next Monday"), no day of the schedule
+_DATED_DAY = re.compile(r"(?:从|從)?下(?:个|個)?(?:周|週|星期|礼拜|禮拜)[一二三四五六日天](?:起|开始|開始)?"
+                        r"|(?i:\b(?:next|this|coming|from|starting)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)")
+
+
+def _time_moves(ctx: Context) -> list[Candidate]:
+    """A job's clock time moved ("从下周一起日报改成 07:30 推送", "the backup moves to 02:00"): an entry of
+    memory (a standing preference is the preference rule's) gives one time; one line puts its subject, by
+    what only that entry's head names, at a new time right after a verb that moves a time, and names no
+    weekday; a later line says the new time of the subject again. The time is written as the entry writes
+    times when a line says it so, and nothing later says the old time of the subject."""
+    movers = []
+    for o in ctx.obs:
+        if o.role == "assistant" or o.sensitive or len(o.text) > 300:
+            continue
+        f = fold(o.text)
+        if not lx.TIME_MOVED.search(f) or lx.ASKED.search(f) or lx.EXCEPTION.search(f) or lx.STAND_IN.search(f):
+            continue
+        if _DAY_RE.search(_DATED_DAY.sub(" ", o.text)) or o.role != "user" and lx.PLANNED.search(f):
+            continue
+        news = {(c[2], c[0]) for c in clocks(f) if any(0 <= c[0] - m.end() <= 2 for m in lx.TIME_MOVED.finditer(f))}
+        if len({t for t, _ in news}) == 1:
+            movers.append((o, f, *min(news, key=lambda n: n[1])))
+    out: list[Candidate] = []
+    if not movers:
+        return out
+    for it, body, fb in _as_written(ctx):
+        if it.entry.file == ctx.user_file or lx.PREFERENCE_TITLE.search(it.entry.section or ""):
+            continue
+        have = clocks(fb)
+        if len(have) != 1:
+            continue
+        ta, tb, old_t, style = have[0]
+        # what only this entry's head names, no number: a job named daily ("日报") is no anchor of the index
+        own = frozenset(t for t in _own_head(ctx, it) if not any(c.isdigit() for c in t) and len(t) >= 2)
+        moves = [(o, f, t) for o, f, t, at in movers if t != old_t and o.terms & own and _moves_it(ctx, it, f, at)]
+        if not moves or len({t for _, _, t in moves}) != 1:
+            continue
+        o, f, new_t = max(moves, key=lambda m: (m[0].day, m[0].line))
+        first = min(moves, key=lambda m: (m[0].day, m[0].line))[0]  # a later move confirms the first
+        later = [x for x in ctx.obs if x is not first and (x.day, x.line) > (first.day, first.line)
+                 and not x.sensitive and x.terms & own]
+        again = [x for x in later if new_t in {c[2] for c in clocks(fold(x.text))}]
+        if not again:
+            continue  # no later line says the subject's new time
+        if any(old_t in {c[2] for c in clocks(fold(x.text))} for x in later):
+            continue  # the old time said of it after the move
+        when = clock_as(new_t, body[ta:tb], style)
+        evidence = [o, *again]
+        if when is None or not any(when in x.text for x in evidence):
+            m = next(c for c in clocks(f) if c[2] == new_t)
+            when = o.text[m[0]:m[1]].strip()
+        new_body = body[:ta] + when + body[tb:]
+        days = len({x.day for x in again})
+        score = confidence("slot", extra_days=min(days, 2), recent=ctx.recency(evidence))
+        text = compose(it, new_body, max(x.day for x in evidence))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"moved from {body[ta:tb]} to {when}",
+                       evidence=(entry_evidence(it), *ctx.evidence(evidence, 4, first=o)), origin="offline")
+        out.append(Candidate(op, "slot", score, {"confirming_days": days}))
+    return out
 
 
 def _day_moves(ctx: Context) -> list[Candidate]:
@@ -117,19 +215,25 @@ def _day_moves(ctx: Context) -> list[Candidate]:
                 continue
             if lx.ASKED.search(f) and o.role != "user":
                 continue
-            moves.append((o, f, new.pop(), old_day in said))
+            nd = new.pop()
+            # "改到周三", "moves to Wednesdays": the verb puts the new day in the old one's place
+            moved = any(_moves_it(ctx, it, f, da) for da, _, d in _days(o.text) if d == nd)
+            moves.append((o, f, nd, old_day in said or moved))
         if not moves or len({m[2] for m in moves}) != 1:
             continue
         o, f, new_day, names_old = max(moves, key=lambda m: (m[0].day, m[0].line))
         # confirmed: the agent says the new day back in the same session, or a later line says it with
         # the subject; a question the person asked is a request only once it is confirmed
         session = [x for x in ctx.obs if o.session and x.session == o.session]
-        later = [x for x in ctx.obs if x is not o and (x.day, x.line) > (o.day, o.line) and not x.sensitive
-                 and new_day in _weekdays(x.text) and _about(ctx, it, x)]
+        # (a later line may say the move again: it confirms the first one)
+        first = min(moves, key=lambda m: (m[0].day, m[0].line))[0]
+        later = [x for x in ctx.obs if x is not first and (x.day, x.line) > (first.day, first.line)
+                 and not x.sensitive and new_day in _weekdays(x.text) and _about(ctx, it, x)]
         acks = [x for x in session if x.role == "assistant" and (x.day, x.line) > (o.day, o.line)
                 and new_day in _weekdays(x.text)]
-        # the old day is said to be left, by the move or by its confirmation ("instead of Monday 06:00",
-        # "週三不再送了"): a new day alone may be one more day ("also on Fridays")
+        # the old day is said to be left, by the move (naming it, or moving the thing to the new day) or by
+        # its confirmation ("instead of Monday 06:00", "週三不再送了"): a new day alone may be one more day
+        # ("also on Fridays")
         if not names_old and not any(old_day in _weekdays(x.text) for x in acks):
             continue
         if not acks and not [x for x in later if x.role != "assistant"]:

@@ -111,7 +111,8 @@ SLOT_TAIL = re.compile(r"^(.*?\S)\s+(?:primary|default)\b", re.I)
 
 
 # what every label's assignment pattern (`labelled_slots`) holds: a separator, then an identifier
-ASSIGNS = re.compile(r"[:：=]\s*" + IDENT, re.I)
+_ASSIGN = r"(?:\s*[:：=]|\s+(?:is|are)\s+now)\s*"  # "model: X", "host is now X"
+ASSIGNS = re.compile(_ASSIGN + IDENT, re.I)
 
 
 MULTI_VALUE = compile_words(r"[,，、;；]|\band\b|\+")
@@ -131,7 +132,9 @@ def slot_changes(ctx: Context) -> list[Candidate]:
 
 # -- refresh: a release named by a whole number ("Node 18", "Windows 10", "PostgreSQL 15") -------------
 # a capitalised name and a whole number after it, the number no part of a time, a decimal, a range or a unit
-_RELEASE = re.compile(r"(?<![\w.#/-])([A-Z][A-Za-z]*(?:[+#]|[.-][A-Za-z]+)*)[ \t]?(\d{1,3})(?![\w.,:/%°'’-]|\.\d)")
+# a comma right after the number ends its clause ("Ubuntu 22, Blender from the snap"); one before a digit is
+# a thousands separator or a list ("Room 3,4")
+_RELEASE = re.compile(r"(?<![\w.#/-])([A-Z][A-Za-z]*(?:[+#]|[.-][A-Za-z]+)*)[ \t]?(\d{1,3})(?![\w:/%°'’-]|[.,]\d)")
 _CLAUSE_END = re.compile(r"[，,；;。！!？?]|(?<=[a-z])\.\s")
 
 
@@ -171,7 +174,10 @@ def named_releases(ctx: Context) -> list[Candidate]:
         if not rel or it.frozen or it.step or lx.HELD.search(it.folded) or it.versions:
             continue
         name, cur = rel
-        rx = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + r"[ \t]?v?(\d{1,3})(?![\w.,:/%°'’-]|\.\d)")
+        rx = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + r"[ \t]?v?(\d{1,3})(?![\w:/%°'’-]|[.,]\d)")
+        # "Ubuntu 22 to 24", "Node 18 → 22": the old number, then the new one bare
+        onward = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + rf"[ \t]?v?{re.escape(cur)}\s*(?:→|->|=>|\bto\b|"
+                            rf"{lx.CHANGE_ZH})\s*v?(\d{{1,3}})(?![\w:/%°'’-]|[.,]\d)")
         name_terms = term_set(name)
         own = _own_terms(it, name_terms)
         rivals = [(x, _own_terms(x, name_terms)) for x in by_name[name] if x is not it]
@@ -190,7 +196,7 @@ def named_releases(ctx: Context) -> list[Candidate]:
                 continue  # another entry with the same release fits the line as well
             if _names_a_sibling(it, o, name_terms):
                 continue  # "orion-mobile 升到 Node 22" is not the entry's Orion
-            for m in rx.finditer(f):
+            for m in [*onward.finditer(f), *rx.finditer(f)]:
                 nv = m.group(1)
                 if int(nv) <= int(cur):
                     continue
@@ -359,7 +365,12 @@ def labelled_slots(ctx: Context) -> list[Candidate]:
         if by_label[(it.entry.file, lab)] > 1 and not scope:
             continue  # one label under several headings, and nothing to tell which heading is meant
         names = "|".join(re.escape(t) for t in sorted(lab_terms, key=len, reverse=True))
-        assign = re.compile(rf"(?:(?:{names})\w*|{lx.SLOT_WORDS})\s*[:：=]\s*" + IDENT, re.I)
+        assign = re.compile(rf"(?:(?:{names})\w*|{lx.SLOT_WORDS}){_ASSIGN}" + IDENT, re.I)
+        # another entry's label sharing a word of this one ("Production database host" beside "Staging
+        # database host"): the line must name what tells this label apart, and nothing that tells the other
+        rivals = [term_set(r.replace("*", " ")) for x in ctx.items if x is not it and x.entry.file == it.entry.file
+                  and (r := _label(x.entry.body)) and term_set(r.replace("*", " ")) & lab_terms
+                  and term_set(r.replace("*", " ")) != lab_terms]
         found = []
         for o in assignable:
             f = fold(o.text)
@@ -370,6 +381,9 @@ def labelled_slots(ctx: Context) -> list[Candidate]:
                     continue  # a primary of something else
                 if by_label[(it.entry.file, lab)] > 1 and not (term_set(before) & scope):
                     continue  # the label stands under several headings: the line must say which
+                bt = term_set(before)
+                if any(not bt & (lab_terms - r) or bt & (r - lab_terms) for r in rivals):
+                    continue  # the label of a sibling entry as well: the line must say which
                 if new.lower() in fold(it.entry.body) or new in old_ids:
                     continue
                 found.append((o, new, o.text[a.start():a.end()]))
@@ -615,6 +629,7 @@ def _details_hold(it: Item, old_raw: str, support: list[Observation]) -> bool:
 
 
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_NAMED_ID = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+(?![\w/-])")
 _COMPOUND = re.compile(r"(?<![\w./-])([a-z][a-z0-9]*)[-_]([a-z][a-z0-9]*)(?![\w./-])")
 
 
@@ -658,8 +673,9 @@ def _still_said(ctx: Context, it: Item, kind: str, a: int, b: int, hits: list[Ob
         cl = _clause_at(fo, m.start())
         if not (lx.PERSISTS.search(cl) or lx.VERSION_HELD.search(cl)):
             continue
-        foreign = frozenset().union(*(term_set(c.group(0)) for c in _COMPOUND.finditer(fo) if c.group(0) not in f))
-        if any(ctx.anchor(t) for t in (term_set(cl) - foreign) & other):  # of the entry, in that clause
+        # the parts of a name the entry does not hold ("files-01" beside "render-01") say nothing of it
+        foreign = frozenset().union(*(term_set(c.group(0)) for c in _NAMED_ID.finditer(fo) if c.group(0) not in f))
+        if any(ctx.anchor(t) and not t.isdigit() for t in (term_set(cl) - foreign) & other):  # in that clause
             return True
     return False
 
