@@ -122,6 +122,19 @@ def test_a_tool_swap_that_removes_the_entrys_file_takes_the_one_file_put_in_its_
         assert opened == [] and "pip + requirements.txt" in text
 
 
+def test_a_switch_naming_only_the_new_tool_takes_the_one_the_line_retires(tmp_path):
+    entry = ("- [P1] 每期节目的摘要用本地 ollama 跑 llama3 生成 (2026-03-01)\n"
+             "- [P1] 代码审查助手也用 llama3，先别动 (2026-03-01)\n")
+    text, opened = refreshed(tmp_path, entry, log("2026-05-30", "周柏拍板：以后节目摘要统一换成 deepseek-r1，llama3 那套摘要流程停掉。"))
+    assert len(opened) == 1 and "- [P1] 每期节目的摘要用本地 ollama 跑 deepseek-r1 生成 (2026-05-30)" in text
+    assert "- [P1] 代码审查助手也用 llama3，先别动 (2026-03-01)" in text
+    # the old tool never said to stop, or a plan: nothing moves
+    for line in ("以后节目摘要统一换成 deepseek-r1，llama3 还留着备用。", "打算把节目摘要换成 deepseek-r1，llama3 停掉。"):
+        (tmp_path / str(len(line))).mkdir()
+        text, opened = refreshed(tmp_path / str(len(line)), entry, log("2026-05-30", line))
+        assert opened == [] and "跑 llama3 生成" in text
+
+
 def test_switched_from_to_keeps_markup_and_tag(tmp_path):
     text, _ = refreshed(tmp_path, "- [P1] **TTS**: `Piper`, runs locally (2026-03-01)\n",
                         log("2026-05-31", "Switched the TTS from Piper to Kokoro, the voices are much better."))

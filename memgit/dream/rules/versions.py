@@ -439,6 +439,7 @@ _FRAME_NEEDS = (("→", "->", "=>", "⇒", "➜"), ("from",), ("从",), _CHANGE_
 # any frame's word: a clause holding none is searched with no frame
 _FRAME_WORDS = re.compile("|".join(re.escape(w) for w in sorted({w for needs in _FRAME_NEEDS for w in needs},
                                                                 key=len, reverse=True)))
+_NO_OLD_FRAMES = frozenset(_FRAMES[7:9])  # "switched to Y", "换成 Y": the line may name the old one elsewhere
 _VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y": X may name the slot instead
 _SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
 # every frame above needs one of these: a line without them states no change (checked before the frames)
@@ -450,8 +451,8 @@ def _split(value: str) -> tuple[str | None, str | None]:
     """A value as (name, version): "next.js 15" → ("next.js", "15"), "qwen2.5" → ("qwen", "2.5"),
     "16" → (None, "16"), "uv" → ("uv", None)."""
     m = _SPLIT.match(value)
-    if not m:
-        return value, None
+    if not m or m.group("name") and re.search(r"[-_.][a-z]$", m.group("name")):
+        return value, None  # (a letter glued on, "deepseek-r1", "gpt-4o": the number is the name's)
     if m.group("bare"):
         return None, m.group("bare")
     return m.group("name"), m.group("ver")
@@ -515,6 +516,8 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                         new_raw = new_raw[len(new_raw) - len(nv):] if new_raw.endswith(nv) else nv
                     else:
                         new_raw = nv
+                elif old is None and nv is None and fr in _NO_OLD_FRAMES and new not in STOP and len(new) > 1:
+                    kind, a, b = "tool", None, new  # "以后统一换成 deepseek-r1": the old tool is the entry's
                 elif old is not None and nv is None and ov is None or old is not None and on != nn and on and nn:
                     if re.search(r"[./_]", old + new) or fr is _FRAMES[0] and not lx.SWITCHED.search(fc):
                         continue  # a file, a module, or a flow ("a → b"): no tool of its own
@@ -530,11 +533,15 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                 if key in seen:
                     continue
                 seen.add(key)
-                rest = _CHANGE_WORDS.sub(" ", fc[:m.start()] + " " + fc[m.end():])
+                # who said it ("周柏拍板：", "Tomás decided:") is no part of what the change is about
+                said_by = _SAID_BY.match(fc)
+                lead = fc[said_by.end() if said_by and lx.PERSON_SAID.search(said_by.group(0)) else 0:m.start()]
+                rest = _CHANGE_WORDS.sub(" ", lead + " " + fc[m.end():])
                 out.append((kind, a, b, new_raw, start + m.start(), start + m.end(), term_set(rest)))
     return out
 
 
+_SAID_BY = re.compile(r"^[^:：]{1,16}[:：]")
 _MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+-]*)+")
 
 
@@ -581,6 +588,25 @@ def _slot(it: Item, kind: str, old: str | None, new: str) -> tuple[int, int, str
 
 
 _FILE_LIKE = re.compile(r"`[^`\n]+`|(?<![\w/.-])[\w-]+\.[a-z][a-z0-9]{1,4}(?![\w])")
+
+
+_TOOL_WORD = re.compile(r"(?<![a-z0-9_./-])[a-z][a-z0-9.+_-]*[a-z0-9+](?![a-z0-9_/-])")
+
+
+def _retired_here(it: Item, o: Observation, new: str) -> str | None:
+    """For a line naming only the tool switched to ("以后统一换成 deepseek-r1"), the one the entry names that
+    the line says is retired or stopped in a clause of its own ("llama3 那套流程停掉", "llama3 is retired")."""
+    f = fold(o.text)
+    found = set()
+    for cl in clauses(f):
+        if not (lx.RETIRED.search(cl) or lx.DONE_WITH.search(cl)):
+            continue
+        for m in _TOOL_WORD.finditer(cl):
+            t = m.group(0)
+            if t != new and t not in STOP and not is_common_word(t) and re.search(
+                    r"(?<![a-z0-9_./-])" + re.escape(t) + r"(?![a-z0-9_/-])", it.folded):
+                found.add(t)
+    return found.pop() if len(found) == 1 else None
 
 
 def _file_swap(it: Item, o: Observation) -> tuple[int, int, str] | None | bool:
@@ -699,17 +725,20 @@ def moved_slots(ctx: Context) -> list[Candidate]:
                     continue
                 if it.entry.date and o.day < it.entry.date:
                     continue  # written after the change
+                was = old if old is not None or kind != "tool" else _retired_here(it, o, new)
+                if kind == "tool" and was is None:
+                    continue
                 swap = _file_swap(it, o)
                 if swap is None:
                     continue  # more than one slot moved ("… requirements.txt 删掉"): a person rewrites it
-                if _names_a_sibling(it, o, frozenset({new.split("\0")[0], old or ""})):
+                if _names_a_sibling(it, o, frozenset({new.split("\0")[0], was or ""})):
                     continue  # "orion-mobile" beside an entry about Orion: another thing of the same name
-                slot = _slot(it, kind, old, new)
+                slot = _slot(it, kind, was, new)
                 if slot is None:
                     continue
                 own = it.subject | it.head | term_set(it.entry.section or "")
                 if rest and ctx.weight(rest & own) < 0.5 * ctx.weight(rest) and not (
-                        said & own and _only_entry_naming(ctx, kind, old, new) is it):
+                        said & own and _only_entry_naming(ctx, kind, was, new) is it):
                     # the line is about something the entry does not name, unless the entry is the one
                     # entry of memory naming what moved and the line names something else it does too
                     # ("Priya ran pg_upgrade on db-2: PostgreSQL 15 to 16" for "… PostgreSQL 15 on db-2")
