@@ -1011,3 +1011,16 @@ def test_a_labelled_host_said_to_be_now_another_moves_only_for_the_label_named()
     assert [x.op.text for x in slot_changes(c)] == ["[P1] Staging database host: `db-stg-02.internal` (2026-05-26)"]
     both = ctx(mem, [("2026-05-26", "Moved boxes today, the database host is now db-new-03.internal.")])
     assert slot_changes(both) == []  # which of the two hosts is unsaid
+
+
+def test_a_kept_part_change_skips_the_reason_and_keeps_a_list_in_brackets():
+    user = "# USER\n\n## Preferences\n- [P1] Grocery list: flat checklist, sent on Telegram every Thursday at 19:00 (2026-03-14)\n"
+    turns = [("2026-05-28", "user", "Honestly the flat list is a pain in the shop. Going forward, group it by aisle: "
+                                    "produce, dairy, tins, frozen. Same day and time though, Thursday 7pm, and keep it on Telegram."),
+             ("2026-05-28", "assistant", "Got it: from now on the list is grouped by aisle, still on Thursdays at 19:00 on Telegram.")]
+    assert [x.op.text for x in preference_changes(session_ctx("", user, turns))] == [
+        "[P1] Grocery list: group by aisle (produce, dairy, tins, frozen), sent on Telegram every Thursday at 19:00 (2026-05-28)"]
+    # two sentences the agent acknowledges, neither only the reason: which is the new part is unsure
+    both = [(turns[0][0], "user", "Group it by aisle. Put the tins first. Same day and time though, Thursday 7pm, on Telegram."),
+            (turns[1][0], "assistant", "Got it: grouped by aisle with tins first, Thursdays at 19:00 on Telegram.")]
+    assert preference_changes(session_ctx("", user, both)) == []

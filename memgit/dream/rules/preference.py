@@ -282,6 +282,24 @@ def _share(a: str, b: str) -> bool:
     return bool(term_set(a) & term_set(b) or cjk_pairs(fold(a)) & cjk_pairs(fold(b)))
 
 
+_LIST_AFTER = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s*([^:：()（）]+)$")
+_IT = re.compile(r"^(\w+)\s+(?:it|them|this|that)\s+(?=\w)", re.I)
+
+
+def _as_part(sentence: str) -> str:
+    """A sentence as a part of an entry: without its time marker ("Going forward, …"), the pronoun of
+    an imperative ("group it by aisle" → "group by aisle"), and a list after a colon in brackets, so the
+    entry's parts stay apart ("group by aisle (produce, dairy, tins)")."""
+    s = lx.TIME_MARKER.sub("", sentence).strip(" ,，:：")
+    if s != sentence.strip():
+        s = s[:1].lower() + s[1:] if s[:2].istitle() else s
+    s = _IT.sub(lambda m: m.group(1) + " ", s)
+    m = _LIST_AFTER.match(s)
+    if m and _PART_SEP.search(m.group(2)):
+        s = f"{m.group(1)} ({m.group(2).strip()})" if s.isascii() else f"{m.group(1)}（{m.group(2).strip()}）"
+    return s
+
+
 def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
     """A person who changes one part of a preference and says the rest stays ("one line per alert, no
     excerpts. Same time, 07:45, same channel"; "按菜色分。時間跟 LINE 都照舊"): in one turn, a sentence saying
@@ -303,12 +321,8 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                     and not lx.PREFERENCE_CHANGE.search(fold(s)) and not lx.RATHER_THAN.search(fold(s))]
             if not kept:
                 continue
-            new = [s for s, q in sents if s not in kept and not q and term_set(s)]
-            if len(new) != 1:
-                continue
-            new_s = new[0]
-            nf = fold(new_s)
-            if len(term_set(new_s)) < 2 or len(new_s) > 120 or lx.PREF_ADDED.search(nf) or lx.COMPLAINT.search(nf):
+            said = [s for s, q in sents if s not in kept and not q and term_set(s)]
+            if not said:
                 continue
             hard = set().union(*(_hard_details(s) for s in kept))
             names = set().union(*(_names(s) for s in kept))
@@ -328,6 +342,19 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                 if len(unnamed) != 1 or (unnamed[0] == spans[0] and not _PART_LABEL.match(body)):
                     continue  # (without a label, the first part carries the subject)
                 a, b = unnamed[0]
+                # the new part: the one other sentence the agent acknowledges (the rest is why it changes:
+                # "the flat list is a pain in the shop"), else the one that does not speak of the old part
+                replies = [x for x in others if x.role == "assistant" and x.line > o.line]
+                new = [x for x in said if any(len(term_set(r.text) & term_set(x)) >= 2 for r in replies)]
+                if len(new) != 1:
+                    new = [x for x in said if not _share(body[a:b], x)]
+                if len(new) != 1:
+                    continue
+                new_s = _as_part(new[0])
+                nf = fold(new_s)
+                if (len(term_set(new_s)) < 2 or len(new_s) > 120 or lx.PREF_ADDED.search(nf)
+                        or lx.COMPLAINT.search(nf)):
+                    continue
                 lm = _PART_LABEL.match(body)
                 subject = lm.group(1) if lm else body[spans[0][0]:spans[0][1]]
                 if not any(_share(subject, s) for x in others if x.role == "user"
@@ -339,9 +366,9 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                         and len(term_set(x.text) & term_set(new_s)) >= 2]
                 if not acks:
                     continue
-                hits.append((k, a, b, acks))
+                hits.append((k, a, b, acks, new_s))
             if len(hits) == 1:
-                k, a, b, acks = hits[0]
+                k, a, b, acks, new_s = hits[0]
                 found.setdefault(k, []).append((o, a, b, new_s, acks))
     out = {}
     for k, said in found.items():
