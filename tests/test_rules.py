@@ -1024,3 +1024,17 @@ def test_a_kept_part_change_skips_the_reason_and_keeps_a_list_in_brackets():
     both = [(turns[0][0], "user", "Group it by aisle. Put the tins first. Same day and time though, Thursday 7pm, on Telegram."),
             (turns[1][0], "assistant", "Got it: grouped by aisle with tins first, Thursdays at 19:00 on Telegram.")]
     assert preference_changes(session_ctx("", user, both)) == []
+
+
+def test_a_failing_job_named_by_its_short_name_on_the_nights_it_succeeds_is_over():
+    mem = ("## Jobs\n- [P1] NAS → B2 的夜间同步一直失败，报 403 Forbidden，原因待查 (2026-05-18)\n"
+           "- [P1] 书房打印机在 macOS 上隔三差五掉线，原因待查 (2026-05-20)\n")
+    ok = [("2026-05-28", "夜间同步成功。"), ("2026-05-29", "夜间同步成功。")]
+    c = ctx(mem, [("2026-05-27", "夜间同步又失败了，还是 403。"), *ok])
+    assert [x.op.targets[0] for x in stale_entries(c)] == [
+        "- [P1] NAS → B2 的夜间同步一直失败，报 403 Forbidden，原因待查 (2026-05-18)"]
+    # one good night, or a failure after the good nights: not over
+    assert stale_entries(ctx(mem, ok[:1])) == []
+    assert stale_entries(ctx(mem, [*ok, ("2026-05-30", "夜间同步又失败了。")])) == []
+    # a short name of another job ("夜间备份") says nothing of this one
+    assert stale_entries(ctx(mem, [("2026-05-28", "夜间备份成功。"), ("2026-05-29", "夜间备份成功。")])) == []

@@ -9,7 +9,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.text import CODE_SPAN_RE, term_set
+from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import _negated, _subject, Candidate, compose, Context, entry_evidence, fold, LABEL_RE, TIMELINE
 
@@ -109,11 +109,20 @@ def _reported(ctx: Context, it, words: re.Pattern[str]) -> list[Observation]:
     # a name it is given there in Latin capitals ("Zebra 标签打印机 keeps failing") names it in any line
     names = frozenset(t for w in re.findall(r"(?<![\w.-])[A-Z][\w-]{2,}", e.body[:min(starts)] if starts else "")
                       for t in term_set(w) if t in lead and ctx.anchor(t))
+    # four Chinese characters of that name in a row ("夜间同步" of "NAS → B2 的夜间同步") name it too: a
+    # daily line says the thing by its short name ("夜间同步成功。")
+    runs = [r for r in CJK_RUN_RE.findall(fold(e.body[:min(starts)])) if len(r) >= 4] if starts else []
+    grams = {r[k:k + 4] for r in runs for k in range(len(r) - 3)}
+
+    def by_name(o: Observation) -> bool:
+        f = fold(o.text)
+        return bool(grams) and any(g in f for g in grams)
+
     # the cheap tests first: most lines about the entry name none of its distinctive terms
     return [o for o in ctx.obs_about(it) if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6)
-                                            or o.terms & names)
+                                            or o.terms & names or by_name(o))
             and (not e.date or o.day >= e.date)
-            and o.role != "assistant" and (ctx.mentions(o, it) >= 0.3 or o.terms & names)
+            and o.role != "assistant" and (ctx.mentions(o, it) >= 0.3 or o.terms & names or by_name(o))
             and (m := words.search(fold(o.text))) and not _negated(fold(o.text), m.start())
             and ctx.near(fold(o.text), m.start(), it.head or it.subject)]
 
