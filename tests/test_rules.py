@@ -1038,3 +1038,27 @@ def test_a_failing_job_named_by_its_short_name_on_the_nights_it_succeeds_is_over
     assert stale_entries(ctx(mem, [*ok, ("2026-05-30", "夜间同步又失败了。")])) == []
     # a short name of another job ("夜间备份") says nothing of this one
     assert stale_entries(ctx(mem, [("2026-05-28", "夜间备份成功。"), ("2026-05-29", "夜间备份成功。")])) == []
+
+
+def test_one_fact_in_chinese_and_english_with_details_of_their_own_merges_into_the_richer_one():
+    en = "- [P1] Boiler: Worcester Greenstar in the loft, serviced every October by Hendry Heating, 1–1.5 bar (2026-01-11)\n"
+    zh = "- [P1] 锅炉：Worcester Greenstar，Hendry 暖通每年十月上门保养，电话 0113 496 0771 (2026-02-20)\n"
+    got = duplicates_and_contradictions(ctx("## House\n" + en + zh, []))
+    assert [(x.op.op, x.op.text) for x in got] == [("merge", "[P1] Boiler: Worcester Greenstar in the loft, serviced "
+                                                    "every October by Hendry Heating, 1–1.5 bar; 电话 0113 496 0771 (2026-02-20)")]
+    # another name, another room or another time is another fact
+    for other in ("- [P1] 锅炉：Vaillant ecoTEC，Hendry 暖通每年十月上门保养 (2026-02-20)\n",):
+        assert duplicates_and_contradictions(ctx("## House\n" + en + other, [])) == []
+    room = ("## Meetings\n- [P1] Weekly sync with Lina: Tuesdays 15:00, room 4B, Zoom link in the invite (2026-03-02)\n"
+            "- [P1] 和 Lina 的周会：每周二 16:30，4B 会议室 (2026-04-16)\n"
+            "- [P1] 和 Lina 的一对一：每周二 15:00，2A 会议室 (2026-04-16)\n")
+    assert duplicates_and_contradictions(ctx(room, [])) == []
+
+
+def test_a_plain_translation_merges_without_saying_it_twice():
+    mem = ("## Studio\n- [P1] Group classes are booked in the Mindbody app; late cancels within 12 hours use the session (2026-02-03)\n"
+           "- [P1] 团课在 Mindbody 上约，开课前 12 小时内取消照样扣一次课 (2026-03-18)\n"
+           "- [P1] 私教课在 Mindbody 上约，每次 60 分钟 (2026-03-18)\n")
+    got = duplicates_and_contradictions(ctx(mem, []))
+    assert len(got) == 1 and len(got[0].op.targets) == 2 and "私教" not in got[0].op.text
+    assert got[0].op.text.count("12") == 1

@@ -6,6 +6,7 @@ from datetime import date
 from functools import lru_cache
 
 from memgit.dream import lexicon as lx
+from memgit.memory import DATE_TAIL_RE as _DATE_TAIL
 from memgit.ops import Operation
 from memgit.text import cjk_share, term_set
 from memgit.dream.scoring import confidence
@@ -162,7 +163,116 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                            reason=f"{len(its)} entries say the same thing; keep the newest wording that says all of it",
                            evidence=tuple(entry_evidence(x) for x in ordered), origin="offline")
             out.append(Candidate(op, "duplicate", score, {"entries": len(its), "similarity": round(sim, 2)}))
+        taken = {x for c in out for x in c.op.targets}
+        out += _bilingual_merges(ctx, [it for it in items if it.entry.text not in taken])
     return out
+
+
+# what no translation changes in an entry: clock times, room and item codes ("4B", "B214"), numbers, and
+# the names written in Latin letters (capitalised in an English entry, any in a Chinese one)
+_CODE_ID = re.compile(r"(?<![\w.-])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,8}(?![\w-])")
+_PLAIN_NUM = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:]|\.\d)")
+_LATIN_WORD = re.compile(r"(?<![\w'’-])([A-Za-z][A-Za-z-]*[A-Za-z])(?:['’]s)?(?![\w'’-])")
+_CLAUSE_CUT = re.compile(r"[,，;；。]\s*")
+
+
+def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
+    from memgit.dream.model import clocks
+    from memgit.dream.rules.schedule import _weekdays
+
+    f = fold(body)
+    ticks = clocks(f)
+    rest = list(f)
+    for a, b, _, _ in ticks:
+        rest[a:b] = " " * (b - a)
+    rest_s = "".join(rest)
+    ids = frozenset(_CODE_ID.findall(rest_s))
+    nums = frozenset(n for n in _PLAIN_NUM.findall(_CODE_ID.sub(" ", rest_s)))
+    if chinese:
+        names = frozenset(w.lower() for w in _LATIN_WORD.findall(body))
+    else:
+        words = list(_LATIN_WORD.finditer(body))
+        names = frozenset(m.group(1).lower() for k, m in enumerate(words)
+                          if k and m.group(1)[0].isupper() and not lx.WEEKDAY.fullmatch(m.group(1).lower()))
+    return {"clock": frozenset(c[2] for c in ticks), "id": ids, "num": nums, "name": names,
+            "day": _weekdays(body)}
+
+
+def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
+    """One fact written once in Chinese and once in English, each maybe with details of its own (u-rooms,
+    times, a phone number): in one section, what no translation changes is the same where both give it —
+    the same codes, each one's clock times and weekdays within the other's, at least two shared (a name,
+    a code, or two times among them) — and no third entry fits either as well. The merged entry is the one
+    in the script the file is mostly kept in, with every clause of the other that says something it does
+    not (a value it lacks, or, when the two do not say the same values, a clause sharing no word with it)
+    added after a semicolon."""
+    if len(items) < 2:
+        return []
+    zh = [cjk_share(it.entry.body) >= 0.3 for it in items]
+    body = [_DATE_TAIL.sub("", it.entry.body).rstrip() for it in items]
+    inv = [_invariants(b, z) for b, z in zip(body, zh)]
+    fits: dict[int, list[int]] = {}
+    for i, a in enumerate(items):
+        if not zh[i] or a.frozen or a.step:
+            continue
+        for j, b in enumerate(items):
+            if zh[j] or b.frozen or b.step or a.entry.section != b.entry.section or a.entry.file != b.entry.file:
+                continue
+            x, y = inv[i], inv[j]
+            if x["id"] != y["id"] or any(n.isalpha() for n in x["name"] - y["name"] - _latin(body[j])):
+                continue  # another room or code, or a name the English one never writes (a program's
+                # name, "slow-bisque", may be a detail of its own)
+            if not (x["clock"] <= y["clock"] or y["clock"] <= x["clock"]) or not (
+                    x["day"] <= y["day"] or y["day"] <= x["day"]):
+                continue  # another time or day
+            shared = (len(x["name"] & y["name"] | x["name"] & _latin(body[j])) + len(x["clock"] & y["clock"])
+                      + len(x["id"]) + len(x["num"] & y["num"]) + len(x["day"] & y["day"]))
+            strong = bool(x["name"] & _latin(body[j]) or x["id"] or len(x["clock"] & y["clock"]) >= 2)
+            if shared >= 2 and strong:
+                fits.setdefault(i, []).append(j)
+    out = []
+    by_j: dict[int, list[int]] = {}
+    for i, js in fits.items():
+        for j in js:
+            by_j.setdefault(j, []).append(i)
+    majority_zh = sum(zh) * 2 > len(zh)
+    for i, js in fits.items():
+        if len(js) != 1 or len(by_j[js[0]]) != 1:
+            continue  # a third entry fits as well: which two are one fact is unsure
+        j = js[0]
+        # the entry that says more of what no translation changes keeps its wording (a merge must lose
+        # nothing the other says only inside a clause it shares); on a tie, the file's language
+        rich = [sum(len(v) for v in inv[k].values()) for k in (i, j)]
+        keep, other = (i, j) if rich[0] > rich[1] or rich[0] == rich[1] and majority_zh else (j, i)
+        same = all(inv[i][k] == inv[j][k] for k in inv[i])
+        kept_inv = frozenset().union(*(frozenset(v) for v in inv[keep].values()))
+        extra = []
+        for cl in _CLAUSE_CUT.split(body[other]):
+            cl = cl.strip()
+            if not cl:
+                continue
+            ci = _invariants(cl, zh[other])
+            vals = frozenset().union(*(frozenset(v) for v in ci.values()))
+            if vals - kept_inv - _latin(body[keep]):
+                extra.append(cl)  # a value the kept entry lacks
+            elif not vals and not same and not term_set(cl) & items[keep].subject:
+                extra.append(cl)  # a detail of its own, when the two do not say the same
+        sep = "；" if zh[keep] else "; "
+        new_body = body[keep] + "".join(sep + cl for cl in extra)
+        pair = sorted((items[i], items[j]), key=lambda x: x.entry.start)
+        day = max((x.entry.date for x in pair if x.entry.date), default=None)
+        score = confidence("duplicate", similarity=0.8, extra_entries=0)
+        op = Operation("merge", items[keep].entry.file, tuple(x.entry.text for x in pair),
+                       text=compose(items[keep], new_body, day), confidence=score,
+                       reason="one fact written in Chinese and in English; kept in the file's language with the "
+                              "other's details", evidence=tuple(entry_evidence(x) for x in pair), origin="offline")
+        out.append(Candidate(op, "duplicate", score, {"entries": 2, "bilingual": True, "added": len(extra)}))
+    return out
+
+
+def _latin(text: str) -> frozenset[str]:
+    """Every word of Latin letters a text holds, folded."""
+    return frozenset(w.lower() for w in _LATIN_WORD.findall(text))
 
 
 # a capitalised word that does not open the entry or a sentence: a name
