@@ -1062,3 +1062,23 @@ def test_a_plain_translation_merges_without_saying_it_twice():
     got = duplicates_and_contradictions(ctx(mem, []))
     assert len(got) == 1 and len(got[0].op.targets) == 2 and "私教" not in got[0].op.text
     assert got[0].op.text.count("12") == 1
+
+
+@pytest.mark.parametrize("line, rule", [
+    ("又忘了跑迁移之前先手动打快照，staging 挂了", "跑迁移之前先手动打快照"),
+    ("第三次了：遷移前沒有先手動建快照，又得從備份還原", "遷移前先手動建快照"),
+    ("又忘了先开排风扇就启动激光切割机，烟雾报警器响了", "先开排风扇再启动激光切割机"),
+    ("Forgot to purge the CDN cache before deploying, old CSS again", "Purge the CDN cache before deploying"),
+    ("忘了带伞，淋湿了", None),  # nothing had to come first
+])
+def test_a_skipped_step_is_the_rule_it_makes(line, rule):
+    from memgit.dream.rules.recurring import _missed_step
+    assert _missed_step(line) == rule
+
+
+def test_a_skipped_step_told_on_three_days_in_three_scripts_is_consolidated_as_its_rule():
+    lines = [("2026-05-26", "Ran the migration on staging without a manual snapshot first; lost an hour restoring. Ugh."),
+             ("2026-05-28", "又忘了跑迁移之前先手动打快照，staging 上挂了，只能拿夜间备份回滚。"),
+             ("2026-05-30", "第三次了：遷移前沒有先手動建快照，staging 又得從備份還原。")]
+    got = recurring(ctx("## Infra\n- [P1] RDS snapshots run nightly (2026-01-22)\n", lines))
+    assert [x.op.text for x in got] in (["[P1] 跑迁移之前先手动打快照 (2026-05-30)"], ["[P1] 遷移前先手動建快照 (2026-05-30)"])

@@ -58,6 +58,7 @@ SUPERSEDE = _re("supersede")
 # A lesson in its rule form: what to do (a workaround, "always", "记住"), not the complaint that it
 # happened again ("又", "again", "第三次" mark recurrence: AGAIN).
 RULE = _re("rule")
+FORGOT = alternation("forgot")  # a step skipped: what it skipped is the rule
 # a complaint that a lesson was missed ("forgot to", "忘了", "浪费半小时"): not the lesson itself
 COMPLAINT = _re("complaint")
 # a label a rule is said under, at a sentence's start ("记住：", "Remember:", "Rule:")

@@ -126,7 +126,9 @@ def recurring(ctx: Context) -> list[Candidate]:
         # remedy recurs on three days)
         # a question states no rule, whatever words it asks with ("要不要先…", "should we always…")
         told = [o for o in members if not LISTED.match(o.text) and not lx.ASKED.search(fold(o.text))]
-        rules_said = {id(o) for o in told if lx.RULE.search(fold(o.text))}
+        # (a skipped step about what recurs states its rule too: "又忘了跑迁移之前先手动打快照")
+        rules_said = {id(o) for o in told if lx.RULE.search(fold(o.text))
+                      or (ms := _missed_step(o.text)) and term_set(ms) & core}
         stated = bool(rules_said)
         ruled = [o for o in told if id(o) in rules_said or _remedy(o, stated or (len(days) >= 3), core, stated)]
         # what recurs is worth remembering as a lesson only in a rule's form (a workaround, "always",
@@ -150,7 +152,7 @@ def recurring(ctx: Context) -> list[Candidate]:
         clean = [o for o in clean if id(o) in in_rule] or clean
         # a line stating the rule outranks one that only did the remedy again ("restart … 之前先跑"): the
         # entry is written in the rule's words
-        rep = max(clean, key=lambda o: (bool(lx.RULE.search(fold(o.text))),
+        rep = max(clean, key=lambda o: (bool(lx.RULE.search(fold(o.text))) or id(o) in rules_said,
                                         ctx.weight(core & o.terms) - 0.002 * len(o.text), o.day))
         # what the new entry says must itself recur: the lines that share most of its specific terms,
         # on enough days (a cluster chained through different topics has no one lesson)
@@ -292,6 +294,8 @@ def _rule_form(text: str) -> str:
         return " ".join(labelled)
     if len(parts) == 1 and (lab := lx.RULE_LABEL.match(parts[0])) and len(parts[0]) - lab.end() >= 8:
         return parts[0][lab.end():]  # "記一下：噴藥前一定要先查預報": the label goes
+    if not any(lx.RULE.search(fold(p)) for p in parts) and (missed := _missed_step(text)):
+        return missed  # the step a complaint says was skipped is what to do
     if len(parts) < 2 or not any(lx.RULE.search(fold(p)) for p in parts):
         return text
     kept = [p for p in parts if lx.RULE.search(fold(p))
@@ -300,6 +304,35 @@ def _rule_form(text: str) -> str:
         return text
     said = " ".join(lx.RULE_LABEL.sub("", p, count=1).strip() if lx.RULE.search(fold(p)) else p for p in kept)
     return said if len(said) >= 8 else text
+
+
+_FORGOT_ZH = re.compile(rf"(?:又)?(?:{lx.FORGOT})(?:要)?\s*(?=\S)")
+_NEGATION_ZH = "|".join(sorted(lx.alternation("negation", "zh").split("|"), key=len, reverse=True))
+_SKIPPED_BEFORE = re.compile(rf"^(.{{1,14}}?(?:之前|以前|前))\s*(?:{_NEGATION_ZH})\s*(?=\S)")
+_FORGOT_EN = re.compile(r"\bforgot to\s+([^,.;!?]*?\b(?:before|first)\b[^,.;!?]*)", re.I)
+_CLAUSE = re.compile(r"[，,。！!？?；;]")
+
+
+def _missed_step(text: str) -> str | None:
+    """What a line says was skipped, as the rule it makes ("又忘了跑迁移之前先手动打快照" → 跑迁移之前先手动打快照,
+    "遷移前沒有先手動建快照" → 遷移前先手動建快照, "forgot to purge the cache before deploying" → Purge the cache
+    before deploying): a clause saying what had to come first, in the line's own words and script."""
+    for cl in _CLAUSE.split(text):
+        cl = re.split(r"[:：]", cl)[-1].strip()  # (who said it, "第三次了：")
+        f = fold(cl)
+        m = _FORGOT_ZH.search(f)
+        if m and "先" in f[m.end():]:
+            rule = re.sub(r"(先[^再就]{1,16})就", r"\1再", cl[m.end():])  # 先 A 就 B → 先 A 再 B
+            return rule.strip() if len(rule) >= 5 else None
+        m = _SKIPPED_BEFORE.match(f)
+        if m and len(f) - m.end() >= 2:
+            act = cl[m.end():].lstrip("先")
+            return f"{cl[:m.end(1)]}先{act}".strip()
+        m = _FORGOT_EN.search(cl)
+        if m:
+            rule = m.group(1).strip()
+            return rule[:1].upper() + rule[1:] if len(rule) >= 8 else None
+    return None
 
 
 def _clean(text: str) -> str:
