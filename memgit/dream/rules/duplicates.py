@@ -227,7 +227,10 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
                 continue  # another time or day
             shared = (len(x["name"] & y["name"] | x["name"] & _latin(body[j])) + len(x["clock"] & y["clock"])
                       + len(x["id"]) + len(x["num"] & y["num"]) + len(x["day"] & y["day"]))
-            strong = bool(x["name"] & _latin(body[j]) or x["id"] or len(x["clock"] & y["clock"]) >= 2)
+            # a name, a code, two times, or a time and a weekday with a number besides ("周二 … 04 号 …
+            # 18:00" / "every Tuesday, cone 04, … by 18:00")
+            strong = bool(x["name"] & _latin(body[j]) or x["id"] or len(x["clock"] & y["clock"]) >= 2
+                          or x["clock"] & y["clock"] and x["day"] & y["day"] and x["num"] & y["num"])
             if shared >= 2 and strong:
                 fits.setdefault(i, []).append(j)
     out = []
