@@ -1092,3 +1092,25 @@ def test_a_weekly_slot_in_two_languages_merges_on_its_time_day_and_number():
                                         "Wednesday morning; 控制器用 slow-bisque 程序 (2026-04-15)"]
     glaze = "- [P1] 釉烧每周二，06 号测温锥，18:00 前装窑 (2026-04-15)\n"  # another cone: another firing
     assert duplicates_and_contradictions(ctx("## Kiln\n" + en + glaze, [])) == []
+
+
+@pytest.mark.parametrize("line, want", [
+    ("两件事落地：发布会场地已确认，定在西岸艺术中心，798 那边已回绝。", "[P1] 发布会场地已确认：西岸艺术中心 (2026-05-29)"),
+    ("发布会场地还没确认，西岸艺术中心和 798 艺术区都在谈。", None),
+    ("发布会场地打算定在西岸艺术中心？", None),
+    ("发布会场地定了吗？候选还是 798 艺术区 / 西岸艺术中心", None),
+])
+def test_an_open_choice_closes_on_the_one_candidate_the_line_decides(line, want):
+    from memgit.dream.rules.status import decided_choices
+    c = ctx("## Launch\n- [P1] 发布会场地待定，候选：798 艺术区 / 西岸艺术中心 (2026-05-12)\n", [("2026-05-29", line)])
+    assert [x.op.text for x in decided_choices(c)] == ([want] if want else [])
+
+
+def test_an_english_open_choice_closes_on_its_candidate():
+    from memgit.dream.rules.status import decided_choices
+    c = ctx("## Launch\n- [P1] Launch venue TBD, options: the Foundry / Hall 3 (2026-05-12)\n",
+            [("2026-05-29", "Launch venue confirmed: we went with Hall 3, the Foundry was too small.")])
+    assert [x.op.text for x in decided_choices(c)] == []  # two candidates named in the deciding sentence
+    c = ctx("## Launch\n- [P1] Launch venue TBD, options: the Foundry / Hall 3 (2026-05-12)\n",
+            [("2026-05-29", "Launch venue confirmed: Hall 3.")])
+    assert [x.op.text for x in decided_choices(c)] == ["[P1] Launch venue confirmed: Hall 3 (2026-05-29)"]

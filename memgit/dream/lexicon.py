@@ -59,6 +59,9 @@ SUPERSEDE = _re("supersede")
 # happened again ("又", "again", "第三次" mark recurrence: AGAIN).
 RULE = _re("rule")
 FORGOT = alternation("forgot")  # a step skipped: what it skipped is the rule
+UNDECIDED = _re("undecided")  # a choice still open ("场地待定", "venue TBD")
+DECIDED = _re("decided")  # the words that close it ("已确认", "went with")
+OPTIONS = _re("options")  # what lists its candidates ("候选：", "options:")
 # a complaint that a lesson was missed ("forgot to", "忘了", "浪费半小时"): not the lesson itself
 COMPLAINT = _re("complaint")
 # a label a rule is said under, at a sentence's start ("记住：", "Remember:", "Rule:")

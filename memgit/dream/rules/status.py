@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from memgit.dream import lexicon as lx
+from memgit.memory import DATE_TAIL_RE as TAIL_DATE
 from memgit.ops import Operation
-from memgit.text import cjk_share, is_common_word, is_traditional
+from memgit.text import cjk_share, is_common_word, is_traditional, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _affirmed, _negated, _script, _subject, _version_clash, Candidate, CJK_IN, compose, Context, entry_evidence, fold
@@ -94,6 +95,65 @@ def status_changes(ctx: Context) -> list[Candidate]:
                        reason=f"status moved: {wait_word} → {_word(st, wait_word, it.entry.body)}",
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
         out.append(Candidate(op, "status", score, feats))
+    taken = {c.op.targets[0] for c in out}
+    return out + [c for c in decided_choices(ctx) if c.op.targets[0] not in taken]
+
+
+_OPTION_SPLIT = re.compile(r"\s*(?:/|、|\bor\b|或|，|,)\s*")
+
+
+def decided_choices(ctx: Context) -> list[Candidate]:
+    """A choice the entry leaves open among named candidates ("发布会场地待定，候选：798 艺术区 / 西岸艺术中心",
+    "Venue TBD, options: the Foundry or Hall 3") that a line closes on one of them ("发布会场地已确认，定在
+    西岸艺术中心"): the line names the entry's subject before the open word and, in the clause saying it is
+    decided, exactly one candidate. The open word and the candidates give way to the decision in the
+    line's word and the candidate as the entry writes it ("发布会场地已确认：西岸艺术中心")."""
+    out = []
+    for it in ctx.items:
+        if it.frozen or it.step:
+            continue
+        f = it.folded
+        und = lx.UNDECIDED.search(f)
+        opt = lx.OPTIONS.search(f, und.end()) if und else None
+        if not und or not opt:
+            continue
+        body = TAIL_DATE.sub("", it.entry.body).rstrip()
+        listed = re.sub(r"^\s*[:：]\s*", "", body[opt.end():])
+        options = [x.strip(" 。.") for x in _OPTION_SPLIT.split(listed) if x.strip(" 。.")]
+        if len(options) < 2 or any(len(x) > 40 for x in options):
+            continue
+        subject = term_set(body[:und.start()])
+        if not subject:
+            continue
+        found = []
+        for o in ctx.obs_about(it):
+            if o.role == "assistant" or o.sensitive:
+                continue
+            fo = fold(o.text)
+            if lx.ASKED.search(fo) or not subject <= o.terms | frozenset(t for t in subject if t.isdigit()):
+                continue  # (the line must name what is to be chosen: all of its words)
+            for cl in re.split(r"[。！!？?；;]", fo):
+                m = lx.DECIDED.search(cl)
+                if not m or _negated(cl, m.start()) or lx.PLANNED.search(cl):
+                    continue
+                named = [x for x in options if fold(x) in cl]
+                if len(named) == 1:
+                    word = fo[fo.find(cl) + m.start():fo.find(cl) + m.end()]
+                    found.append((o, named[0], o.text[fo.find(cl) + m.start():fo.find(cl) + m.end()] or word))
+                    break
+        if not found or len({x[1] for x in found}) != 1:
+            continue
+        o, choice, word = max(found, key=lambda x: (x[0].day, x[0].line))
+        if CJK_IN.search(word) and not word.startswith("已"):
+            word = "已" + word.rstrip("了")
+        sep = "：" if CJK_IN.search(body) else ": "
+        new_body = body[:und.start()].rstrip(" ，,") + ("" if CJK_IN.search(word) else " ") + word + sep + choice
+        days = len({x[0].day for x in found})
+        score = confidence("status", explicit=True, extra_days=days - 1, recent=ctx.recency([x[0] for x in found]))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, new_body, o.day),
+                       confidence=score, reason=f"decided: {choice}",
+                       evidence=(entry_evidence(it), *ctx.evidence([x[0] for x in found])), origin="offline")
+        out.append(Candidate(op, "status", score, {"days": days, "explicit": True}))
     return out
 
 
