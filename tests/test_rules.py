@@ -1084,12 +1084,15 @@ def test_a_skipped_step_told_on_three_days_in_three_scripts_is_consolidated_as_i
     assert [x.op.text for x in got] in (["[P1] 跑迁移之前先手动打快照 (2026-05-30)"], ["[P1] 遷移前先手動建快照 (2026-05-30)"])
 
 
-def test_a_weekly_slot_in_two_languages_merges_on_its_time_day_and_number():
+def test_a_weekly_slot_in_two_languages_merges_on_its_time_day_and_number_only_with_a_word_alike():
     en = "- [P1] Bisque firing every Tuesday, cone 04, load by 18:00, Mei unloads Wednesday morning (2026-03-03)\n"
     zh = "- [P1] 素烧每周二，04 号测温锥，18:00 前装窑，控制器用 slow-bisque 程序 (2026-04-15)\n"
     got = duplicates_and_contradictions(ctx("## Kiln\n" + en + zh, []))
-    assert [x.op.text for x in got] == ["[P1] Bisque firing every Tuesday, cone 04, load by 18:00, Mei unloads "
-                                        "Wednesday morning; 控制器用 slow-bisque 程序 (2026-04-15)"]
+    assert got == []  # a time, a weekday and a number alone: no word of the two alike, no merge
+    backup = ("- [P1] Nightly backup every Tuesday at 02:00 to NAS share 3 (2026-03-03)\n"
+              "- [P1] 每周二 02:00 夜间备份到 NAS 3 号共享盘，保留 30 天 (2026-04-15)\n")
+    assert [x.op.text for x in duplicates_and_contradictions(ctx("## Jobs\n" + backup, []))] == [
+        "[P1] 每周二 02:00 夜间备份到 NAS 3 号共享盘，保留 30 天 (2026-04-15)"]
     glaze = "- [P1] 釉烧每周二，06 号测温锥，18:00 前装窑 (2026-04-15)\n"  # another cone: another firing
     assert duplicates_and_contradictions(ctx("## Kiln\n" + en + glaze, [])) == []
 

@@ -173,6 +173,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
 _CODE_ID = re.compile(r"(?<![\w.-])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,8}(?![\w-])")
 _PLAIN_NUM = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:]|\.\d)")
 _LATIN_WORD = re.compile(r"(?<![\w'’-])([A-Za-z][A-Za-z-]*[A-Za-z])(?:['’]s)?(?![\w'’-])")
+_MULTI_NAME = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")  # "Main Street", not at the start
 _CLAUSE_CUT = re.compile(r"[,，;；。]\s*")
 
 
@@ -199,13 +200,13 @@ def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
 
 
 def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
-    """One fact written once in Chinese and once in English, each maybe with details of its own (u-rooms,
+    """One fact written once in Chinese and once in English, each maybe with details of its own (rooms,
     times, a phone number): in one section, what no translation changes is the same where both give it —
-    the same codes, each one's clock times and weekdays within the other's, at least two shared (a name,
-    a code, or two times among them) — and no third entry fits either as well. The merged entry is the one
-    in the script the file is mostly kept in, with every clause of the other that says something it does
-    not (a value it lacks, or, when the two do not say the same values, a clause sharing no word with it)
-    added after a semicolon."""
+    the same codes, each one's clock times and weekdays within the other's, at least two shared, a name
+    or a code among them (or values only, with a concept both hold) — and no third entry fits either as
+    well. The entry saying more of it keeps its wording (on a tie, the one in the file's language) and
+    takes, after a semicolon, every clause of the other that gives a value it lacks, or, unless the two
+    say the same values, shares no word with it."""
     if len(items) < 2:
         return []
     zh = [cjk_share(it.entry.body) >= 0.3 for it in items]
@@ -222,15 +223,19 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             if x["id"] != y["id"] or any(n.isalpha() for n in x["name"] - y["name"] - _latin(body[j])):
                 continue  # another room or code, or a name the English one never writes (a program's
                 # name, "slow-bisque", may be a detail of its own)
+            if _own_place(body[j], _latin(body[i])):
+                continue  # a place of its own only the English one names ("Main Street branch"): two places
             if not (x["clock"] <= y["clock"] or y["clock"] <= x["clock"]) or not (
                     x["day"] <= y["day"] or y["day"] <= x["day"]):
                 continue  # another time or day
             shared = (len(x["name"] & y["name"] | x["name"] & _latin(body[j])) + len(x["clock"] & y["clock"])
                       + len(x["id"]) + len(x["num"] & y["num"]) + len(x["day"] & y["day"]))
-            # a name, a code, two times, or a time and a weekday with a number besides ("周二 … 04 号 …
-            # 18:00" / "every Tuesday, cone 04, … by 18:00")
-            strong = bool(x["name"] & _latin(body[j]) or x["id"] or len(x["clock"] & y["clock"]) >= 2
-                          or x["clock"] & y["clock"] and x["day"] & y["day"] and x["num"] & y["num"])
+            # a name or a code both write; values alone (the same hours, a weekday and a number) only with
+            # a concept of the bilingual lexicon both hold: a bakery and a clinic may open 07:00–10:00
+            alike = any(t.startswith("~") for t in a.subject & b.subject)
+            values = len(x["clock"] & y["clock"]) >= 2 or bool(x["clock"] & y["clock"] and x["day"] & y["day"]
+                                                                and x["num"] & y["num"])
+            strong = bool(x["name"] & _latin(body[j]) or x["id"]) or alike and values
             if shared >= 2 and strong:
                 fits.setdefault(i, []).append(j)
     out = []
@@ -271,6 +276,18 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
                               "other's details", evidence=tuple(entry_evidence(x) for x in pair), origin="offline")
         out.append(Candidate(op, "duplicate", score, {"entries": 2, "bilingual": True, "added": len(extra)}))
     return out
+
+
+def _own_place(english: str, written: frozenset[str]) -> bool:
+    """Two or more capitalised words in a row, none of which the Chinese entry writes ("Acme Bakery Main
+    Street branch" beside "Acme Bakery 河西店"): a name of its own, a place only one of them is about."""
+    for run in _MULTI_NAME.findall(english):
+        alone = 0
+        for w in run.split():
+            alone = alone + 1 if w.lower() not in written else 0
+            if alone >= 2:
+                return True
+    return False
 
 
 def _latin(text: str) -> frozenset[str]:
