@@ -211,31 +211,43 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
         return []
     zh = [cjk_share(it.entry.body) >= 0.3 for it in items]
     body = [_DATE_TAIL.sub("", it.entry.body).rstrip() for it in items]
+    if not any(zh) or all(zh):
+        return []
     inv = [_invariants(b, z) for b, z in zip(body, zh)]
+    latin = [_latin(b) for b in body]
+    # only an English entry writing a Latin word, a code or a clock time of the Chinese one can pair with
+    # it: pairs from postings of those, not all pairs
+    by_key: dict[object, list[int]] = {}
+    for j in range(len(items)):
+        if not zh[j]:
+            for key in (*latin[j], *inv[j]["id"], *inv[j]["clock"]):
+                by_key.setdefault(key, []).append(j)
     fits: dict[int, list[int]] = {}
     for i, a in enumerate(items):
         if not zh[i] or a.frozen or a.step:
             continue
-        for j, b in enumerate(items):
-            if zh[j] or b.frozen or b.step or a.entry.section != b.entry.section or a.entry.file != b.entry.file:
+        near = sorted({j for key in (*inv[i]["name"], *inv[i]["id"], *inv[i]["clock"]) for j in by_key.get(key, ())})
+        for j in near:
+            b = items[j]
+            if b.frozen or b.step or a.entry.section != b.entry.section or a.entry.file != b.entry.file:
                 continue
             x, y = inv[i], inv[j]
-            if x["id"] != y["id"] or any(n.isalpha() for n in x["name"] - y["name"] - _latin(body[j])):
+            if x["id"] != y["id"] or any(n.isalpha() for n in x["name"] - y["name"] - latin[j]):
                 continue  # another room or code, or a name the English one never writes (a program's
                 # name, "slow-bisque", may be a detail of its own)
-            if _own_place(body[j], _latin(body[i])):
+            if _own_place(body[j], latin[i]):
                 continue  # a place of its own only the English one names ("Main Street branch"): two places
             if not (x["clock"] <= y["clock"] or y["clock"] <= x["clock"]) or not (
                     x["day"] <= y["day"] or y["day"] <= x["day"]):
                 continue  # another time or day
-            shared = (len(x["name"] & y["name"] | x["name"] & _latin(body[j])) + len(x["clock"] & y["clock"])
+            shared = (len(x["name"] & y["name"] | x["name"] & latin[j]) + len(x["clock"] & y["clock"])
                       + len(x["id"]) + len(x["num"] & y["num"]) + len(x["day"] & y["day"]))
             # a name or a code both write; values alone (the same hours, a weekday and a number) only with
             # a concept of the bilingual lexicon both hold: a bakery and a clinic may open 07:00–10:00
             alike = any(t.startswith("~") for t in a.subject & b.subject)
             values = len(x["clock"] & y["clock"]) >= 2 or bool(x["clock"] & y["clock"] and x["day"] & y["day"]
                                                                 and x["num"] & y["num"])
-            strong = bool(x["name"] & _latin(body[j]) or x["id"]) or alike and values
+            strong = bool(x["name"] & latin[j] or x["id"]) or alike and values
             if shared >= 2 and strong:
                 fits.setdefault(i, []).append(j)
     out = []
@@ -261,7 +273,7 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
                 continue
             ci = _invariants(cl, zh[other])
             vals = frozenset().union(*(frozenset(v) for v in ci.values()))
-            if vals - kept_inv - _latin(body[keep]):
+            if vals - kept_inv - latin[keep]:
                 extra.append(cl)  # a value the kept entry lacks
             elif not vals and not same and not term_set(cl) & items[keep].subject:
                 extra.append(cl)  # a detail of its own, when the two do not say the same
