@@ -47,26 +47,41 @@ def _sealed_env(home: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Run the scorer once over tests/unseen; parse its per-case headers, check lines and summary."""
+    """Run the scorer over tests/unseen, in shards side by side; parse its per-case headers, check lines and
+    summaries (summed)."""
     if not SCORE.is_file():
         pytest.skip(f"the shared bench scorer is not available at {SCORE}")
-    cmd = [sys.executable, str(SCORE), "-q", "--min", "0",
-           "--cmd", f"{shlex.quote(sys.executable)} -m memgit", str(CASES)]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=1800, check=False, cwd=str(REPO),
-                       env=_sealed_env(tmp_path_factory.mktemp("unseen-home")), stdin=subprocess.DEVNULL)
+    # the cases in as many shards as the machine has cores (each case runs alone in its own workspace),
+    # one scorer per shard, their figures summed
+    shards = max(1, min(len(CASE_NAMES), os.cpu_count() or 1, 4))
+    env = _sealed_env(tmp_path_factory.mktemp("unseen-home"))
+    procs = [subprocess.Popen([sys.executable, str(SCORE), "-q", "--min", "0",
+                               "--cmd", f"{shlex.quote(sys.executable)} -m memgit",
+                               *[str(CASES / n) for n in CASE_NAMES[k::shards]]],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(REPO), env=env,
+                              stdin=subprocess.DEVNULL) for k in range(shards)]
+    outs = [p.communicate(timeout=1800) for p in procs]
     cases: dict[str, dict] = {}
-    summary = None
-    current = None
-    for line in p.stdout.splitlines():
-        if m := HEADER.match(line):
-            current = cases.setdefault(m["name"], {**m.groupdict(), "fails": []})
-        elif (m := CHECK.match(line)) and current is not None:
-            if m["status"] == "FAIL":
-                current["fails"].append((m["tag"].strip(), m["label"]))
-        elif m := SUMMARY.match(line):
-            summary = {k: int(v) for k, v in m.groupdict().items()}
-    print(f"\nunseen bench: {p.stdout.strip().splitlines()[-1] if p.stdout.strip() else '(no output)'}")
-    return {"rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr, "cases": cases, "summary": summary}
+    summary: dict[str, int] | None = {}
+    for out, _ in outs:
+        current, got = None, None
+        for line in out.splitlines():
+            if m := HEADER.match(line):
+                current = cases.setdefault(m["name"], {**m.groupdict(), "fails": []})
+            elif (m := CHECK.match(line)) and current is not None:
+                if m["status"] == "FAIL":
+                    current["fails"].append((m["tag"].strip(), m["label"]))
+            elif m := SUMMARY.match(line):
+                got = {k: int(v) for k, v in m.groupdict().items()}
+        summary = None if got is None or summary is None else {k: summary.get(k, 0) + v for k, v in got.items()}
+    stdout = "".join(o for o, _ in outs)
+    if summary:
+        s = summary
+        print(f"\nunseen bench: work {s['work']}/{s['work_total']}; guards {s['guard']}/{s['guard_total']}; "
+              f"leaks {s['leaks']}; p0 {s['p0']}; premerge {s['premerge']}; proposals {s['props']}, "
+              f"flagged {s['flagged']}")
+    rc = max(p.returncode for p in procs)
+    return {"rc": rc, "stdout": stdout, "stderr": "".join(e for _, e in outs), "cases": cases, "summary": summary}
 
 
 def test_every_case_is_scored(scored: dict) -> None:
