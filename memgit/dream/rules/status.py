@@ -132,14 +132,14 @@ def decided_choices(ctx: Context) -> list[Candidate]:
             fo = fold(o.text)
             if lx.ASKED.search(fo) or not subject <= o.terms | frozenset(t for t in subject if t.isdigit()):
                 continue  # (the line must name what is to be chosen: all of its words)
-            for cl in re.split(r"[。！!？?；;]", fo):
+            for sm in re.finditer(r"[^。！!？?；;]+", fo):
+                cl = sm.group(0)
                 m = lx.DECIDED.search(cl)
                 if not m or _negated(cl, m.start()) or lx.PLANNED.search(cl):
                     continue
                 named = [x for x in options if fold(x) in cl]
-                if len(named) == 1:
-                    word = fo[fo.find(cl) + m.start():fo.find(cl) + m.end()]
-                    found.append((o, named[0], o.text[fo.find(cl) + m.start():fo.find(cl) + m.end()] or word))
+                if len(named) == 1:  # the deciding word as the line writes it (folding keeps positions)
+                    found.append((o, named[0], o.text[sm.start() + m.start():sm.start() + m.end()]))
                     break
         if not found or len({x[1] for x in found}) != 1:
             continue

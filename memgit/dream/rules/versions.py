@@ -336,10 +336,12 @@ def labelled_slots(ctx: Context) -> list[Candidate]:
     # the lines that assign an identifier to anything: each label's own pattern is tried on these only
     assignable = [o for o in ctx.obs if o.role != "assistant" and not o.sensitive and ASSIGNS.search(o.text)]
     by_label: dict[tuple[str, str], int] = {}
+    labelled: list[tuple[Item, frozenset[str]]] = []  # each labelled entry with its label's terms, found once
     for it in ctx.items:
         lab = _label(it.entry.body)
         if lab:
             by_label[(it.entry.file, lab)] = by_label.get((it.entry.file, lab), 0) + 1
+            labelled.append((it, term_set(lab.replace("*", " "))))
     for it in ctx.items:
         if it.frozen or it.step:
             continue
@@ -368,9 +370,8 @@ def labelled_slots(ctx: Context) -> list[Candidate]:
         assign = re.compile(rf"(?:(?:{names})\w*|{lx.SLOT_WORDS}){_ASSIGN}" + IDENT, re.I)
         # another entry's label sharing a word of this one ("Production database host" beside "Staging
         # database host"): the line must name what tells this label apart, and nothing that tells the other
-        rivals = [term_set(r.replace("*", " ")) for x in ctx.items if x is not it and x.entry.file == it.entry.file
-                  and (r := _label(x.entry.body)) and term_set(r.replace("*", " ")) & lab_terms
-                  and term_set(r.replace("*", " ")) != lab_terms]
+        rivals = [r for x, r in labelled if x is not it and x.entry.file == it.entry.file and r & lab_terms
+                  and r != lab_terms]
         found = []
         for o in assignable:
             f = fold(o.text)
