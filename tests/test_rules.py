@@ -1140,3 +1140,22 @@ def test_a_queued_sibling_still_queued_stays():
             "- [P1] 北仓：推车 12 台（订单 QA-80）排队中 (2026-05-01)\n",
             [("2026-05-29", "南仓 QA-77 货架装车发走了"), ("2026-05-30", "北仓那批推车还是排队中")])
     assert [x.op.targets[0] for x in status_changes(c)] == ["- [P1] 南仓：货架 40 组（订单 QA-77）排队中 (2026-05-01)"]
+
+
+def test_a_failure_the_logs_call_by_their_own_name_is_pruned_when_that_name_succeeds():
+    # the log reporting the entry's failure again (OSS, 403) names the job 夜间同步: its later successes count
+    c = ctx("## Ops\n- [P1] 每晚把相册同步到 OSS 一直失败（报 403），待查 (2026-05-20)\n- [P1] 相册站偶尔 502，待查 (2026-05-20)\n",
+            [("2026-05-26", "夜间同步还是失败，OSS 返回 403"), ("2026-05-28", "夜间同步成功。"),
+             ("2026-05-30", "夜间同步成功，连续两晚正常。")])
+    assert [x.op.targets[0] for x in stale_entries(c)] == ["- [P1] 每晚把相册同步到 OSS 一直失败（报 403），待查 (2026-05-20)"]
+
+
+def test_the_logs_name_counts_only_where_the_clause_names_nothing_of_another_entry():
+    memory = ("## Builds\n- [P1] iOS release build still failing at the codesign step, investigating (2026-05-20)\n"
+              "- [P1] Android builds cache Gradle on the runner (2026-05-01)\n")
+    fixed = [("2026-05-26", "Codesign failure again on the nightly: profile expired"),
+             ("2026-05-28", "Profile regenerated. Nightly green."), ("2026-05-30", "Second green iOS nightly in a row")]
+    assert len(stale_entries(ctx(memory, fixed))) == 1
+    android = [("2026-05-26", "Codesign failure again on the nightly: profile expired"),
+               ("2026-05-28", "Android nightly green"), ("2026-05-30", "Android nightly green again")]
+    assert stale_entries(ctx(memory, android)) == []

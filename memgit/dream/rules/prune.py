@@ -9,7 +9,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, term_set
+from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, is_common_word, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import _negated, _subject, Candidate, compose, Context, entry_evidence, fold, LABEL_RE, TIMELINE
 
@@ -46,17 +46,19 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 score = confidence("expired", reported_gone=bool(gone))
                 ev = gone
         if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
-            fixed = _reported(ctx, it, lx.FIXED)
+            aliases = _log_names(ctx, it)
+            fixed = _reported(ctx, it, lx.FIXED, aliases)
             if not fixed and not lx.SUCCEEDED.search(f):
                 # what failed now succeeds, said on two days after the entry: the error is over ("printed
                 # fine" for "keeps failing to print")
-                ok = _reported(ctx, it, _succeeded(f))
+                ok = _reported(ctx, it, _succeeded(f), aliases)
                 ok = [o for o in ok if not _failing(fold(o.text))]
                 runs = len({o.day for o in ok}) + any(lx.REPEATED.search(fold(o.text)) for o in ok)
                 fixed = ok if runs >= 2 else []
             if fixed:
                 last = max((o.day, o.line) for o in fixed)
-                if any((o.day, o.line) > last and _failing(fold(o.text)) for o in _reported(ctx, it, lx.ERROR)):
+                if any((o.day, o.line) > last and _failing(fold(o.text))
+                       for o in _reported(ctx, it, lx.ERROR, aliases)):
                     fixed = []  # it failed again after the fix was reported
             if fixed:
                 days = len({o.day for o in fixed})
@@ -96,8 +98,49 @@ def _succeeded(f: str) -> re.Pattern[str]:
     return re.compile(rf"{lx.SUCCEEDED.source}|\b{re.escape(base)}(?:e?d|e?s)\b")
 
 
-def _reported(ctx: Context, it, words: re.Pattern[str]) -> list[Observation]:
-    """Observations about the entry, since its date, saying `words` (not negated) of its subject."""
+_ERROR_CLAUSE = re.compile(r"[，；。！？：（）]|[,;.!?:()](?=\s|$)")
+
+
+def _log_names(ctx: Context, it) -> frozenset[str]:
+    """What the logs call the thing an entry records as failing: a later line reporting the same failure
+    (an error word, and two of the entry's specific terms or one no other entry names), fitting no other
+    entry better, names it in the short clause of its error word by words the entry lacks ("夜间同步还是失败，
+    S3 返回 403" for "相册同步到 S3 一直失败（403）" calls it 夜间同步; "Signing failure again on the nightly" calls
+    the release build "the nightly")."""
+    e = it.entry
+    own = frozenset(t for t in it.subject if ctx.anchor(t))
+    rare = ctx.distinctive(it)
+    out: set[str] = set()
+    for o in ctx.obs_about(it):
+        if o.role == "assistant" or o.sensitive or len(o.text) > 240 or (e.date and o.day < e.date):
+            continue
+        f = fold(o.text)
+        m = lx.ERROR.search(f)
+        if not m or _negated(f, m.start()):
+            continue
+        mine = ctx.mentions(o, it)
+        if any(x is not it and ctx.mentions(o, x) > mine for x in ctx.items_about(o)):
+            continue  # the line reports another entry's failure
+        shared = (o.terms & own) - term_set(m.group(0))
+        # (one shared term will do when no other entry of memory names it: "codesign")
+        if len(shared) < 2 and not shared & rare and not any(
+                not is_common_word(t) and all(t not in x.subject for x in ctx.items if x is not it) for t in shared):
+            continue
+        start = max((x.end() for x in _ERROR_CLAUSE.finditer(f, 0, m.start())), default=0)
+        end = _ERROR_CLAUSE.search(f, m.end())
+        clause = lx.PERSISTS.sub(" ", f[start:end.start() if end else len(f)])
+        if len(clause) > 48:
+            continue  # a story, not a name for the thing
+        new = {t for t in term_set(clause) - it.subject - it.head - term_set(m.group(0))
+               if ctx.anchor(t) and not t.startswith("~") and not is_common_word(t) and not t.isdigit()}
+        if len(new) <= 2:
+            out |= new
+    return frozenset(out)
+
+
+def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] = frozenset()) -> list[Observation]:
+    """Observations about the entry, since its date, saying `words` (not negated) of its subject, or of
+    what the logs call it (`aliases`, _log_names) when the line fits no other entry better."""
     e = it.entry
     named = ctx.distinctive(it)
     # what failed is named before the words of its failure ("照片同步到 OSS 一直失败，…原因待查"): a line
@@ -118,13 +161,30 @@ def _reported(ctx: Context, it, words: re.Pattern[str]) -> list[Observation]:
         f = fold(o.text)
         return bool(grams) and any(g in f for g in grams)
 
+    others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases
+
+    def by_alias(o: Observation, f: str, pos: int) -> bool:
+        """The line names the thing by the logs' name for it, and the clause of its words names nothing
+        another entry holds and this one lacks ("Android nightly fine" is not the iOS build's)."""
+        if not o.terms & aliases:
+            return False
+        start = max((x.end() for x in _ERROR_CLAUSE.finditer(f, 0, pos)), default=0)
+        end = _ERROR_CLAUSE.search(f, pos)
+        clause = term_set(f[start:end.start() if end else len(f)])
+        return bool(clause & aliases) and not any(ctx.anchor(t) for t in clause & others)
+
+    near = (it.head or it.subject) | aliases
+    about = ctx.obs_about(it)
+    if aliases:  # (a line naming the thing only by the logs' name for it shares no term with the entry)
+        seen = {id(o) for o in about}
+        about = [*about, *(o for o in ctx.obs if o.terms & aliases and id(o) not in seen)]
     # the cheap tests first: most lines about the entry name none of its distinctive terms
-    return [o for o in ctx.obs_about(it) if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6)
-                                            or o.terms & names or by_name(o))
-            and (not e.date or o.day >= e.date)
-            and o.role != "assistant" and (ctx.mentions(o, it) >= 0.3 or o.terms & names or by_name(o))
-            and (m := words.search(fold(o.text))) and not _negated(fold(o.text), m.start())
-            and ctx.near(fold(o.text), m.start(), it.head or it.subject)]
+    return [o for o in about if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6)
+                                 or o.terms & names or by_name(o) or o.terms & aliases)
+            and (not e.date or o.day >= e.date) and o.role != "assistant"
+            and (m := words.search(f := fold(o.text))) and not _negated(f, m.start())
+            and (ctx.mentions(o, it) >= 0.3 or o.terms & names or by_name(o) or by_alias(o, f, m.start()))
+            and ctx.near(f, m.start(), near)]
 
 
 def _valid(y: str, m: str, d: str) -> bool:
