@@ -1159,3 +1159,13 @@ def test_the_logs_name_counts_only_where_the_clause_names_nothing_of_another_ent
     android = [("2026-05-26", "Codesign failure again on the nightly: profile expired"),
                ("2026-05-28", "Android nightly green"), ("2026-05-30", "Android nightly green again")]
     assert stale_entries(ctx(memory, android)) == []
+
+
+def test_a_tool_moved_for_the_entrys_own_subject_replaces_the_tool_it_uses():
+    memory = ("## Jobs\n- [P1] nightly sync 用 cron 每晚 02:00 跑 rclone，目标是 NAS 的 /srv/photos (2026-05-01)\n"
+              "- [P1] certbot renew 也用 cron 排的 (2026-05-01)\n")
+    moved = ctx(memory, [("2026-05-29", "nightly sync 已经搬到 systemd timer：rclone.timer 每晚 02:00")])
+    assert [x.op.text for x in slot_changes(moved)] == [
+        "[P1] nightly sync 用 systemd 每晚 02:00 跑 rclone，目标是 NAS 的 /srv/photos (2026-05-29)"]
+    # a suggestion naming no subject moves nothing
+    assert slot_changes(ctx(memory, [("2026-05-29", "cron 没通知，他说干脆换成 systemd timer")])) == []

@@ -610,6 +610,25 @@ def _retired_here(it: Item, o: Observation, new: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
+_USED_TOOL = re.compile(rf"(?:{lx.USE_VERB.source}|\bvia\b)\s*(?P<tool>{_VAL})")
+
+
+def _used_here(ctx: Context, it: Item, o: Observation, new: str, at: int) -> str | None:
+    """For a line naming only the tool switched to, said of the entry's own subject ("nightly backup 已經搬到
+    systemd timer" for "nightly backup 用 cron 每晚跑"), the one tool the entry says it uses: what the clause
+    names before its change word is two or more of the entry's specific terms and nothing else specific."""
+    tools = {m.group("tool").strip("`") for m in _USED_TOOL.finditer(it.folded)}
+    tools = {t for t in tools if t not in STOP and not is_common_word(t) and t != new}
+    if len(tools) != 1:
+        return None
+    f = fold(o.text)
+    start = max((m.end() for m in _CLAUSE_END.finditer(f, 0, at)), default=0)
+    said_by = _SAID_BY.match(f, start)
+    lead = f[said_by.end() if said_by and lx.PERSON_SAID.search(said_by.group(0)) else start:at]
+    named = {t for t in term_set(_CHANGE_WORDS.sub(" ", lead)) if ctx.anchor(t) and not t.startswith("~")}
+    return tools.pop() if len(named) >= 2 and named <= it.subject | it.head else None
+
+
 def _file_swap(it: Item, o: Observation) -> tuple[int, int, str] | None | bool:
     """A file or code name the entry holds that the line says was removed ("requirements.txt 删掉"), with
     the one the line puts in its place: False when the line removes none, the slot (start, end, the new
@@ -645,12 +664,15 @@ def _only_entry_naming(ctx: Context, kind: str, old: str | None, new: str) -> It
     return hits[0] if len(hits) == 1 else None
 
 
-def _details_hold(it: Item, old_raw: str, support: list[Observation]) -> bool:
-    """A tool swapped for another takes its own details with it: every identifier the entry gives
-    besides the old tool (a host, a path, "self-hosted") must be said again by the lines of the change,
-    or the entry would put the new tool on the old one's box."""
+def _details_hold(it: Item, a: int, b: int, support: list[Observation]) -> bool:
+    """A tool swapped for another takes its own details with it: every identifier the entry gives beside
+    the old tool, in its clause (a host, a path, "self-hosted"), must be said again by the lines of the
+    change, or the entry would put the new tool on the old one's box; another clause of the entry ("…,
+    target 是 NAS 的 /volume1/borg") is the entry's own and stays."""
+    body = it.entry.body
     said = frozenset().union(*(o.terms for o in support))
-    ids = {t for t in it.subject - term_set(old_raw) if t.isascii() and not t.startswith("~")
+    clause = _clause_at(body, a)
+    ids = {t for t in term_set(clause) - term_set(body[a:b]) if t.isascii() and not t.startswith("~")
            and not t.replace("'", "").isalpha() and not _ISO_DAY.fullmatch(t)}
     return ids <= said
 
@@ -718,7 +740,7 @@ def moved_slots(ctx: Context) -> list[Candidate]:
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive or len(o.text) > 300:
             continue
-        for kind, old, new, new_raw, _, _, rest in _statements(o):
+        for kind, old, new, new_raw, at, _, rest in _statements(o):
             said, rest = rest, frozenset(t for t in rest if ctx.anchor(t))
             best: list[tuple[float, Item, tuple[int, int, str], tuple | bool]] = []
             for it in ctx.items_about(o):
@@ -726,7 +748,8 @@ def moved_slots(ctx: Context) -> list[Candidate]:
                     continue
                 if it.entry.date and o.day < it.entry.date:
                     continue  # written after the change
-                was = old if old is not None or kind != "tool" else _retired_here(it, o, new)
+                was = old if old is not None or kind != "tool" else (
+                    _retired_here(it, o, new) or _used_here(ctx, it, o, new, at))
                 if kind == "tool" and was is None:
                     continue
                 swap = _file_swap(it, o)
@@ -764,7 +787,7 @@ def moved_slots(ctx: Context) -> list[Candidate]:
         body = it.entry.body
         if _still_said(ctx, it, kind, a, b, [h[0] for h in hits], o):
             continue  # a line as late says the entry's value still holds ("staging 还是 Node 18")
-        if kind == "tool" and not _details_hold(it, body[a:b], support):
+        if kind == "tool" and not _details_hold(it, a, b, support):
             continue  # a person says what of the old tool's setting the new one keeps
         old_raw = body[a:b]
         new_body = body[:a] + new_raw + body[b:]
