@@ -1169,3 +1169,16 @@ def test_a_tool_moved_for_the_entrys_own_subject_replaces_the_tool_it_uses():
         "[P1] nightly sync 用 systemd 每晚 02:00 跑 rclone，目标是 NAS 的 /srv/photos (2026-05-29)"]
     # a suggestion naming no subject moves nothing
     assert slot_changes(ctx(memory, [("2026-05-29", "cron 没通知，他说干脆换成 systemd timer")])) == []
+
+
+@pytest.mark.parametrize("line, want", [
+    # what the entry's own box runs now, said once, is enough
+    ("pg_upgrade 跑完，停机 12 分钟，pg-2 现在是 PostgreSQL 16", ["[P1] 主库是 PostgreSQL 16，跑在 pg-2 上 (2026-05-30)"]),
+    ("Upgrade done overnight: pg-2 is now on PostgreSQL 16", ["[P1] 主库是 PostgreSQL 16，跑在 pg-2 上 (2026-05-30)"]),
+    # reading about a release is no move, and a line saying the entry's release stays moves nothing
+    ("Read the PostgreSQL 16 migration notes for pg-2", []),
+    ("pg-2 is now on PostgreSQL 16 in staging only; prod pg-2 stays on PostgreSQL 14", []),
+])
+def test_a_release_the_entrys_own_box_runs_now_refreshes_it(line, want):
+    c = ctx("## Infra\n- [P1] 主库是 PostgreSQL 14，跑在 pg-2 上 (2026-05-01)\n", [("2026-05-30", line)])
+    assert [x.op.text for x in slot_changes(c) if x.score >= 0.7] == want

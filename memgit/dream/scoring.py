@@ -14,7 +14,7 @@ WEIGHTS: dict[str, dict[str, float]] = {
     "status": {"base": 0.55, "explicit": 0.15, "extra_days": 0.08, "confirming_days": 0.06, "relapsed": -0.3,
                "recent": 1.0},
     "state": {"base": 0.70, "extra_days": 0.05, "persists": 0.05, "recent": 1.0},
-    "version": {"base": 0.50, "explicit": 0.15, "extra_days": 0.15, "recent": 1.0},
+    "version": {"base": 0.50, "explicit": 0.15, "extra_days": 0.15, "instance": 0.10, "recent": 1.0},
     "slot": {"base": 0.72, "extra_days": 0.08, "recent": 1.0},
     "count": {"base": 0.74, "recent": 1.0},
     "preference": {"base": 0.60, "negates_old": 0.10, "acknowledged": 0.10, "restated": 0.05, "again_days": 0.05,

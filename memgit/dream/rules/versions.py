@@ -179,6 +179,8 @@ def named_releases(ctx: Context) -> list[Candidate]:
         onward = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + rf"[ \t]?v?{re.escape(cur)}\s*(?:→|->|=>|\bto\b|"
                             rf"{lx.CHANGE_ZH})\s*v?(\d{{1,3}})(?![\w:/%°'’-]|[.,]\d)")
         name_terms = term_set(name)
+        ids = {m.group(0) for m in _NAMED_ID.finditer(it.folded)}
+        held = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + rf"[ \t]?v?{re.escape(cur)}(?!\d|[.,]\d)")
         own = _own_terms(it, name_terms)
         rivals = [(x, _own_terms(x, name_terms)) for x in by_name[name] if x is not it]
         found: dict[str, list[tuple[Observation, bool]]] = {}
@@ -196,27 +198,33 @@ def named_releases(ctx: Context) -> list[Candidate]:
                 continue  # another entry with the same release fits the line as well
             if _names_a_sibling(it, o, name_terms):
                 continue  # "orion-mobile 升到 Node 22" is not the entry's Orion
+            if any(lx.VERSION_HELD.search(c) or lx.PERSISTS.search(c) for c in clauses(f) if held.search(c)):
+                continue  # the line says the entry's release stays ("billing stays on Java 17")
             for m in [*onward.finditer(f), *rx.finditer(f)]:
                 nv = m.group(1)
                 if int(nv) <= int(cur):
                     continue
                 cl = _clause_at(f, m.start())
                 if (lx.PLANNED.search(cl) or lx.HELD.search(cl) or lx.DENIED.search(cl) or lx.PENDING.search(cl)
-                        or lx.TODO.search(cl) or lx.VERSION_HELD.search(cl)):
+                        or lx.TODO.search(cl) or lx.VERSION_HELD.search(cl) or lx.RELEASE_DOCS.search(cl)):
                     continue
                 explicit = bool(UPGRADE.search(cl)) or bool(re.search(rf"(?<!\d){re.escape(cur)}(?!\d)", cl))
-                found.setdefault(nv, []).append((o, explicit))
+                # the clause says what the entry's own instance runs now ("db-1 现在是 PostgreSQL 16"): a named
+                # box, not the product in general
+                now = bool(lx.NOW_STATE.search(cl)) and any(i in cl for i in ids)
+                found.setdefault(nv, []).append((o, now, explicit))
                 break
         if not found:
             continue
-        last = max(o.day for hits in found.values() for o, _ in hits)
-        newest = {nv for nv, hits in found.items() if any(o.day == last for o, _ in hits)}
+        last = max(o.day for hits in found.values() for o, _, _ in hits)
+        newest = {nv for nv, hits in found.items() if any(o.day == last for o, _, _ in hits)}
         if len(newest) != 1:
             continue  # two new numbers on the last day: unsure
         nv = newest.pop()
-        support = [o for o, _ in found[nv]]
+        support = [o for o, _, _ in found[nv]]
         days = len({o.day for o in support})
-        explicit = any(e for _, e in found[nv])
+        explicit = any(e for _, _, e in found[nv])
+        instance = any(i for _, i, _ in found[nv])
         if not explicit and days < 2:
             continue
         slot = _slot(it, "version", None, f"{name}\0{nv}")
@@ -227,7 +235,8 @@ def named_releases(ctx: Context) -> list[Candidate]:
             continue  # a line as late says the entry's release still holds ("staging 还是 Node 18")
         body = it.entry.body
         text = compose(it, body[:a] + nv + body[b:], max(o.day for o in support) if it.entry.date else None)
-        score = confidence("version", explicit=explicit, extra_days=min(days - 1, 2), recent=ctx.recency(support))
+        score = confidence("version", explicit=explicit, extra_days=min(days - 1, 2), instance=instance,
+                           recent=ctx.recency(support))
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
                        reason=f"{name} {old_raw} → {nv} (seen on {days} day(s))",
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
@@ -689,8 +698,9 @@ def _names_a_sibling(it: Item, o: Observation, moving: frozenset[str] = frozense
     f = it.folded
     for m in _COMPOUND.finditer(fold(o.text)):
         head, tail = m.group(1), m.group(2)
-        if m.group(0) in f or len(tail) < 2 or head in moving or tail in moving:
-            continue
+        if m.group(0) in f or len(tail) < 2 or head in moving or tail in moving or any(
+                lx.UPGRADED.search(w) for w in (head, tail)):
+            continue  # ("pg_upgrade", "db-migrate": the tool of a move, no sibling)
         has = [bool(re.search(rf"(?<![a-z0-9]){re.escape(w)}(?![a-z0-9])", f)) for w in (head, tail)]
         if has[0] != has[1]:
             return True
