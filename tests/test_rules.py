@@ -815,7 +815,7 @@ def test_review_a_working_way_or_another_branch_is_no_fix_or_duplicate():
 def test_a_lesson_s_rule_form_drops_the_same_problem_story_and_a_bare_mark():
     from memgit.dream.rules.recurring import _rule_form
     said = "!512 同樣的問題：改了 package.json 卻沒 commit lockfile，CI 直接失敗。以後改依賴一定要先跑 `pnpm install`"
-    assert _rule_form(said) == "以後改依賴一定要先跑 `pnpm install`"
+    assert _rule_form(said) == "改依賴一定要先跑 `pnpm install`"  # (its "from now on" goes too)
     assert _rule_form("Same issue with the lockfile, CI red. Always commit pnpm-lock.yaml with package.json") == \
         "Always commit pnpm-lock.yaml with package.json"
 
@@ -939,9 +939,10 @@ def test_a_lesson_links_a_mixed_line_spelling_its_action_in_english_and_is_kept_
              ("2026-05-28", "2 号地块 drone spray：先 check 了 24h forecast，下午有雨 → postpone 到明天。")]
     got = [x.op.text for x in recurring(ctx(mem, lines))]
     assert got == ["[P1] 喷药前一定要先查未来 24 小时预报，有雨就改期。 (2026-05-28)"]
-    # one English word in common is no link: the two Chinese days alone state no rule on three days
+    # one English word in common is no link: the lesson stands on its two Chinese days only (each states
+    # the rule: "以后喷药前先看…", "一定要先查…")
     other = [*lines[:2], ("2026-05-28", "2 号地块 drone 电池换了，下午有雨")]
-    assert recurring(ctx(mem, other)) == []
+    assert [x.features["days"] for x in recurring(ctx(mem, other))] == [2]
 
 
 def test_a_connection_reset_by_its_peer_is_a_failure_not_a_remedy():
@@ -1182,3 +1183,21 @@ def test_a_tool_moved_for_the_entrys_own_subject_replaces_the_tool_it_uses():
 def test_a_release_the_entrys_own_box_runs_now_refreshes_it(line, want):
     c = ctx("## Infra\n- [P1] 主库是 PostgreSQL 14，跑在 pg-2 上 (2026-05-01)\n", [("2026-05-30", line)])
     assert [x.op.text for x in slot_changes(c) if x.score >= 0.7] == want
+
+
+def test_a_rule_is_written_without_who_said_it_or_when_it_starts():
+    from memgit.dream.rules.recurring import _rule_form
+    assert _rule_form("又一次：回滚只能靠快照，浪费了一上午。老周说以后跑迁移之前先 pg_dump 一份。") == "跑迁移之前先 pg_dump 一份"
+    # a line only saying what comes first keeps that clause, not how the day went on
+    assert _rule_form("跑 migration 之前先 pg_dump 到 /srv/dumps/，结果 migration 挂了，直接 restore") == \
+        "跑 migration 之前先 pg_dump 到 /srv/dumps/"
+    assert _rule_form("目前先这样，明天再说") == "目前先这样，明天再说"  # 目前先: "for now", no order
+
+
+def test_two_lines_doing_the_same_two_things_with_one_command_are_one_lesson():
+    c = ctx("## Notes\n- [P2] Standup at 10:00 (2026-01-01)\n", [
+        ("2026-05-26", "又一次：跑迁移前没备份，回滚只能靠昨晚的快照，浪费了一上午。老周说以后跑迁移之前先 pg_dump 一份。"),
+        ("2026-05-29", "跑 migration 之前先 pg_dump 到 /srv/dumps/，结果 migration 真挂了，直接 restore，5 分钟搞定。")])
+    texts = [x.op.text for x in recurring(c)]
+    assert len(texts) == 1 and ("pg_dump" in texts[0] or "备份" in texts[0])
+    assert not any(w in texts[0] for w in ("浪费", "又一次", "老周", "以后"))

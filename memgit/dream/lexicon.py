@@ -260,6 +260,7 @@ REPLACE_WITH = LazyPattern(f"(?:{alternation('replace_with')})`([^`\\n]{{1,60}})
 # a verb prescribing a tool ("always use `x`"), and a sentence that only points back at the one before
 USE_VERB = _re("use_verb")
 NOW_STATE = _re("now_state")
+BEFORE_FIRST = _re("before_first")
 RELEASE_DOCS = _re("release_docs")
 ANAPHOR = _re("anaphor")
 # words any heading uses ("setup", "状态"): they name no one thing of a kind (rules.versions.qualifiers)

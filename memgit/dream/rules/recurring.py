@@ -129,6 +129,10 @@ def recurring(ctx: Context) -> list[Candidate]:
         # (a skipped step about what recurs states its rule too: "又忘了跑迁移之前先手动打快照")
         rules_said = {id(o) for o in told if lx.RULE.search(fold(o.text))
                       or (ms := _missed_step(o.text)) and term_set(ms) & core}
+        # "before A, first B" about what recurs ("跑 migration 之前先 pg_dump") states it too, more weakly
+        ordered = {id(o) for o in told if id(o) not in rules_said and (bf := _before_first(o.text))
+                   and term_set(bf) & core}
+        rules_said |= ordered
         stated = bool(rules_said)
         ruled = [o for o in told if id(o) in rules_said or _remedy(o, stated or (len(days) >= 3), core, stated)]
         # what recurs is worth remembering as a lesson only in a rule's form (a workaround, "always",
@@ -152,8 +156,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         clean = [o for o in clean if id(o) in in_rule] or clean
         # a line stating the rule outranks one that only did the remedy again ("restart … 之前先跑"): the
         # entry is written in the rule's words
-        rep = max(clean, key=lambda o: (bool(lx.RULE.search(fold(o.text))) or id(o) in rules_said,
-                                        ctx.weight(core & o.terms) - 0.002 * len(o.text), o.day))
+        rep = max(clean, key=lambda o: (bool(lx.RULE.search(fold(o.text))) or id(o) in rules_said - ordered,
+                                        id(o) in ordered, ctx.weight(core & o.terms) - 0.002 * len(o.text), o.day))
         # what the new entry says must itself recur: the lines that share most of its specific terms,
         # on enough days (a cluster chained through different topics has no one lesson)
         rep_anchor = frozenset(t for t in rep.terms & core if ctx.anchor(t))
@@ -248,12 +252,17 @@ _CJK_PARTS = re.compile(r"[\u3400-\u9fff]+")  # taken out: what is left is its L
 
 
 def _named_alike(ctx: Context, a: Observation, b: Observation, shared: frozenset[str]) -> bool:
-    """Two lines in different scripts naming three specific things alike in Latin letters, one of them a
-    command or a path ("nginx", "reload", "nginx -t"): what they are about no translation changes."""
+    """Two lines naming the same command or path and doing the same two things with it, whatever their
+    words ("跑迁移之前先 pg_dump" and "跑 migration 之前先 pg_dump": `pg_dump`, ~migrate, ~backup); or, in
+    different scripts, three specific things alike in Latin letters, one of them a command or a path
+    ("nginx", "reload", "nginx -t"): what they are about no translation changes."""
+    names = [t for t in shared if t.isascii() and not t.startswith("~") and ctx.anchor(t) and len(t) >= 3]
+    command = [t for t in names if re.search(r"[ /_]", t)]
+    if command and len([t for t in shared if t.startswith("~")]) >= 2:
+        return True
     if _chinese(a.text) == _chinese(b.text):
         return False
-    names = [t for t in shared if t.isascii() and not t.startswith("~") and ctx.anchor(t) and len(t) >= 3]
-    return len(names) >= 3 and any(" " in t or "/" in t for t in names)
+    return len(names) >= 3 and bool(command)
 
 
 def _shared_by_days(ctx: Context, members: list[Observation]) -> tuple[frozenset[str], list[str]]:
@@ -296,14 +305,49 @@ def _rule_form(text: str) -> str:
         return parts[0][lab.end():]  # "記一下：噴藥前一定要先查預報": the label goes
     if not any(lx.RULE.search(fold(p)) for p in parts) and (missed := _missed_step(text)):
         return missed  # the step a complaint says was skipped is what to do
+    if not any(lx.RULE.search(fold(p)) for p in parts) and (ordered := _before_first(text)):
+        return ordered  # the sentence saying what comes first
     if len(parts) < 2 or not any(lx.RULE.search(fold(p)) for p in parts):
         return text
     kept = [p for p in parts if lx.RULE.search(fold(p))
             or not (lx.AGAIN.search(fold(p)) or lx.COMPLAINT.search(fold(p)))]
     if len(kept) == len(parts):
         return text
-    said = " ".join(lx.RULE_LABEL.sub("", p, count=1).strip() if lx.RULE.search(fold(p)) else p for p in kept)
+    said = " ".join(_own_words(lx.RULE_LABEL.sub("", p, count=1).strip()) if lx.RULE.search(fold(p)) else p
+                    for p in kept)
     return said if len(said) >= 8 else text
+
+
+def _before_first(text: str) -> str | None:
+    """The one sentence of a line saying what comes first ("跑 migration 之前先 pg_dump 到 /backups/"), in its own
+    words, the story around it dropped; None when none does or several do."""
+    parts = [p.strip() for p in _SENTENCE.split(text.strip()) if p and re.search(r"[^\W\d_]", p)]
+    hits = [p for p in parts if lx.BEFORE_FIRST.search(fold(p))]
+    if len(hits) != 1:
+        return None
+    clauses_ = [c for c in _CLAUSE.split(hits[0]) if c.strip()]
+    # the clause holding the order and the ones before it: what follows is how it went ("结果…直接 restore")
+    at = next(k for k, c in enumerate(clauses_) if lx.BEFORE_FIRST.search(fold(c)))
+    head = "，".join(c.strip() for c in clauses_[:at + 1]) if CJK_RE.search(hits[0]) else \
+        ", ".join(c.strip() for c in clauses_[:at + 1])
+    rule = _own_words(head.strip(" ，,"))
+    return rule if len(rule) >= 6 else None
+
+
+_SPEAKER = re.compile(r"^[^\s，,。:：;；]{1,8}?(?=(?:说|說)[:：，,]?\s*\S)")
+
+
+def _own_words(rule: str) -> str:
+    """A rule as what to do, without who said it or when it starts ("磊哥说以后跑迁移之前先 pg_dump" → 跑迁移之前先
+    pg_dump)."""
+    m = _SPEAKER.match(rule)
+    out = rule
+    if m:
+        out = re.sub(r"^(?:说|說)[:：，,]?\s*", "", rule[m.end():])
+    t = lx.TIME_MARKER.match(fold(out))
+    if t:
+        out = out[t.end():].lstrip(" ,，:：")
+    return out if len(out) >= 6 else rule
 
 
 _FORGOT_ZH = re.compile(rf"(?:又)?(?:{lx.FORGOT})(?:要)?\s*(?=\S)")
