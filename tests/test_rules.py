@@ -1201,3 +1201,9 @@ def test_two_lines_doing_the_same_two_things_with_one_command_are_one_lesson():
     texts = [x.op.text for x in recurring(c)]
     assert len(texts) == 1 and ("pg_dump" in texts[0] or "备份" in texts[0])
     assert not any(w in texts[0] for w in ("浪费", "又一次", "老周", "以后"))
+
+
+def test_an_error_the_person_calls_closed_is_pruned():
+    c = ctx("## Ops\n- [P1] The kiosk app keeps crashing on boot, looking into it (2026-05-20)\n",
+            [("2026-05-29", "Kiosk app ran all day after the update; Ana: call that one closed")])
+    assert [x.op.op for x in stale_entries(c)] == ["prune"]
