@@ -1207,3 +1207,18 @@ def test_an_error_the_person_calls_closed_is_pruned():
     c = ctx("## Ops\n- [P1] The kiosk app keeps crashing on boot, looking into it (2026-05-20)\n",
             [("2026-05-29", "Kiosk app ran all day after the update; Ana: call that one closed")])
     assert [x.op.op for x in stale_entries(c)] == ["prune"]
+
+
+def test_a_kept_part_change_reads_a_bare_chinese_hour_a_weekday_word_and_a_kept_name():
+    # 礼拜五五点 is Friday at five (17:00 in an entry giving 17:00), 王姐那边也照样 keeps the cc part, 行/以后/就 go
+    user = "# USER\n\n## 偏好\n- [P1] 月报格式：Excel 表格，周五 17:00 前发给我，同时抄送王姐 (2026-04-12)\n"
+    turns = [("2026-05-28", "user", "月报那个 Excel 表格，手机上根本看不清"),
+             ("2026-05-28", "assistant", "要不要换成 PDF？手机上打开排版不会乱。"),
+             ("2026-05-28", "user", "行，以后就发 PDF。别的照旧，还是礼拜五五点前，王姐那边也照样抄一份"),
+             ("2026-05-28", "assistant", "好的：月报改成 PDF，周五 17:00 前发，继续抄送王姐。")]
+    assert [x.op.text for x in preference_changes(session_ctx("", user, turns))] == [
+        "[P1] 月报格式：发 PDF，周五 17:00 前发给我，同时抄送王姐 (2026-05-28)"]
+    # a morning hour said to stay is no 17:00: the entry does not give it, nothing is rewritten
+    early = [*turns[:2], ("2026-05-28", "user", "行，以后就发 PDF。别的照旧，还是礼拜五早上五点前，王姐那边也照样抄一份"),
+             turns[3]]
+    assert preference_changes(session_ctx("", user, early)) == []

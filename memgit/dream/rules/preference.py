@@ -233,16 +233,32 @@ def _hard_details(text: str) -> set[tuple[str, object]]:
     """The values a sentence names that a preference entry either gives or contradicts: clock times (as
     minutes, however written), days of the week, channels and other numbers."""
     f = fold(text)
-    ticks = clocks(f)
-    out: set[tuple[str, object]] = {("clock", c[2]) for c in ticks}
+    # the days first: "礼拜五五点" is Friday at five, not a clock time of 55
+    days = list(lx.WEEKDAY.finditer(f))
+    out: set[tuple[str, object]] = {("day", _WEEK_WORD.sub("周", m.group(0)).rstrip("s")) for m in days}
     rest = list(f)
+    for m in days:
+        rest[m.start():m.end()] = " " * (m.end() - m.start())
+    ticks = clocks("".join(rest))
+    # every clock time also as a time of the half day; a Chinese hour said with no part of the day ("五点前"
+    # for "17:00 前") only as that: it names either
+    out |= {("half-day", c[2] % 720) for c in ticks}
+    out |= {("clock", c[2]) for c in ticks if not _unmarked(f, c)}
     for a, b, _, _ in ticks:
         rest[a:b] = " " * (b - a)
     rest_s = "".join(rest)
-    out |= {("day", m.group(0).rstrip("s")) for m in lx.WEEKDAY.finditer(rest_s)}
     out |= {("channel", m.group(0)) for m in _CHANNEL.finditer(rest_s)}
     out |= {("number", m.group(0)) for m in _NUMBER.finditer(_CHANNEL.sub(" ", rest_s))}
     return out
+
+
+_WEEK_WORD = re.compile(r"^(?:星期|礼拜)")  # 礼拜五, 星期五: 周五
+
+
+def _unmarked(f: str, tick: tuple[int, int, int, str]) -> bool:
+    """A Chinese clock time said with no part of the day ("五点", not "下午五点"): morning or afternoon."""
+    a, b, minutes, style = tick
+    return style == "zh" and minutes < 720 and not any(w in f[max(0, a - 2):b] for w in (*lx.CLOCK_AM, *lx.CLOCK_PM))
 
 
 def _names(text: str) -> set[str]:
@@ -282,6 +298,8 @@ def _share(a: str, b: str) -> bool:
     return bool(term_set(a) & term_set(b) or cjk_pairs(fold(a)) & cjk_pairs(fold(b)))
 
 
+# a reply's opening yes ("行，", "好，", "OK, "): no part of what it asks for
+_LEADING_ACK = re.compile(r"^(?:行|好|好的|嗯|可以|ok|okay|yes|yeah|sure)\s*[,，!！]\s*", re.I)
 _LIST_AFTER = re.compile(r"^([^:：]{2,40}?)\s*[:：]\s*([^:：()（）]+)$")
 _IT = re.compile(r"^(\w+)\s+(?:it|them|this|that)\s+(?=\w)", re.I)
 
@@ -290,7 +308,8 @@ def _as_part(sentence: str) -> str:
     """A sentence as a part of an entry: without its time marker ("Going forward, …"), the pronoun of
     an imperative ("group it by aisle" → "group by aisle"), and a list after a colon in brackets, so the
     entry's parts stay apart ("group by aisle (produce, dairy, tins)")."""
-    s = lx.TIME_MARKER.sub("", sentence).strip(" ,，:：")
+    s = lx.TIME_MARKER.sub("", _LEADING_ACK.sub("", sentence.strip())).strip(" ,，:：")
+    s = re.sub(r"^(?:就|都|也)(?=\S)", "", s)  # "以后就发 PDF": the adverb went with its time marker
     if s != sentence.strip():
         s = s[:1].lower() + s[1:] if s[:2].istitle() else s
     s = _IT.sub(lambda m: m.group(1) + " ", s)
@@ -326,6 +345,10 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                 continue
             hard = set().union(*(_hard_details(s) for s in kept))
             names = set().union(*(_names(s) for s in kept))
+            # a clause of what stays that says so itself names the part it shares words with ("王姐那边也照样抄一份"
+            # for "同时抄送王姐")
+            kept_clauses = [c for s in kept for c in _PART_SEP.split(s) if lx.PREF_KEPT.search(fold(c))
+                            and not lx.WEEKDAY.search(fold(c)) and not clocks(fold(c))]
             if not hard and not names:
                 continue
             others = [x for x in turns if x.day == o.day]
@@ -338,7 +361,8 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                 if hard - _hard_details(body) or names - _names(body):
                     continue  # a value said to stay that the entry does not give: not this entry, or it moved
                 unnamed = [(a, b) for a, b in spans
-                           if not (_hard_details(body[a:b]) & hard or _names(body[a:b]) & names)]
+                           if not (_hard_details(body[a:b]) & hard or _names(body[a:b]) & names
+                                   or any(_share(body[a:b], c) for c in kept_clauses))]
                 if len(unnamed) != 1 or (unnamed[0] == spans[0] and not _PART_LABEL.match(body)):
                     continue  # (without a label, the first part carries the subject)
                 a, b = unnamed[0]
@@ -352,7 +376,9 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                     continue
                 new_s = _as_part(new[0])
                 nf = fold(new_s)
-                if (len(term_set(new_s)) < 2 or len(new_s) > 120 or lx.PREF_ADDED.search(nf)
+                # (two words at least; in Chinese, a verb of one character and its object: "发 PDF")
+                need = 1 if CJK_IN.search(new_s) else 2
+                if (len(term_set(new_s)) < need or len(new_s) > 120 or lx.PREF_ADDED.search(nf)
                         or lx.COMPLAINT.search(nf)):
                     continue
                 lm = _PART_LABEL.match(body)
@@ -363,7 +389,7 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                 if not any(_share(body[a:b], s) for x in others for s, _ in _sentences(x.text) if s not in kept):
                     continue  # the person never spoke of the part that changes
                 acks = [x for x in others if x.role == "assistant" and x.line > o.line
-                        and len(term_set(x.text) & term_set(new_s)) >= 2]
+                        and len(term_set(x.text) & term_set(new_s)) >= min(need, len(term_set(new_s)))]
                 if not acks:
                     continue
                 hits.append((k, a, b, acks, new_s))
