@@ -1222,3 +1222,21 @@ def test_a_kept_part_change_reads_a_bare_chinese_hour_a_weekday_word_and_a_kept_
     early = [*turns[:2], ("2026-05-28", "user", "行，以后就发 PDF。别的照旧，还是礼拜五早上五点前，王姐那边也照样抄一份"),
              turns[3]]
     assert preference_changes(session_ctx("", user, early)) == []
+
+
+def test_a_lesson_told_by_each_days_complaint_and_the_rule_a_line_on_is_proposed_once():
+    from memgit.dream.model import Candidate
+    from memgit.dream.rules.recurring import _one_per_story
+    from memgit.ops import Evidence, Operation
+
+    def lesson(text, score, lines):
+        ev = tuple(Evidence(f"memory/2026-05-{d}.md:{n}", "…") for d, n in lines)
+        return Candidate(Operation("consolidate", "MEMORY.md", (), text=text, evidence=ev), "recurring", score, {})
+
+    complaint = lesson("helm upgrade 之前先确认 context", 0.82, [(25, 3), (27, 3), (29, 3)])
+    rule = lesson("动手前先 `kubectl config current-context` 看一眼", 0.83, [(25, 4), (27, 4), (29, 4)])
+    assert [c.op.text for c in _one_per_story([complaint, rule])] == [rule.op.text]
+    # lessons of other lines of those days, or of other days, are lessons of their own
+    apart = lesson("blender 用前先装好盖子", 0.8, [(25, 9), (27, 9), (29, 9)])
+    other_days = lesson("出门前先查天气", 0.8, [(24, 3), (26, 3), (28, 3)])
+    assert len(_one_per_story([complaint, rule, apart, other_days])) == 3

@@ -180,7 +180,31 @@ def recurring(ctx: Context) -> list[Candidate]:
                        evidence=ctx.evidence(members, 5, first=rep), origin="offline")
         out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
+    return _one_per_story(out)
+
+
+def _places(c: Candidate) -> dict[str, list[int]]:
+    """A candidate's evidence lines, by file."""
+    out: dict[str, list[int]] = {}
+    for e in c.op.evidence:
+        path, _, line = e.source.rpartition(":")
+        if line.isdigit():
+            out.setdefault(path, []).append(int(line))
     return out
+
+
+def _one_per_story(cands: list[Candidate]) -> list[Candidate]:
+    """Two lessons told by neighbouring lines of the same logs (each day's complaint and, a line or two on,
+    its rule: "又是 context 没切…" then "以后动手前先 `kubectl config current-context`") are one lesson told twice:
+    the surer one stays."""
+    kept: list[Candidate] = []
+    for c in sorted(cands, key=lambda c: -c.score):
+        mine = _places(c)
+        if any(set(mine) == set(theirs) and all(any(abs(a - b) <= 2 for b in theirs[f]) for f in mine for a in mine[f])
+               for theirs in map(_places, kept)):
+            continue
+        kept.append(c)
+    return [c for c in cands if any(c is k for k in kept)]
 
 
 def _in_script(text: str, ctx: Context, doc: Document | None) -> str:
