@@ -329,6 +329,9 @@ def known_common(verdicts: dict[str, bool]) -> None:
     _COMMON.update(verdicts)
 
 
+_REF_RE = re.compile(r"(?<![\w&#])#(\d{2,7})(?![\w.])")
+
+
 def terms(text: str, keep_versions: bool = True) -> list[str]:
     """Meaning-bearing terms: stemmed English words, Chinese words, versions, paths, identifiers."""
     t = to_simplified(text)
@@ -346,6 +349,8 @@ def terms(text: str, keep_versions: bool = True) -> list[str]:
         out += [m.group(0).lstrip("+") for m in PERCENT_RE.finditer(t)]
     if " -" in t:
         out += [f"{m.group(1)} {m.group(2)}" for m in COMMAND_RE.finditer(t)]
+    if "#" in t:  # an issue's, a pull request's or an order's number ("PR #412", "#2291") names it
+        out += [f"#{m.group(1)}" for m in _REF_RE.finditer(t)]
     t2 = PATH_RE.sub(" ", t) if has_path else t
     if found:  # taking out the paths makes no new version: none in `t`, none in `t2`
         t2 = VERSION_RE.sub(" ", t2)

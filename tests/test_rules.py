@@ -1240,3 +1240,23 @@ def test_a_lesson_told_by_each_days_complaint_and_the_rule_a_line_on_is_proposed
     apart = lesson("blender 用前先装好盖子", 0.8, [(25, 9), (27, 9), (29, 9)])
     other_days = lesson("出门前先查天气", 0.8, [(24, 3), (26, 3), (28, 3)])
     assert len(_one_per_story([complaint, rule, apart, other_days])) == 3
+
+
+@pytest.mark.parametrize("entries, line, want", [
+    # a pull request's number names its entry, beside a sibling on another template
+    (["PR #412 `feat/offline-sync`：离线同步，待 review", "PR #418 `fix/token-refresh`：token 刷新 bug，待 review"],
+     "PR #412 已 merge 🎉 明天 release", "[P1] PR #412 `feat/offline-sync`：离线同步，已合并 (2026-05-30)"),
+    # a step in progress at the clause's end, and its delivery
+    (["订单 #2291：3 颗全冠（A2），上瓷中", "订单 #2295：种植导板，设计中"],
+     "#2291 三颗冠试戴 OK，这单算交付了", "[P1] 订单 #2291：3 颗全冠（A2），已交付 (2026-05-30)"),
+])
+def test_a_numbered_item_moves_by_its_number_and_its_step_in_progress(entries, line, want):
+    memory = "## Work\n" + "".join(f"- [P1] {e} (2026-05-01)\n" for e in entries)
+    assert [x.op.text for x in status_changes(ctx(memory, [("2026-05-30", line)]))] == [want]
+
+
+def test_a_school_or_a_term_is_no_step_in_progress():
+    from memgit.dream import lexicon as lx
+    for text in ("儿子读高中", "期末和期中", "其中有三个"):
+        assert not lx.PENDING.search(text), text
+    assert lx.PENDING.search("3 颗全冠，上瓷中") and lx.PENDING.search("面料：备料中")

@@ -36,6 +36,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
         lead = _subject(it.entry.body[:pend.start()]) if pend else frozenset()
         named = it.folded[:pend.start()] if pend else ""  # what is waiting, named before its status word
         mine, theirs = _contrast(ctx, it, pend, waits)
+        refs = frozenset(t for t in it.subject if t.startswith("#"))
         told: set[tuple[str, int]] = set()  # lines told of the entry by their own words
         for o in about:
             if o.role == "assistant":
@@ -45,7 +46,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
             named_apart = bool(o.terms & mine) and not o.terms & theirs
             if o.terms & theirs and not o.terms & mine:
                 continue  # what tells a sibling apart, and nothing of this one: the line is the sibling's
-            by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart
+            # (the entry's own number, "#412", names it whatever else the line says)
+            by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart \
+                or bool(o.terms & refs)
             if by_words:
                 told.add((o.source, o.line))
             # the next line of the same log goes on with its story when it names nothing else
