@@ -1260,3 +1260,9 @@ def test_a_school_or_a_term_is_no_step_in_progress():
     for text in ("儿子读高中", "期末和期中", "其中有三个"):
         assert not lx.PENDING.search(text), text
     assert lx.PENDING.search("3 颗全冠，上瓷中") and lx.PENDING.search("面料：备料中")
+
+
+def test_what_could_not_connect_connecting_again_is_a_fix():
+    c = ctx("## 设备\n- [P1] 温室的温控器一直连不上 wifi，待查 (2026-05-20)\n- [P1] 水泵偶尔异响，待查 (2026-05-20)\n",
+            [("2026-05-29", "加了个中继，温室的温控器连上了!! 定时恢复 ✅"), ("2026-05-30", "水泵还是响")])
+    assert [x.op.targets[0] for x in stale_entries(c)] == ["- [P1] 温室的温控器一直连不上 wifi，待查 (2026-05-20)"]
