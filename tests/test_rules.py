@@ -1266,3 +1266,13 @@ def test_what_could_not_connect_connecting_again_is_a_fix():
     c = ctx("## 设备\n- [P1] 温室的温控器一直连不上 wifi，待查 (2026-05-20)\n- [P1] 水泵偶尔异响，待查 (2026-05-20)\n",
             [("2026-05-29", "加了个中继，温室的温控器连上了!! 定时恢复 ✅"), ("2026-05-30", "水泵还是响")])
     assert [x.op.targets[0] for x in stale_entries(c)] == ["- [P1] 温室的温控器一直连不上 wifi，待查 (2026-05-20)"]
+
+
+def test_a_short_form_of_a_release_name_moves_the_entry_naming_it_in_full():
+    memory = ("## Infra\n- [P1] db01 跑 PostgreSQL 14，给 Nextcloud 用 (2026-02-11)\n"
+              "- [P1] db02 上的 analytics 库也是 PostgreSQL 14，先不动 (2026-02-11)\n")
+    c = ctx(memory, [("2026-05-29", "pg_upgrade 跑完，db01 的 Postgres 升到 16 了 ✅")])
+    assert [x.op.text for x in slot_changes(c)] == ["[P1] db01 跑 PostgreSQL 16，给 Nextcloud 用 (2026-05-29)"]
+    # a name no longer than a few letters is no short form of another ("Java" is not "JavaScript")
+    js = ctx("## Apps\n- [P1] web 前端用 JavaScript 5 (2026-02-11)\n", [("2026-05-29", "web 的 Java 升到 21 了")])
+    assert slot_changes(js) == []

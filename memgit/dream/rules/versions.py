@@ -569,6 +569,10 @@ def _slot(it: Item, kind: str, old: str | None, new: str) -> tuple[int, int, str
     edge_l, edge_r = r"(?<![a-z0-9_./-])", r"(?![a-z0-9_/-]|\.[a-z0-9])"
     if kind == "version":
         name, nv = new.split("\0")
+        if len(name) >= 6 and not re.search(edge_l + re.escape(name) + r"(?![a-z])", f):
+            # a short form of the entry's name ("Postgres" for "PostgreSQL", "Elastic" for "Elasticsearch")
+            longer = {m.group(0) for m in re.finditer(edge_l + re.escape(name) + r"[a-z]{1,6}(?![a-z])", f)}
+            name = longer.pop() if len(longer) == 1 else name
         hits = list(re.finditer(edge_l + re.escape(name) + r"(?: ?[-_]?)v?(\d+(?:\.\d+)*)" + edge_r, f))
         if len(hits) != 1 or len(re.findall(edge_l + re.escape(name) + r"(?![a-z])", f)) != 1:
             return None  # the name twice, or with two versions: which one moved is unsure
@@ -751,6 +755,8 @@ def moved_slots(ctx: Context) -> list[Candidate]:
         if o.role == "assistant" or o.sensitive or len(o.text) > 300:
             continue
         for kind, old, new, new_raw, at, _, rest in _statements(o):
+            if kind == "version":
+                rest -= term_set(new.split("\0")[0])  # (the release's own name, however short its form)
             said, rest = rest, frozenset(t for t in rest if ctx.anchor(t))
             best: list[tuple[float, Item, tuple[int, int, str], tuple | bool]] = []
             for it in ctx.items_about(o):
