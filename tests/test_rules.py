@@ -1276,3 +1276,29 @@ def test_a_short_form_of_a_release_name_moves_the_entry_naming_it_in_full():
     # a name no longer than a few letters is no short form of another ("Java" is not "JavaScript")
     js = ctx("## Apps\n- [P1] web 前端用 JavaScript 5 (2026-02-11)\n", [("2026-05-29", "web 的 Java 升到 21 了")])
     assert slot_changes(js) == []
+
+
+def test_a_sentence_beside_a_pasted_secret_still_counts_and_quotes_no_secret():
+    from memgit import sensitive
+    from memgit.dream.collect import _clean_parts
+
+    raw = "decided: wholesale cut-off moves to 11:00 day-before. Priya pasted the key: sk_live_cRmB7q2Xw9LpV4nT8zK1fHd3"
+    red = sensitive.redact(raw)
+    assert red != raw
+    line = Observation("memory/2026-05-29.md", 3, date(2026, 5, 29), red, red, "log", "log", "", True)
+    got = _clean_parts([line])
+    assert got[0] is line and [o.text for o in got[1:]] == ["decided: wholesale cut-off moves to 11:00 day-before."]
+    assert not got[1].sensitive and "sk_live" not in got[1].quote() and sensitive.REDACTED not in got[1].quote()
+
+
+def test_a_job_time_moved_from_a_dated_weekday_moves_despite_the_identity_naming_the_job():
+    memory = ("## Orders\n- [P1] Wholesale order cut-off: 14:00 the day before delivery (2026-02-09)\n"
+              "- [P1] Deliveries Tue–Sat, van leaves 05:30 (2026-02-09)\n")
+    lines = [("2026-05-26", "wholesale cut-off moves to 11:00 day-before, from Mon 25th."),
+             ("2026-05-28", "first day on the 11:00 cut-off, 2 late orders bounced")]
+    c = ctx(memory, lines)
+    c.col.docs["MEMORY.md"] = parse("MEMORY.md", (HEAD.replace("- Host: a VPS", "- Wholesale customers order by email "
+                                                               "before the cut-off") + memory).encode())
+    c = Context(c.col, "MEMORY.md", None)
+    assert [x.op.text for x in schedule_moves(c)] == [
+        "[P1] Wholesale order cut-off: 11:00 the day before delivery (2026-05-28)"]

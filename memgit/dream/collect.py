@@ -245,6 +245,26 @@ def _session_observations(rel: str, text: str, start: date, now: date, warnings:
     return out
 
 
+_SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；;])\s*")
+
+
+def _clean_parts(obs: list[Observation]) -> list[Observation]:
+    """Each line a secret was redacted from, and also its sentences that hold no part of it, as lines of
+    their own ("decided: cut-off moves to 11:00. Priya also pasted the key: [REDACTED]" says the cut-off
+    without the key): what the person did beside pasting a secret still counts, and its quote is only
+    that sentence."""
+    out = []
+    for o in obs:
+        out.append(o)
+        if not o.sensitive or o.role == "assistant":
+            continue
+        for part in _SENTENCE_CUT.split(o.text):
+            part = part.strip()
+            if len(part) >= 12 and sensitive.REDACTED not in part and not sensitive.has_sensitive(part):
+                out.append(Observation(o.source, o.line, o.day, part, part, o.kind, o.role, o.session, False))
+    return out
+
+
 def collect(ws: Workspace, now: date, window_days: int) -> Collected:
     root = ws.root
     start = now - timedelta(days=window_days)
@@ -303,7 +323,7 @@ def collect(ws: Workspace, now: date, window_days: int) -> Collected:
     warnings += ws.warnings
     ws.warnings.clear()
     capacity = ws.capacity()
-    return Collected(now, start, obs, docs, capacity, logs_read, sessions_read, warnings,
+    return Collected(now, start, _clean_parts(obs), docs, capacity, logs_read, sessions_read, warnings,
                      live_secrets(ws, docs))
 
 

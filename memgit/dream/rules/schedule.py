@@ -116,8 +116,9 @@ def _moves_it(ctx: Context, it: Item, f: str, pos: int) -> bool:
 
 def _own_head(ctx: Context, it: Item) -> frozenset[str]:
     """What the entry's head names that no other entry's of its file does ("demo" of "Sprint demo" beside
-    "Sprint planning")."""
-    others = frozenset().union(*(x.head for x in ctx.items if x is not it and x.entry.file == it.entry.file))
+    "Sprint planning"); identity and rules (frozen) are no rival: they name the ways of every job."""
+    others = frozenset().union(*(x.head for x in ctx.items if x is not it and x.entry.file == it.entry.file
+                                 and not x.frozen))
     return it.head - others
 
 
@@ -127,7 +128,9 @@ def schedule_moves(ctx: Context) -> list[Candidate]:
 
 # a weekday that dates when a change starts ("从下周一起", "starting next Monday"), no day of the schedule
 _DATED_DAY = re.compile(r"(?:从|從)?下(?:个|個)?(?:周|週|星期|礼拜|禮拜)[一二三四五六日天](?:起|开始|開始)?"
-                        r"|(?i:\b(?:next|this|coming|from|starting)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)")
+                        r"|(?i:\b(?:next|this|coming|from|starting)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)"
+                        # a weekday with its day of the month is a date ("from Mon 13th", "starting Tue 4 June")
+                        r"|(?i:\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b)")
 
 
 def _time_moves(ctx: Context) -> list[Candidate]:
