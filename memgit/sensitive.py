@@ -232,6 +232,7 @@ def _family_index() -> _HintIndex[Callable[[str, list[_Hit]], None]]:
         (_assignment_hits, _ASSIGNMENT_WORDS),
         (_labelled_hits, _LABEL_WORDS),
         (_cli_password_hits, _CLI_WORDS),
+        (_wifi_hits, _WIFI_WORDS),
         (_cost_basis_hits, _COST_WORDS),
         (_holdings_hits, _SHARE_WORDS),
         (_pnl_hits, _PNL_WORDS),
@@ -1007,6 +1008,19 @@ def _credential_like(value: str) -> bool:
         and not _DATEISH.match(value)
         and not value.startswith(("/", "./", "../", "~/"))
     )
+
+
+# a network's name and password written as a pair ("office wifi: CrumbBack / S0urdough!26", "WLAN：Home5G／x9Kp#22")
+_WIFI_WORDS = ("wifi", "wi-fi", "wlan", "hotspot", "无线", "無線", "热点", "熱點")
+_WIFI_PAIR = _LazyRegex(r"(?i)(?:wi-?fi|wlan|hotspot|无线|無線|热点|熱點)[^\n:：]{0,40}[:：][ \t]*[^\s/／]{2,40}"
+                        r"[ \t]*[/／][ \t]*(\S{4,64})")
+
+
+def _wifi_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _WIFI_PAIR.finditer(line):
+        value = _strip_trailing(m.group(1))
+        if _password_like(value) and not _is_placeholder(value):
+            hits.append(("password", m.start(1), m.start(1) + len(value)))
 
 
 def _password_like(value: str) -> bool:

@@ -389,3 +389,17 @@ def test_a_plus_that_begins_a_base64_line_is_not_taken_for_a_diff_prefix() -> No
 def test_readme_quotes_the_corpus_figures() -> None:
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     assert f"{CORPUS_POSITIVES} positive forms and {CORPUS_LOOKALIKES} look-alikes" in readme
+
+
+@pytest.mark.parametrize("line, secret", [
+    ("+ office wifi while she was at it: CrumbBack / Sourd0ugh!Knead26", "Sourd0ugh!Knead26"),
+    ("店里 WLAN：Home5G／x9Kp#22", "x9Kp#22"),
+])
+def test_a_network_name_and_password_pair_is_a_password(line, secret):
+    assert secret not in redact(line) and has_sensitive(line)
+
+
+@pytest.mark.parametrize("line", ["wifi: 2.4 / 5 GHz bands", "wifi router: TP-Link / Archer",
+                                  "Wi-Fi: guest network / see the card"])
+def test_a_wifi_line_without_a_password_is_left_alone(line):
+    assert redact(line) == line
