@@ -1302,3 +1302,16 @@ def test_a_job_time_moved_from_a_dated_weekday_moves_despite_the_identity_naming
     c = Context(c.col, "MEMORY.md", None)
     assert [x.op.text for x in schedule_moves(c)] == [
         "[P1] Wholesale order cut-off: 11:00 the day before delivery (2026-05-28)"]
+
+
+def test_a_person_named_by_surname_and_title_hands_over_with_their_extension():
+    memory = ("## 客戶\n- [P1] 永和五金 對帳聯絡人：王先生（分機 214），每月 5 日前對帳 (2026-04-02)\n"
+              "- [P1] 大新文具 對帳聯絡人：黃小姐（分機 117），每月 10 日前對帳 (2026-04-02)\n")
+    lines = [("2026-05-27", "永和五金 來信：對帳窗口即日起改由 陳小姐 負責，分機 305；王先生 已調到業務部。"),
+             ("2026-05-29", "和永和五金的陳小姐（分機 305）核對完五月帳目，順利。")]
+    assert [x.op.text for x in slot_changes(ctx(memory, lines))] == [
+        "[P1] 永和五金 對帳聯絡人：陳小姐（分機 305），每月 5 日前對帳 (2026-05-29)"]
+    # the new one's extension never said: the old one's is no one's now, a person rewrites the entry
+    vague = [(lines[0][0], "永和五金 來信：對帳窗口即日起改由 陳小姐 負責；王先生 已調到業務部。"),
+             ("2026-05-29", "和永和五金的陳小姐核對完五月帳目，順利。")]
+    assert slot_changes(ctx(memory, vague)) == []

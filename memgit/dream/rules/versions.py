@@ -825,6 +825,9 @@ def moved_slots(ctx: Context) -> list[Candidate]:
 # -- refresh: a party or device handed its part to another ----------------------------------------
 # a name as written: capitalised words ("Greenleaf Farms", "Rain Bird ESP-Me"), or a Chinese one in quotes
 _CAP_NAME = re.compile(r"(?<![\w'’])[A-Z][\w&+-]*(?:\.[\w&+-]+)*(?:[ \t]+(?:[A-Z][\w&+-]*(?:\.[\w&+-]+)*|\d+\w*))*")
+# a person named by surname and title ("陳律師", "林先生", "王老师"): one character before the title
+_TITLED_ZH = re.compile(r"[\u4e00-\u9fff](?:律師|律师|小姐|先生|女士|醫師|医师|醫生|医生|老師|老师|經理|经理"
+                        r"|主任|師傅|师傅)")
 _QUOTED_ZH = re.compile(r"[「“\"]([\u4e00-\u9fff]{2,12})[」”\"]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？：；]\s*)$")
 
@@ -840,6 +843,7 @@ def _names(text: str) -> list[tuple[int, int, str]]:
         if len(name) >= 3 and not name.isupper():
             out.append((m.start(), m.start() + len(name), name))
     out += [(m.start(1), m.end(1), m.group(1)) for m in _QUOTED_ZH.finditer(text)]
+    out += [(m.start(), m.end(), m.group(0)) for m in _TITLED_ZH.finditer(text)]
     return out
 
 
@@ -932,6 +936,21 @@ def handovers(ctx: Context) -> list[Candidate]:
         _, it, new, took, lines = best
         body = it.entry.body
         new_body = body.replace(old, new, 1)
+        # a detail in brackets right after the old one ("林先生（分機 214）") is the old one's: its number moves to
+        # the one the lines give the new one under the same word ("分機 305"), or a person rewrites it
+        at, extra = body.find(old) + len(old), 0
+        aside = re.match(r"\s*[（(]([^（）()]{1,24})[）)]", body[at:])
+        if aside and re.search(r"\d", aside.group(1)):
+            word = re.sub(r"[\d\s+#:：.-]+", "", aside.group(1))
+            nums = {m.group(1) for o in (took, *lines)
+                    for m in re.finditer(re.escape(word) + r"\s*[:：#]?\s*(\d[\d-]*\d|\d)", o.text)} if word else set()
+            old_nums = re.findall(r"\d[\d-]*\d|\d", aside.group(1))
+            if len(nums) != 1 or len(old_nums) != 1:
+                continue
+            fixed = aside.group(0).replace(old_nums[0], nums.pop(), 1)
+            a = at + len(new) - len(old)
+            new_body = new_body[:a] + fixed + new_body[a + len(aside.group(0)):]
+            extra = len(fixed) - len(aside.group(0))
         have, said = clocks(fold(body)), clocks(fold(took.text))
         if len(said) == 1 and said[0][2] not in {c[2] for c in have}:
             if len(have) != 1:
@@ -940,7 +959,7 @@ def handovers(ctx: Context) -> list[Candidate]:
             when = clock_as(said[0][2], body[a:b], style)
             if when is None:
                 continue
-            shift = len(new) - len(old) if body.find(old) < a else 0
+            shift = len(new) - len(old) + (extra if at < a else 0) if body.find(old) < a else 0
             new_body = new_body[:a + shift] + when + new_body[b + shift:]
         days = len({o.day for o in lines})
         score = confidence("slot", extra_days=days - 1, recent=ctx.recency(lines))
