@@ -1315,3 +1315,16 @@ def test_a_person_named_by_surname_and_title_hands_over_with_their_extension():
     vague = [(lines[0][0], "永和五金 來信：對帳窗口即日起改由 陳小姐 負責；王先生 已調到業務部。"),
              ("2026-05-29", "和永和五金的陳小姐核對完五月帳目，順利。")]
     assert slot_changes(ctx(memory, vague)) == []
+
+
+def test_a_tool_adopted_from_now_on_replaces_the_one_the_line_removes():
+    memory = ("## Show\n- [P1] Captions: local Vosk small model via Subtitler, exported as .vtt (2026-01-09)\n"
+              "- [P1] Welsh episodes are captioned with Vosk large, the only one that copes (2026-02-14)\n")
+    lines = [("2026-05-27", "Dana's call: Moonshine for the main feed from now on. Removed the Vosk small model to free up disk."),
+             ("2026-05-29", "Ep 12 captions done with Moonshine, .vtt uploaded")]
+    assert [x.op.text for x in slot_changes(ctx(memory, lines))] == [
+        "[P1] Captions: local Moonshine via Subtitler, exported as .vtt (2026-05-29)"]
+    # never used for the entry's subject afterwards, or asked about: nothing moves
+    assert slot_changes(ctx(memory, lines[:1])) == []
+    asked = [("2026-05-27", "Moonshine for the main feed from now on? Removed the Vosk small model anyway."), lines[1]]
+    assert slot_changes(ctx(memory, asked)) == []

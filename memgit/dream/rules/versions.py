@@ -125,6 +125,8 @@ def slot_changes(ctx: Context) -> list[Candidate]:
 
     found = labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx) + handovers(ctx)
     taken = {c.op.targets for c in found}
+    found += [c for c in adopted_tools(ctx) if c.op.targets not in taken]
+    taken = {c.op.targets for c in found}
     found += [c for c in displacements(ctx) if c.op.targets not in taken]
     taken = {c.op.targets for c in found}
     return found + [c for c in named_releases(ctx) if c.op.targets not in taken]
@@ -969,4 +971,80 @@ def handovers(ctx: Context) -> list[Candidate]:
                        reason=f"{old} handed its part to {new} (seen on {days} days)",
                        evidence=(entry_evidence(it), *ctx.evidence(ev, 4, first=took)), origin="offline")
         out.append(Candidate(op, "handover", score, {"days": days, "from": old, "to": new}))
+    return out
+
+
+# -- refresh: a tool adopted from now on, the entry's one removed ---------------------------------
+_CAP_WORD = re.compile(r"(?<![\w.-])[A-Z][A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*(?![\w-])(?!['’]s\b)")  # ("Dana's": a person)
+_LINE_SENTENCE = re.compile(r"(?<=[.!?。！？；;])\s*")
+
+
+def _run_at(words: list[str], k: int, other: list[str]) -> int:
+    """How many words from words[k] on `other` holds in a row somewhere, up to three."""
+    best = 0
+    low = [w.lower() for w in other]
+    for j in range(len(other)):
+        n = 0
+        while n < 3 and k + n < len(words) and j + n < len(other) and words[k + n].lower() == low[j + n]:
+            n += 1
+        best = max(best, n)
+    return best
+
+
+def adopted_tools(ctx: Context) -> list[Candidate]:
+    """A line adopting one new tool from now on ("Parakeet for the main feed from now on") and, in another
+    sentence, removing or retiring the one an entry uses ("Removed the Whisper medium model"): the entry
+    naming the removed tool as that sentence writes it, longest (Whisper medium beside Whisper large), has
+    it replaced by the new one, once a later line names the new one with the entry's subject. The new
+    tool is a capitalised name memory never writes; a question or a plan moves nothing."""
+    out: list[Candidate] = []
+    memory = " ".join(it.folded for it in ctx.items)
+    for o in ctx.obs:
+        if o.role == "assistant" or o.sensitive or len(o.text) > 300:
+            continue
+        f = fold(o.text)
+        if not lx.TIME_MARKER.search(f) or lx.ASKED.search(f) or lx.PLANNED.search(f):
+            continue
+        sents = [x.strip() for x in _LINE_SENTENCE.split(o.text) if x.strip()]
+        adopt = [x for x in sents if lx.TIME_MARKER.search(fold(x))]
+        gone = [x for x in sents if x not in adopt and (lx.RETIRED.search(fold(x)) or lx.DONE_WITH.search(fold(x)))]
+        if len(adopt) != 1 or len(gone) != 1:
+            continue
+        news = {w for w in _CAP_WORD.findall(adopt[0]) if w.lower() not in memory and not is_common_word(w.lower())}
+        if len(news) != 1:
+            continue
+        new = news.pop()
+        gw = re.findall(r"[\w.+-]+", gone[0])
+        best: list[tuple[int, Item, int, int]] = []
+        for it in ctx.items:
+            if it.frozen or it.step:
+                continue
+            body = it.entry.body
+            bw = list(re.finditer(r"[\w.+-]+", body))
+            words = [m.group(0) for m in bw]
+            for k, w in enumerate(words):
+                if not _CAP_WORD.fullmatch(w) or is_common_word(w.lower()):
+                    continue
+                n = _run_at(words, k, gw)
+                if n:
+                    best.append((n, it, bw[k].start(), bw[k + n - 1].end()))
+        if not best:
+            continue
+        best.sort(key=lambda b: -b[0])
+        if len(best) > 1 and best[1][0] == best[0][0]:
+            continue  # two entries name the removed tool as well: which one moved is unsure
+        _, it, a, b = best[0]
+        own = it.subject - term_set(it.entry.body[a:b])
+        later = [x for x in ctx.obs if (x.day, x.line) > (o.day, o.line) and x.role != "assistant" and not x.sensitive
+                 and new.lower() in fold(x.text) and x.terms & own]
+        if not later:
+            continue  # no later line uses the new tool for the entry's subject
+        body = it.entry.body
+        text = compose(it, body[:a] + new + body[b:], max(x.day for x in later) if it.entry.date else None)
+        days = len({x.day for x in later})
+        score = confidence("slot", extra_days=min(days - 1, 2), recent=ctx.recency([o, *later]))
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"{body[a:b]} removed, {new} from now on ({o.day.isoformat()})",
+                       evidence=(entry_evidence(it), *ctx.evidence([o, *later], 4, first=o)), origin="offline")
+        out.append(Candidate(op, "slot", score, {"days": days, "from": body[a:b], "to": new}))
     return out
