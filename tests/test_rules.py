@@ -1328,3 +1328,13 @@ def test_a_tool_adopted_from_now_on_replaces_the_one_the_line_removes():
     assert slot_changes(ctx(memory, lines[:1])) == []
     asked = [("2026-05-27", "Moonshine for the main feed from now on? Removed the Vosk small model anyway."), lines[1]]
     assert slot_changes(ctx(memory, asked)) == []
+
+
+def test_a_decided_arrow_swaps_a_tool_named_with_a_chinese_word():
+    memory = ("## 流程\n- [P1] 機翻初稿用 Google 翻譯，譯者再做後編 (2026-01-08)\n"
+              "- [P1] 官網的即時翻譯小工具串 Google 翻譯 API，工程師阿德維護 (2026-02-15)\n")
+    c = ctx(memory, [("2026-05-29", "定案：機翻初稿 Google 翻譯 → DeepL Pro，下週起全部案子都用")])
+    assert [x.op.text for x in slot_changes(c)] == ["[P1] 機翻初稿用 DeepL Pro，譯者再做後編 (2026-05-29)"]
+    # an arrow no one decided is a flow
+    flow = ctx(memory, [("2026-05-29", "機翻初稿 Google 翻譯 → DeepL Pro → 譯者後編")])
+    assert slot_changes(flow) == []

@@ -430,7 +430,8 @@ _NAME = r"[a-z][a-z0-9.+_-]*[a-z0-9+]|[a-z]"
 _VER = r"v?\d+(?:\.\d+)*"
 _VAL = rf"`?(?<![a-z0-9_./-])(?:(?:{_NAME})(?: v?\d+(?:\.\d+)*)?|{_VER})(?![a-z0-9_/-]|\.[a-z0-9])`?"
 _FRAMES = [re.compile(p) for p in (
-    rf"(?P<old>{_VAL})\s*(?:→|->|=>|⇒|➜)\s*(?P<new>{_VAL})",                           # X → Y
+    # (a name may carry a Chinese word of its own: "Google 翻譯 → DeepL Pro")
+    rf"(?P<old>{_VAL}(?:[ \t]?[\u4e00-\u9fff]{{1,4}}(?=\s*(?:→|->|=>|⇒|➜)))?)\s*(?:→|->|=>|⇒|➜)\s*(?P<new>{_VAL})",
     rf"\bfrom\s+(?P<old>{_VAL})\s+(?:to|into)\s+(?P<new>{_VAL})",                      # from X to Y
     # a Chinese verb may carry its aspect particle: 换成了 / 升级到了 Y
     rf"从\s*(?P<old>{_VAL})\s*(?:{lx.CHANGE_ZH}|到)\s*了?\s*(?P<new>{_VAL})",          # 从 X 换成 Y
@@ -757,8 +758,8 @@ def moved_slots(ctx: Context) -> list[Candidate]:
         if o.role == "assistant" or o.sensitive or len(o.text) > 300:
             continue
         for kind, old, new, new_raw, at, _, rest in _statements(o):
-            if kind == "version":
-                rest -= term_set(new.split("\0")[0])  # (the release's own name, however short its form)
+            # (the release's or the new tool's own name, however short its form, says nothing of the entry)
+            rest -= term_set(new.split("\0")[0]) | term_set(new_raw)
             said, rest = rest, frozenset(t for t in rest if ctx.anchor(t))
             best: list[tuple[float, Item, tuple[int, int, str], tuple | bool]] = []
             for it in ctx.items_about(o):
