@@ -1338,3 +1338,11 @@ def test_a_decided_arrow_swaps_a_tool_named_with_a_chinese_word():
     # an arrow no one decided is a flow
     flow = ctx(memory, [("2026-05-29", "機翻初稿 Google 翻譯 → DeepL Pro → 譯者後編")])
     assert slot_changes(flow) == []
+
+
+def test_a_thing_pushed_to_a_later_meeting_is_put_off_not_pushed():
+    memory = ("## Loans\n- [P1] Incoming loan of the whaling logbooks: awaiting board approval (2026-05-01)\n"
+              "- [P1] Release branch fix: pending push (2026-05-01)\n")
+    lines = [("2026-05-29", "whaling logbooks loan not discussed, pushed to the Nov meeting"),
+             ("2026-05-30", "release branch fix pushed to main")]
+    assert [x.op.text for x in status_changes(ctx(memory, lines))] == ["[P1] Release branch fix: pushed (2026-05-30)"]
