@@ -1346,3 +1346,15 @@ def test_a_thing_pushed_to_a_later_meeting_is_put_off_not_pushed():
     lines = [("2026-05-29", "whaling logbooks loan not discussed, pushed to the Nov meeting"),
              ("2026-05-30", "release branch fix pushed to main")]
     assert [x.op.text for x in status_changes(ctx(memory, lines))] == ["[P1] Release branch fix: pushed (2026-05-30)"]
+
+
+@pytest.mark.parametrize("line, pruned", [
+    ("ML 容器三天没重启过，人脸识别全部跑完 ✅", True),       # the outcome that did not happen, done
+    ("人脸识别还是没跑起来，明天再看", False),                 # said again as not done
+    ("人脸识别跑了一半又失败了", False),                       # a failure, not the outcome
+    ("照片备份跑完了", False),                                 # another thing's
+])
+def test_an_outcome_that_did_not_happen_said_done_ends_the_error(line, pruned):
+    c = ctx("## NAS\n- [P1] 相册的识别容器一直失败（内存不够），人脸识别没跑起来，待查 (2026-05-20)\n"
+            "- [P1] 照片备份每晚 02:00 跑 (2026-05-01)\n", [("2026-05-29", line)])
+    assert bool(stale_entries(c)) == pruned

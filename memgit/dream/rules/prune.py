@@ -55,6 +55,8 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 ok = [o for o in ok if not _failing(fold(o.text))]
                 runs = len({o.day for o in ok}) + any(lx.REPEATED.search(fold(o.text)) for o in ok)
                 fixed = ok if runs >= 2 else []
+            if not fixed:
+                fixed = _outcome_reached(ctx, it)
             if fixed:
                 last = max((o.day, o.line) for o in fixed)
                 if any((o.day, o.line) > last and _failing(fold(o.text))
@@ -75,6 +77,35 @@ def stale_entries(ctx: Context) -> list[Candidate]:
 
 _FAILED_TO = re.compile(r"\bfail(?:s|ed|ing)?\s+to\s+([a-z]{3,})\b")
 _WORKS = re.compile(r"\bworks?\b|\bworking\b|\bfine\b|\bok\b|正常|可以用")
+
+
+# what an entry says did not happen, in Chinese: its object and verb ("人脸识别没跑起来", "消息发不出去")
+_NOT_DONE = re.compile(r"([\u4e00-\u9fff]{2,6}?)(?:没有?|沒有?|未)\s*([\u4e00-\u9fff])(?:起来|出来|出去|成|好|完)"
+                       r"|([\u4e00-\u9fff]{2,6}?)([\u4e00-\u9fff])不(?:出去|起来|出来|成|了|动)")
+
+
+def _outcome_reached(ctx: Context, it) -> list[Observation]:
+    """A Chinese entry's outcome that did not happen ("人脸识别没跑起来", "消息发不出去"), said done later of the
+    same thing with the same verb ("人脸识别全部跑完 ✅", "消息都发出去了"): the failure is over. The line must
+    come after the entry, be nobody's question and say it without a negation or a word of failure."""
+    m = _NOT_DONE.search(it.folded)
+    if not m:
+        return []
+    thing, verb = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+    thing = thing[-4:]
+    done = re.compile(rf"{re.escape(thing)}[^，,。；;!！?？]{{0,6}}?{re.escape(verb)}"
+                      r"(?:完|好了|好|起来了|出去了|出来了|成了|通了)")
+    out = []
+    for o in ctx.obs:
+        if o.role == "assistant" or o.sensitive or (it.entry.date and o.day < it.entry.date):
+            continue
+        f = fold(o.text)
+        hit = done.search(f)
+        lead = re.split(r"[，,。；;!！?？]", f[:hit.start()])[-1] if hit else ""
+        if hit and not lx.ASKED.search(f) and not _failing(f) and not re.search(r"[没沒未不别]", lead) \
+                and not re.search(r"[没沒未不]", f[hit.start():hit.end()]):
+            out.append(o)
+    return out
 
 
 def _failing(f: str) -> bool:
