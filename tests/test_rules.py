@@ -64,6 +64,15 @@ def test_a_done_word_said_of_another_noun_is_not_the_entrys_state():
     # a phrase keeps the canonical word; a Simplified line keeps it for a Traditional entry
     ("[P1] Floor map waiting on a survey", "the floor map went live for the team", "[P1] Floor map live (2026-05-30)"),
     ("[P1] 茶鋪 iOS 版 送審中", "茶铺 iOS 版审核通过，已上架", "[P1] 茶鋪 iOS 版 已上線 (2026-05-30)"),
+    # a bare 待审 and "还在 review，等 X approve" are waits too
+    ("[P1] 记账小程序新版已提交审核，待审", "记账小程序新版过审了，已经全量发布", "[P1] 记账小程序新版已提交审核，已全量发布 (2026-05-30)"),
+    ("[P1] 导出功能的 PR 还在 review，等 Dana approve", "Dana approve 了，导出功能的 PR 已经 live",
+     "[P1] 导出功能的 PR 已上线 (2026-05-30)"),
+    # a queued shipment that left, and one the customer signed for
+    ("[P1] 南仓：货架 40 组（订单 QA-77）排队中", "南仓 QA-77 货架上午装车发走了", "[P1] 南仓：货架 40 组（订单 QA-77）已发走 (2026-05-30)"),
+    ("[P1] 南仓：货架 40 组（订单 QA-77）排队中", "客户签收 QA-77，40 组点过了", "[P1] 南仓：货架 40 组（订单 QA-77）已签收 (2026-05-30)"),
+    # 通過 where its clause ends: the application is approved
+    ("[P1] 分店營業執照申請：審核中", "市府來函，分店營業執照申請通過，下月起可以營業", "[P1] 分店營業執照申請：已通過 (2026-05-30)"),
 ])
 def test_a_status_moves_to_the_lines_own_done_word(entry, line, want):
     assert [x.op.text for x in status_changes(ctx(f"## Work\n- {entry} (2026-05-01)\n", [("2026-05-30", line)]))] == [
@@ -1118,22 +1127,6 @@ def test_an_english_open_choice_closes_on_its_candidate():
     c = ctx("## Launch\n- [P1] Launch venue TBD, options: the Foundry / Hall 3 (2026-05-12)\n",
             [("2026-05-29", "Launch venue confirmed: Hall 3.")])
     assert [x.op.text for x in decided_choices(c)] == ["[P1] Launch venue confirmed: Hall 3 (2026-05-29)"]
-
-
-@pytest.mark.parametrize("entry, line, want", [
-    # a bare 待审 and "还在 review，等 X approve" are waits too
-    ("[P1] 记账小程序新版已提交审核，待审", "记账小程序新版过审了，已经全量发布", "[P1] 记账小程序新版已提交审核，已全量发布 (2026-05-30)"),
-    ("[P1] 导出功能的 PR 还在 review，等 Dana approve", "Dana approve 了，导出功能的 PR 已经 live",
-     "[P1] 导出功能的 PR 已上线 (2026-05-30)"),
-    # a queued shipment that left, and one the customer signed for
-    ("[P1] 南仓：货架 40 组（订单 QA-77）排队中", "南仓 QA-77 货架上午装车发走了", "[P1] 南仓：货架 40 组（订单 QA-77）已发走 (2026-05-30)"),
-    ("[P1] 南仓：货架 40 组（订单 QA-77）排队中", "客户签收 QA-77，40 组点过了", "[P1] 南仓：货架 40 组（订单 QA-77）已签收 (2026-05-30)"),
-    # 通過 where its clause ends: the application is approved
-    ("[P1] 分店營業執照申請：審核中", "市府來函，分店營業執照申請通過，下月起可以營業", "[P1] 分店營業執照申請：已通過 (2026-05-30)"),
-])
-def test_a_wait_in_mixed_or_short_words_moves_to_its_done_word(entry, line, want):
-    assert [x.op.text for x in status_changes(ctx(f"## Work\n- {entry} (2026-05-01)\n", [("2026-05-30", line)]))] == [
-        want]
 
 
 def test_a_queued_sibling_still_queued_stays():

@@ -345,12 +345,12 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                 continue
             hard = set().union(*(_hard_details(s) for s in kept))
             names = set().union(*(_names(s) for s in kept))
+            if not hard and not names:
+                continue
             # a clause of what stays that says so itself names the part it shares words with ("王姐那边也照样抄一份"
             # for "同时抄送王姐")
             kept_clauses = [c for s in kept for c in _PART_SEP.split(s) if lx.PREF_KEPT.search(fold(c))
                             and not lx.WEEKDAY.search(fold(c)) and not clocks(fold(c))]
-            if not hard and not names:
-                continue
             others = [x for x in turns if x.day == o.day]
             hits = []
             for k, it in enumerate(items):

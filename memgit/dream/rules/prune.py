@@ -132,6 +132,13 @@ def _succeeded(f: str) -> re.Pattern[str]:
 _ERROR_CLAUSE = re.compile(r"[，；。！？：（）]|[,;.!?:()](?=\s|$)")
 
 
+def _clause_of(f: str, start: int, end: int) -> str:
+    """The clause of `f` holding f[start:end]: from the clause mark before `start` to the one after `end`."""
+    a = max((x.end() for x in _ERROR_CLAUSE.finditer(f, 0, start)), default=0)
+    b = _ERROR_CLAUSE.search(f, end)
+    return f[a:b.start() if b else len(f)]
+
+
 def _log_names(ctx: Context, it) -> frozenset[str]:
     """What the logs call the thing an entry records as failing: a later line reporting the same failure
     (an error word, and two of the entry's specific terms or one no other entry names), fitting no other
@@ -157,9 +164,7 @@ def _log_names(ctx: Context, it) -> frozenset[str]:
         if len(shared) < 2 and not shared & rare and not any(
                 not is_common_word(t) and all(t not in x.subject for x in ctx.items if x is not it) for t in shared):
             continue
-        start = max((x.end() for x in _ERROR_CLAUSE.finditer(f, 0, m.start())), default=0)
-        end = _ERROR_CLAUSE.search(f, m.end())
-        clause = lx.PERSISTS.sub(" ", f[start:end.start() if end else len(f)])
+        clause = lx.PERSISTS.sub(" ", _clause_of(f, m.start(), m.end()))
         if len(clause) > 48:
             continue  # a story, not a name for the thing
         new = {t for t in term_set(clause) - it.subject - it.head - term_set(m.group(0))
@@ -192,16 +197,16 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
         f = fold(o.text)
         return bool(grams) and any(g in f for g in grams)
 
-    others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases
+    # (only a line named by an alias is asked what else its clause names)
+    others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases \
+        if aliases else frozenset()
 
     def by_alias(o: Observation, f: str, pos: int) -> bool:
         """The line names the thing by the logs' name for it, and the clause of its words names nothing
         another entry holds and this one lacks ("Android nightly fine" is not the iOS build's)."""
         if not o.terms & aliases:
             return False
-        start = max((x.end() for x in _ERROR_CLAUSE.finditer(f, 0, pos)), default=0)
-        end = _ERROR_CLAUSE.search(f, pos)
-        clause = term_set(f[start:end.start() if end else len(f)])
+        clause = term_set(_clause_of(f, pos, pos))
         return bool(clause & aliases) and not any(ctx.anchor(t) for t in clause & others)
 
     near = (it.head or it.subject) | aliases

@@ -197,14 +197,14 @@ def _one_per_story(cands: list[Candidate]) -> list[Candidate]:
     """Two lessons told by neighbouring lines of the same logs (each day's complaint and, a line or two on,
     its rule: "又是 context 没切…" then "以后动手前先 `kubectl config current-context`") are one lesson told twice:
     the surer one stays."""
-    kept: list[Candidate] = []
+    kept: list[tuple[Candidate, dict[str, list[int]]]] = []
     for c in sorted(cands, key=lambda c: -c.score):
         mine = _places(c)
         if any(set(mine) == set(theirs) and all(any(abs(a - b) <= 2 for b in theirs[f]) for f in mine for a in mine[f])
-               for theirs in map(_places, kept)):
+               for _, theirs in kept):
             continue
-        kept.append(c)
-    return [c for c in cands if any(c is k for k in kept)]
+        kept.append((c, mine))
+    return [c for c in cands if any(c is k for k, _ in kept)]
 
 
 def _in_script(text: str, ctx: Context, doc: Document | None) -> str:
@@ -318,8 +318,7 @@ def _rule_form(text: str) -> str:
     "forgot to purge…", "浪费半小时") are dropped when another states what to do (a rule's words: "记住",
     "always", "make sure"), and a leading "记住：" / "Remember:" goes; a sentence saying what the
     problem is ("`gws` not found after an upgrade") stays beside its workaround."""
-    # (a part holding no word is no sentence: the "!" of "!421 …", a merge request's number)
-    parts = [p.strip() for p in _SENTENCE.split(text.strip()) if p and re.search(r"[^\W\d_]", p)]
+    parts = _sentences(text)
     # a sentence the line labels as its lesson ("教訓：…", "Lesson: …") is the rule; the others tell
     # what happened that day ("核心退件：3 個 library 濃度不夠")
     labelled = [lx.RULE_LABEL.sub("", p, count=1).strip() for p in parts if lx.RULE_LABEL.match(p)]
@@ -327,11 +326,12 @@ def _rule_form(text: str) -> str:
         return " ".join(labelled)
     if len(parts) == 1 and (lab := lx.RULE_LABEL.match(parts[0])) and len(parts[0]) - lab.end() >= 8:
         return parts[0][lab.end():]  # "記一下：噴藥前一定要先查預報": the label goes
-    if not any(lx.RULE.search(fold(p)) for p in parts) and (missed := _missed_step(text)):
+    ruled = any(lx.RULE.search(fold(p)) for p in parts)
+    if not ruled and (missed := _missed_step(text)):
         return missed  # the step a complaint says was skipped is what to do
-    if not any(lx.RULE.search(fold(p)) for p in parts) and (ordered := _before_first(text)):
+    if not ruled and (ordered := _before_first(text)):
         return ordered  # the sentence saying what comes first
-    if len(parts) < 2 or not any(lx.RULE.search(fold(p)) for p in parts):
+    if len(parts) < 2 or not ruled:
         return text
     kept = [p for p in parts if lx.RULE.search(fold(p))
             or not (lx.AGAIN.search(fold(p)) or lx.COMPLAINT.search(fold(p)))]
@@ -342,11 +342,16 @@ def _rule_form(text: str) -> str:
     return said if len(said) >= 8 else text
 
 
+def _sentences(text: str) -> list[str]:
+    """A line's sentences (a part holding no word is no sentence: the "!" of "!421 …", a merge request's
+    number)."""
+    return [p.strip() for p in _SENTENCE.split(text.strip()) if p and re.search(r"[^\W\d_]", p)]
+
+
 def _before_first(text: str) -> str | None:
     """The one sentence of a line saying what comes first ("跑 migration 之前先 pg_dump 到 /backups/"), in its own
     words, the story around it dropped; None when none does or several do."""
-    parts = [p.strip() for p in _SENTENCE.split(text.strip()) if p and re.search(r"[^\W\d_]", p)]
-    hits = [p for p in parts if lx.BEFORE_FIRST.search(fold(p))]
+    hits = [p for p in _sentences(text) if lx.BEFORE_FIRST.search(fold(p))]
     if len(hits) != 1:
         return None
     clauses_ = [c for c in _CLAUSE.split(hits[0]) if c.strip()]

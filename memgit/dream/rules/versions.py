@@ -124,12 +124,11 @@ def slot_changes(ctx: Context) -> list[Candidate]:
     from memgit.dream.rules.displaced import displacements
 
     found = labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx) + handovers(ctx)
-    taken = {c.op.targets for c in found}
-    found += [c for c in adopted_tools(ctx) if c.op.targets not in taken]
-    taken = {c.op.targets for c in found}
-    found += [c for c in displacements(ctx) if c.op.targets not in taken]
-    taken = {c.op.targets for c in found}
-    return found + [c for c in named_releases(ctx) if c.op.targets not in taken]
+    # each later rule only for entries the earlier ones left alone
+    for rule in (adopted_tools, displacements, named_releases):
+        taken = {c.op.targets for c in found}
+        found += [c for c in rule(ctx) if c.op.targets not in taken]
+    return found
 
 
 # -- refresh: a release named by a whole number ("Node 18", "Windows 10", "PostgreSQL 15") -------------
@@ -185,7 +184,7 @@ def named_releases(ctx: Context) -> list[Candidate]:
         held = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + rf"[ \t]?v?{re.escape(cur)}(?!\d|[.,]\d)")
         own = _own_terms(it, name_terms)
         rivals = [(x, _own_terms(x, name_terms)) for x in by_name[name] if x is not it]
-        found: dict[str, list[tuple[Observation, bool]]] = {}
+        found: dict[str, list[tuple[Observation, bool, bool]]] = {}  # (line, its box runs it now, explicit)
         # every line naming the release (a topic talked of daily is no anchor of the index in a short week)
         for o in ctx.obs:
             if o.role == "assistant" or o.sensitive or (it.entry.date and o.day < it.entry.date):
@@ -980,13 +979,12 @@ _CAP_WORD = re.compile(r"(?<![\w.-])[A-Z][A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*(?![\w
 _LINE_SENTENCE = re.compile(r"(?<=[.!?。！？；;])\s*")
 
 
-def _run_at(words: list[str], k: int, other: list[str]) -> int:
-    """How many words from words[k] on `other` holds in a row somewhere, up to three."""
+def _run_at(words: list[str], k: int, low: list[str]) -> int:
+    """How many words from words[k] on `low` (lower case) holds in a row somewhere, up to three."""
     best = 0
-    low = [w.lower() for w in other]
-    for j in range(len(other)):
+    for j in range(len(low)):
         n = 0
-        while n < 3 and k + n < len(words) and j + n < len(other) and words[k + n].lower() == low[j + n]:
+        while n < 3 and k + n < len(words) and j + n < len(low) and words[k + n].lower() == low[j + n]:
             n += 1
         best = max(best, n)
     return best
@@ -1015,7 +1013,7 @@ def adopted_tools(ctx: Context) -> list[Candidate]:
         if len(news) != 1:
             continue
         new = news.pop()
-        gw = re.findall(r"[\w.+-]+", gone[0])
+        gw = [w.lower() for w in re.findall(r"[\w.+-]+", gone[0])]
         best: list[tuple[int, Item, int, int]] = []
         for it in ctx.items:
             if it.frozen or it.step:
