@@ -135,6 +135,13 @@ def test_a_switch_naming_only_the_new_tool_takes_the_one_the_line_retires(tmp_pa
         assert opened == [] and "跑 llama3 生成" in text
 
 
+def test_a_switch_to_a_tool_of_two_words_whose_old_one_is_unsubscribed(tmp_path):
+    entry = ("- [P1] 合約用 Inkwell 線上簽，範本放在「標準合約」資料夾 (2026-03-01)\n"
+             "- [P1] 問卷用 Tally 收 (2026-03-01)\n")
+    text, opened = refreshed(tmp_path, entry, log("2026-05-30", "定案：之後合約全部改用 Paper Trail 簽，Inkwell 月底停訂"))
+    assert len(opened) == 1 and "- [P1] 合約用 Paper Trail 線上簽，範本放在「標準合約」資料夾 (2026-05-30)" in text
+
+
 def test_switched_from_to_keeps_markup_and_tag(tmp_path):
     text, _ = refreshed(tmp_path, "- [P1] **TTS**: `Piper`, runs locally (2026-03-01)\n",
                         log("2026-05-31", "Switched the TTS from Piper to Kokoro, the voices are much better."))

@@ -529,15 +529,12 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                     else:
                         new_raw = nv
                 elif old is None and nv is None and fr in _NO_OLD_FRAMES and new not in STOP and len(new) > 1:
+                    new_raw, new = _whole_name(cl, m.end("new"), new_raw, new)
                     kind, a, b = "tool", None, new  # "以后统一换成 deepseek-r1": the old tool is the entry's
                 elif old is not None and nv is None and ov is None or old is not None and on != nn and on and nn:
                     if re.search(r"[./_]", old + new) or fr is _FRAMES[0] and not lx.SWITCHED.search(fc):
                         continue  # a file, a module, or a flow ("a → b"): no tool of its own
-                    # a name of several capitalised words is one name ("GitHub Actions", "Visual Studio Code")
-                    more = _MORE_NAME.match(cl, m.end("new")) if new_raw[:1].isupper() else None
-                    if more:
-                        new_raw += more.group(0)
-                        new += more.group(0).lower()
+                    new_raw, new = _whole_name(cl, m.end("new"), new_raw, new)
                     kind, a, b = "tool", old, new
                 else:
                     continue
@@ -555,6 +552,13 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
 
 _SAID_BY = re.compile(r"^[^:：]{1,16}[:：]")
 _MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+-]*)+")
+
+
+def _whole_name(cl: str, end: int, raw: str, folded: str) -> tuple[str, str]:
+    """A name of several capitalised words is one name ("GitHub Actions", "Dropbox Sign"): the new tool
+    as written and folded, with the capitalised words that follow it in the clause."""
+    more = _MORE_NAME.match(cl, end) if raw[:1].isupper() else None
+    return (raw + more.group(0), folded + more.group(0).lower()) if more else (raw, folded)
 
 
 def _name_before(text: str) -> str | None:
