@@ -289,6 +289,10 @@ def cjk_words(run: str) -> tuple[str, ...]:
         n = len(w)
         if n > 2:
             out += [g for k in (2, 3) if n > k for g in (w[j:j + k] for j in range(n - k + 1)) if jb.has_word(g)]
+            if not jb.has_word(w):
+                # a word jieba's dictionary lacks was guessed whole ("主服库", "升主服"): its pairs meet the
+                # same name cut otherwise elsewhere ("主服玩家库" → 主服|玩家|库)
+                out += [w[j:j + 2] for j in range(n - 1) if not jb.has_word(w[j:j + 2])]
         if n > 1:
             out.append(w)
             continue

@@ -883,6 +883,19 @@ def test_a_release_named_by_a_whole_number_moves_on_the_lines_about_its_entry():
     assert slot_changes(ctx(mem, [("2026-05-30", "runners on Node 22 today, no failures")])) == []
 
 
+def test_a_release_called_by_a_short_form_moves_when_its_planned_move_comes_true():
+    mem = ("## DB\n- [P1] 订单库跑 MariaDB 10，一主两从 (2026-05-10)\n"
+           "- [P1] 报表库也是 MariaDB 10，只留 90 天 (2026-05-10)\n")
+    plan = ("2026-05-26", "老周：这周想把订单库 mdb10 升到 11，先在预发演练")
+    done = ("2026-05-28", "订单库 MDB 11 起来了，主从都切完")
+    got = ops(slot_changes(ctx(mem, [plan, done])))
+    assert got == [("refresh", "[P1] 订单库跑 MariaDB 11，一主两从 (2026-05-28)")]
+    # the plan alone, or the outcome alone (no change said, one day), moves nothing
+    assert slot_changes(ctx(mem, [plan])) == [] and slot_changes(ctx(mem, [done])) == []
+    # a short form never written with the entry's current number is no name of it
+    assert slot_changes(ctx(mem, [("2026-05-26", "老周：这周想把订单库升到 11，先在预发演练"), done])) == []
+
+
 def test_of_two_entries_on_one_template_the_line_naming_what_tells_them_apart_moves_one():
     mem = ("## Apps\n- [P1] 记账猫 iOS 2.3（新增发票同步）审核中 (2026-05-20)\n"
            "- [P1] 记账猫 Android 2.3 已送 Google Play，审核中 (2026-05-20)\n")

@@ -134,3 +134,9 @@ def test_common_chinese_words_are_known_from_the_dictionary():
 
 def test_memgit_adds_its_own_stop_words_to_the_general_lists():
     assert {"today", "thanks", "new"} <= STOP and {"今天", "已经", "一直"} <= STOP_ZH
+
+
+def test_a_word_the_dictionary_lacks_gives_its_pairs_to_meet_the_same_name_cut_otherwise():
+    # jieba guesses 主服库 whole here, and cuts 主服|玩家|库 there: the pair 主服 joins them
+    assert "主服" in set(terms("主服库 PG 16 起来了")) & set(terms("主服玩家库跑 PostgreSQL 14"))
+    assert set(terms("数据库")) == {"数据", "据库", "数据库"}  # a dictionary word keeps only its words

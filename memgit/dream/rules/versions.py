@@ -175,22 +175,24 @@ def named_releases(ctx: Context) -> list[Candidate]:
         if not rel or it.frozen or it.step or lx.HELD.search(it.folded) or it.versions:
             continue
         name, cur = rel
-        rx = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + r"[ \t]?v?(\d{1,3})(?![\w:/%°'’-]|[.,]\d)")
-        # "Ubuntu 22 to 24", "Node 18 → 22": the old number, then the new one bare
-        onward = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + rf"[ \t]?v?{re.escape(cur)}\s*(?:→|->|=>|\bto\b|"
-                            rf"{lx.CHANGE_ZH})\s*v?(\d{{1,3}})(?![\w:/%°'’-]|[.,]\d)")
         name_terms = term_set(name)
-        ids = {m.group(0) for m in _NAMED_ID.finditer(it.folded)}
-        held = re.compile(r"(?<![a-z0-9_./-])" + re.escape(name) + rf"[ \t]?v?{re.escape(cur)}(?!\d|[.,]\d)")
         own = _own_terms(it, name_terms)
         rivals = [(x, _own_terms(x, name_terms)) for x in by_name[name] if x is not it]
+        names = "|".join(re.escape(n) for n in (name, *_abbreviations(ctx, it, name, cur, own)))
+        rx = re.compile(rf"(?<![a-z0-9_./-])(?:{names})[ \t]?v?(\d{{1,3}})(?![\w:/%°'’-]|[.,]\d)")
+        # "Ubuntu 22 to 24", "Node 18 → 22": the old number, then the new one bare
+        onward = re.compile(rf"(?<![a-z0-9_./-])(?:{names})[ \t]?v?{re.escape(cur)}\s*(?:→|->|=>|\bto\b|"
+                            rf"{lx.CHANGE_ZH})\s*v?(\d{{1,3}})(?![\w:/%°'’-]|[.,]\d)")
+        ids = {m.group(0) for m in _NAMED_ID.finditer(it.folded)}
+        held = re.compile(rf"(?<![a-z0-9_./-])(?:{names})[ \t]?v?{re.escape(cur)}(?!\d|[.,]\d)")
+        planned: dict[str, Observation] = {}  # a move planned for the entry ("想把主服库 pg14 升到 16"): its first line
         found: dict[str, list[tuple[Observation, bool, bool]]] = {}  # (line, its box runs it now, explicit)
         # every line naming the release (a topic talked of daily is no anchor of the index in a short week)
         for o in ctx.obs:
             if o.role == "assistant" or o.sensitive or (it.entry.date and o.day < it.entry.date):
                 continue
             f = fold(o.text)
-            if name not in f or lx.ASKED.search(f):
+            if not re.search(names, f) or lx.ASKED.search(f):
                 continue
             mine = ctx.weight(o.terms & own)
             if not mine:
@@ -208,8 +210,12 @@ def named_releases(ctx: Context) -> list[Candidate]:
                 cl = _clause_at(f, m.start())
                 if (lx.PLANNED.search(cl) or lx.HELD.search(cl) or lx.DENIED.search(cl) or lx.PENDING.search(cl)
                         or lx.TODO.search(cl) or lx.VERSION_HELD.search(cl) or lx.RELEASE_DOCS.search(cl)):
+                    if m.re is onward and lx.PLANNED.search(cl) and not (lx.DENIED.search(cl) or lx.HELD.search(cl)):
+                        planned.setdefault(nv, o)
                     continue
-                explicit = bool(UPGRADE.search(cl)) or bool(re.search(rf"(?<!\d){re.escape(cur)}(?!\d)", cl))
+                # the upgrade said, the old number beside the new, or the planned move since come true
+                explicit = (bool(UPGRADE.search(cl)) or bool(re.search(rf"(?<!\d){re.escape(cur)}(?!\d)", cl))
+                            or nv in planned and planned[nv].day <= o.day)
                 # the clause says what the entry's own instance runs now ("db-1 现在是 PostgreSQL 16"): a named
                 # box, not the product in general
                 now = bool(lx.NOW_STATE.search(cl)) and any(i in cl for i in ids)
@@ -223,6 +229,8 @@ def named_releases(ctx: Context) -> list[Candidate]:
             continue  # two new numbers on the last day: unsure
         nv = newest.pop()
         support = [o for o, _, _ in found[nv]]
+        if nv in planned and planned[nv].day < min(o.day for o in support):
+            support.insert(0, planned[nv])  # the plan and, on a later day, its outcome: two lines of the move
         days = len({o.day for o in support})
         explicit = any(e for _, _, e in found[nv])
         instance = any(i for _, i, _ in found[nv])
@@ -243,6 +251,25 @@ def named_releases(ctx: Context) -> list[Candidate]:
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
         out.append(Candidate(op, "version", score, {"days": days, "explicit": explicit, "from": old_raw, "to": nv}))
     return out
+
+
+def _abbreviations(ctx: Context, it: Item, name: str, cur: str, own: frozenset[str]) -> list[str]:
+    """What the lines call a release's name for short ("pg14" for "PostgreSQL 14"): two to four letters,
+    the name's first letter first and the rest in the name's order, written with the entry's current
+    number on a line about the entry's own subject."""
+    if len(name) < 6 or not name.isalpha():
+        return []
+    rx = re.compile(rf"(?<![a-z0-9_./-])([a-z]{{2,4}})[ \t]?v?{re.escape(cur)}(?!\d|[.,]\d)")
+    found = set()
+    for o in ctx.obs:
+        if o.role == "assistant" or not ctx.weight(o.terms & own):
+            continue
+        for m in rx.finditer(fold(o.text)):
+            short = m.group(1)
+            if short[0] == name[0] and short != name and re.fullmatch(".*?".join(map(re.escape, short)) + ".*", name) \
+                    and short not in STOP and not is_common_word(short):
+                found.add(short)
+    return sorted(found)
 
 
 _CODE_LIST = rf"{CODE_SPAN}(?:\s*[,，、]\s*(?:and\s+|和|及)?{CODE_SPAN}|\s*(?:,?\s*and|和|及)\s*{CODE_SPAN})+"
