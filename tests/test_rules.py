@@ -829,6 +829,20 @@ def test_a_lesson_s_rule_form_drops_the_same_problem_story_and_a_bare_mark():
         "Always commit pnpm-lock.yaml with package.json"
 
 
+def test_a_lesson_of_remedies_alone_is_written_as_the_remedy_without_its_story():
+    from memgit.dream.rules.recurring import _rule_form
+    assert _rule_form("第三次踩坑，导出报表时没选 GBK，邮件附件又是乱码。重新 export 成 GBK 之后 OK。") == "重新 export 成 GBK 之后 OK。"
+    assert _rule_form("Label print blank again: the driver had reset itself to A4. Re-saved the 4x6 preset and "
+                      "it printed fine.") == "Re-saved the 4x6 preset and it printed fine."
+    # no remedy in it, or the remedy the whole line: the line as it is
+    assert _rule_form("Label print blank again. Driver set to A4.") == "Label print blank again. Driver set to A4."
+    lines = [("2026-05-26", "Label print blank again: the driver had reset itself to A4. Re-saved the 4x6 label preset, fine."),
+             ("2026-05-28", "Same issue, label print blank: driver back on A4. Re-saved the 4x6 label preset, fine."),
+             ("2026-05-30", "Third time the label print came out blank: reset to A4. Re-saved the 4x6 label preset, fine.")]
+    got = [x.op.text for x in recurring(ctx("## Notes\n- [P1] Ship by noon (2026-05-01)\n", lines))]
+    assert len(got) == 1 and "again" not in got[0] and "Third" not in got[0] and "preset" in got[0]
+
+
 def test_a_rating_after_a_version_is_no_new_version():
     c = ctx("## Apps\n- [P1] Ledger iOS 2.3 in review (2026-04-01)\n",
             [("2026-05-29", "iOS 2.3 評分 4.7，好評很多"), ("2026-05-30", "Ledger iOS 2.3 rated 4.8 by week two")])

@@ -156,8 +156,14 @@ def recurring(ctx: Context) -> list[Candidate]:
         clean = [o for o in clean if id(o) in in_rule] or clean
         # a line stating the rule outranks one that only did the remedy again ("restart … 之前先跑"): the
         # entry is written in the rule's words
-        rep = max(clean, key=lambda o: (bool(lx.RULE.search(fold(o.text))) or id(o) in rules_said - ordered,
-                                        id(o) in ordered, ctx.weight(core & o.terms) - 0.002 * len(o.text), o.day))
+        if rules_said:
+            rep = max(clean, key=lambda o: (bool(lx.RULE.search(fold(o.text))) or id(o) in rules_said - ordered,
+                                            id(o) in ordered, ctx.weight(core & o.terms) - 0.002 * len(o.text), o.day))
+        else:
+            # only the remedy done again: the line whose remedy, as written down, says most of what recurs
+            forms = {id(o): _rule_form(o.text) for o in clean}
+            rep = max(clean, key=lambda o: (ctx.weight(core & term_set(forms[id(o)])) - 0.002 * len(forms[id(o)]),
+                                            o.day))
         # what the new entry says must itself recur: the lines that share most of its specific terms,
         # on enough days (a cluster chained through different topics has no one lesson)
         rep_anchor = frozenset(t for t in rep.terms & core if ctx.anchor(t))
@@ -331,6 +337,14 @@ def _rule_form(text: str) -> str:
         return missed  # the step a complaint says was skipped is what to do
     if not ruled and (ordered := _before_first(text)):
         return ordered  # the sentence saying what comes first
+    if len(parts) >= 2 and not ruled:
+        # no rule said: the sentences of the remedy that worked ("重新 export 成 UTF-8 之后 OK"), the
+        # complaint that it happened again dropped
+        fixes = [p for p in parts if lx.REMEDY.search(fold(p))
+                 and not (lx.AGAIN.search(fold(p)) or lx.COMPLAINT.search(fold(p)))]
+        said = " ".join(fixes)
+        if fixes and len(fixes) < len(parts) and len(said) >= 8:
+            return said
     if len(parts) < 2 or not ruled:
         return text
     kept = [p for p in parts if lx.RULE.search(fold(p))
