@@ -910,6 +910,24 @@ def test_a_release_called_by_a_short_form_moves_when_its_planned_move_comes_true
     assert slot_changes(ctx(mem, [("2026-05-26", "老周：这周想把订单库升到 11，先在预发演练"), done])) == []
 
 
+def test_a_release_moved_by_its_bare_number_on_a_line_about_the_entrys_own_subject():
+    from memgit.dream.rules.versions import named_releases
+    mem = ("## DB\n- [P1] 订单库跑在 MariaDB 10 上，每晚 01:30 全量备份 (2026-05-10)\n"
+           "- [P1] 会员系统用 Redis 6 缓存 (2026-05-10)\n")
+    rehearsal = ("2026-05-26", "订单库先在从库上演练 MariaDB 10 → 11，没报错")
+    got = ops(named_releases(ctx(mem, [rehearsal, ("2026-05-28", "正式环境的订单库也升到 11 了，停机 12 分钟")])))
+    assert got == [("refresh", "[P1] 订单库跑在 MariaDB 11 上，每晚 01:30 全量备份 (2026-05-28)")]
+    got = named_releases(ctx(mem, [rehearsal, ("2026-05-28", "订单库 11 跑起来了")]))
+    assert [x.op.text for x in got] == ["[P1] 订单库跑在 MariaDB 11 上，每晚 01:30 全量备份 (2026-05-26)"]
+    # alone, the bare number may be the system's own version ("会员系统也升到 11 了")
+    assert named_releases(ctx(mem, [("2026-05-28", "正式环境的订单库也升到 11 了")])) == []
+    assert named_releases(ctx(mem, [("2026-05-28", "会员系统也升到 11 了")])) == []
+    # a count, a plan, or another name before the number adds nothing to the rehearsal
+    for line in ("订单库的连接数升到 11 个", "下周订单库准备升到 11", "订单库旁边的 Kafka 升到 11 了"):
+        got = named_releases(ctx(mem, [rehearsal, ("2026-05-28", line)]))
+        assert [x.op.text for x in got] == ["[P1] 订单库跑在 MariaDB 11 上，每晚 01:30 全量备份 (2026-05-26)"], line
+
+
 def test_of_two_entries_on_one_template_the_line_naming_what_tells_them_apart_moves_one():
     mem = ("## Apps\n- [P1] 记账猫 iOS 2.3（新增发票同步）审核中 (2026-05-20)\n"
            "- [P1] 记账猫 Android 2.3 已送 Google Play，审核中 (2026-05-20)\n")

@@ -169,6 +169,7 @@ def named_releases(ctx: Context) -> list[Candidate]:
     for it in ctx.items:
         if id(it) in releases:
             by_name.setdefault(releases[id(it)][0], []).append(it)
+    every = [(x, _own_terms(x, term_set(releases[id(x)][0]))) for x in ctx.items if id(x) in releases]
     out = []
     for it in ctx.items:
         rel = releases.get(id(it))
@@ -186,13 +187,20 @@ def named_releases(ctx: Context) -> list[Candidate]:
         ids = {m.group(0) for m in _NAMED_ID.finditer(it.folded)}
         held = re.compile(rf"(?<![a-z0-9_./-])(?:{names})[ \t]?v?{re.escape(cur)}(?!\d|[.,]\d)")
         planned: dict[str, Observation] = {}  # a move planned for the entry ("想把主服库 pg14 升到 16"): its first line
+        by_number: dict[str, list[tuple[Observation, bool, bool]]] = {}  # lines moving it by the bare number
         found: dict[str, list[tuple[Observation, bool, bool]]] = {}  # (line, its box runs it now, explicit)
         # every line naming the release (a topic talked of daily is no anchor of the index in a short week)
         for o in ctx.obs:
             if o.role == "assistant" or o.sensitive or (it.entry.date and o.day < it.entry.date):
                 continue
             f = fold(o.text)
-            if not re.search(names, f) or lx.ASKED.search(f):
+            if lx.ASKED.search(f):
+                continue
+            if not re.search(names, f):
+                # "正式环境的订单库也升到 16 了": the release moved, said of the entry's own subject by its bare number
+                bare = _bare_move(ctx, f, cur, own, [theirs for x, theirs in every if x is not it])
+                if bare:
+                    by_number.setdefault(bare, []).append((o, False, True))
                 continue
             mine = ctx.weight(o.terms & own)
             if not mine:
@@ -221,6 +229,9 @@ def named_releases(ctx: Context) -> list[Candidate]:
                 now = bool(lx.NOW_STATE.search(cl)) and any(i in cl for i in ids)
                 found.setdefault(nv, []).append((o, now, explicit))
                 break
+        for nv, hits in by_number.items():
+            if nv in found or nv in planned:  # only beside a line naming the release with that number
+                found.setdefault(nv, []).extend(hits)
         if not found:
             continue
         last = max(o.day for hits in found.values() for o, _, _ in hits)
@@ -251,6 +262,32 @@ def named_releases(ctx: Context) -> list[Candidate]:
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
         out.append(Candidate(op, "version", score, {"days": days, "explicit": explicit, "from": old_raw, "to": nv}))
     return out
+
+
+_BARE_MOVE = re.compile(rf"(?:{lx.CHANGE_ZH}|\b(?:upgraded|bumped|updated|moved) to\b)\s*v?(\d{{1,3}})"
+                        r"(?=\s*(?:$|了|[，,。;；!！)）、]|\.(?!\d)))")
+
+
+def _bare_move(ctx: Context, f: str, cur: str, own: frozenset[str], others: list[frozenset[str]]) -> str | None:
+    """The newer number a line's clause moves a release to without naming it ("订单库也升到 16 了"): the
+    clause names the entry's own subject more than any other entry with a release, no name stands before
+    the number, and the clause does not plan, hold back or deny. (Such a line only adds to one naming the
+    release with that number: alone, "会员系统升到 11" may be the system's own version.)"""
+    if not lx.UPGRADED.search(f):
+        return None
+    for m in _BARE_MOVE.finditer(f):
+        nv = m.group(1)
+        cl = _clause_at(f, m.start())
+        if int(nv) <= int(cur) or _name_before(f[:m.start()]) or not lx.UPGRADED.search(cl):
+            continue
+        if (lx.PLANNED.search(cl) or lx.HELD.search(cl) or lx.DENIED.search(cl) or lx.PENDING.search(cl)
+                or lx.TODO.search(cl) or lx.VERSION_HELD.search(cl) or lx.RELEASE_DOCS.search(cl)):
+            continue
+        said = term_set(cl)
+        mine = ctx.weight(said & own)
+        if mine and not any(ctx.weight(said & theirs) >= mine for theirs in others):
+            return nv
+    return None
 
 
 def _abbreviations(ctx: Context, it: Item, name: str, cur: str, own: frozenset[str]) -> list[str]:
