@@ -142,6 +142,28 @@ def test_a_switch_to_a_tool_of_two_words_whose_old_one_is_unsubscribed(tmp_path)
     assert len(opened) == 1 and "- [P1] 合約用 Paper Trail 線上簽，範本放在「標準合約」資料夾 (2026-05-30)" in text
 
 
+@pytest.mark.parametrize("line, want", [
+    ("Decision from Dana and Lee: release notes now come from Changesets on the build box.",
+     "- [P1] Release notes are generated with Changesets and posted to the wiki (2026-05-30)"),
+    ("发布说明现在改由 Changesets 生成，Towncrier 不用了。",
+     "- [P1] Release notes are generated with Changesets and posted to the wiki (2026-05-30)"),
+])
+def test_what_a_job_is_now_done_with_replaces_the_one_tool_its_entry_uses(tmp_path, line, want):
+    entry = ("- [P1] Release notes are generated with Towncrier and posted to the wiki (2026-03-01)\n"
+             "- [P1] Changelog checks in CI come from Towncrier's check command (2026-03-01)\n")
+    text, opened = refreshed(tmp_path, entry, log("2026-05-30", line))
+    assert len(opened) == 1 and want in text
+    assert "- [P1] Changelog checks in CI come from Towncrier's check command (2026-03-01)" in text
+
+
+def test_what_another_job_is_now_done_with_or_a_question_moves_nothing(tmp_path):
+    entry = "- [P1] Release notes are generated with Towncrier and posted to the wiki (2026-03-01)\n"
+    for k, line in enumerate(("Invoices now come from Xero.", "Should release notes now come from Changesets?")):
+        (tmp_path / str(k)).mkdir()
+        text, opened = refreshed(tmp_path / str(k), entry, log("2026-05-30", line))
+        assert opened == [] and "generated with Towncrier" in text
+
+
 def test_switched_from_to_keeps_markup_and_tag(tmp_path):
     text, _ = refreshed(tmp_path, "- [P1] **TTS**: `Piper`, runs locally (2026-03-01)\n",
                         log("2026-05-31", "Switched the TTS from Piper to Kokoro, the voices are much better."))

@@ -7,8 +7,8 @@ from datetime import timedelta
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Evidence, Operation
-from memgit.text import (CODE_SPAN, CODE_SPAN_RE, clauses, compile_words, is_common_word, STOP, term_set, version_key,
-                         versions)
+from memgit.text import (CODE_SPAN, CODE_SPAN_RE, clauses, compile_words, is_common_word, stem, STOP, term_set,
+                         version_key, versions)
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _a_count, _label, Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, Item, LABEL_RE
@@ -505,21 +505,27 @@ _FRAMES = [re.compile(p) for p in (
     # no old value: only a version moves this way, of the name given or named just before
     rf"\b(?:{lx.CHANGE_EN})\s+(?:(?:the|our|my)\s+)?(?:(?P<name>{_NAME})\s+)?to\s+(?P<new>{_VAL})",
     rf"(?:{lx.CHANGE_ZH})\s*了?\s*(?P<new>{_VAL})",
+    # what a job is done with now ("transcripts now come from whisper.cpp", "发票现在改由 Xero 开"): a tool, no old one
+    rf"\bnow\s+(?:(?:comes?|came)\s+from|(?:is|are)\s+(?:done|made|generated|handled|produced|built|run)\s+"
+    rf"(?:with|by|in|on)|(?:uses?|runs?\s+on|goes\s+through))\s+(?P<new>{_VAL})",
+    rf"(?:现在|如今|目前)(?:改由|改用|都用|用)\s*(?P<new>{_VAL})",
 )]
 # what each frame cannot match without (a literal every match holds): a clause holding none of a
 # frame's words is not searched with it
 _CHANGE_ZH_WORDS = tuple(lx.CHANGE_ZH.split("|"))
 _CHANGE_EN_HEADS = tuple(re.match(r"\w+", a).group(0) for a in re.findall(r"(?:[^|(]|\([^)]*\))+", lx.CHANGE_EN))
 _FRAME_NEEDS = (("→", "->", "=>", "⇒", "➜"), ("from",), ("从",), _CHANGE_ZH_WORDS, ("switch",), ("replac",),
-                ("replaced",), _CHANGE_EN_HEADS, _CHANGE_ZH_WORDS)
+                ("replaced",), _CHANGE_EN_HEADS, _CHANGE_ZH_WORDS, ("now",), ("现在", "如今", "目前"))
 # any frame's word: a clause holding none is searched with no frame
 _FRAME_WORDS = re.compile("|".join(re.escape(w) for w in sorted({w for needs in _FRAME_NEEDS for w in needs},
                                                                 key=len, reverse=True)))
-_NO_OLD_FRAMES = frozenset(_FRAMES[7:9])  # "switched to Y", "换成 Y": the line may name the old one elsewhere
+_NO_OLD_FRAMES = frozenset(_FRAMES[7:11])  # "switched to Y", "换成 Y", "now come from Y": the old one is the entry's
+_NOW_FRAMES = frozenset(_FRAMES[9:11])  # "now come from Y", "现在改由 Y"
 _VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y": X may name the slot instead
 _SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
 # every frame above needs one of these: a line without them states no change (checked before the frames)
-_FRAME_GATE = compile_words(rf"→|->|=>|⇒|➜|\bfrom\b|从|\bswitch|\breplac|{lx.CHANGE_ZH}|\b(?:{lx.CHANGE_EN})")
+_FRAME_GATE = compile_words(rf"→|->|=>|⇒|➜|\bfrom\b|从|\bswitch|\breplac|{lx.CHANGE_ZH}|\b(?:{lx.CHANGE_EN})|\bnow\b|"
+                            r"(?:现在|如今|目前)(?:改由|改用|都用|用)")
 _CHANGE_WORDS = compile_words(rf"\b(?:{lx.CHANGE_EN}|replac\w*|from|to|with|by)\b|{lx.CHANGE_ZH}|从|把|将")
 
 
@@ -609,13 +615,21 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                 # who said it ("周柏拍板：", "Tomás decided:") is no part of what the change is about
                 said_by = _SAID_BY.match(fc)
                 lead = fc[said_by.end() if said_by and lx.PERSON_SAID.search(said_by.group(0)) else 0:m.start()]
-                rest = _CHANGE_WORDS.sub(" ", lead + " " + fc[m.end():])
-                out.append((kind, a, b, new_raw, start + m.start(), start + m.end(), term_set(rest)))
+                # (what follows the tool a job is now done with says where it runs: the new tool's, not the entry's)
+                rest = _CHANGE_WORDS.sub(" ", lead + " " + ("" if fr in _NOW_FRAMES else fc[m.end():]))
+                out.append((kind, a, b, new_raw, start + m.start(), start + m.end(), _words_once(term_set(rest))))
     return out
 
 
-_SAID_BY = re.compile(r"^[^:：]{1,16}[:：]")
+_SAID_BY = re.compile(r"^[^:：]{1,40}[:：]")
 _MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+-]*)+")
+
+
+def _words_once(terms: frozenset[str]) -> frozenset[str]:
+    """Terms with a hyphenated word left out when its parts are terms too ("show-notes" beside "note"): the
+    same words, counted once, as an entry writing them apart ("show notes") names them."""
+    return frozenset(t for t in terms if not ("-" in t and t.isascii() and all(
+        p in terms or p in STOP or len(p) < 2 for p in (stem(x) for x in t.split("-")))))
 
 
 def _whole_name(cl: str, end: int, raw: str, folded: str) -> tuple[str, str]:
@@ -693,7 +707,8 @@ def _retired_here(it: Item, o: Observation, new: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-_USED_TOOL = re.compile(rf"(?:{lx.USE_VERB.source}|\bvia\b)\s*(?P<tool>{_VAL})")
+_USED_TOOL = re.compile(rf"(?:{lx.USE_VERB.source}|\bvia\b|\b(?:generated|made|done|created|produced|handled|built|"
+                        rf"transcribed|rendered|sent|hosted)\s+(?:with|by|in|on)\b)\s*(?P<tool>{_VAL})")
 
 
 def _used_here(ctx: Context, it: Item, o: Observation, new: str, at: int) -> str | None:
@@ -708,7 +723,7 @@ def _used_here(ctx: Context, it: Item, o: Observation, new: str, at: int) -> str
     start = max((m.end() for m in _CLAUSE_END.finditer(f, 0, at)), default=0)
     said_by = _SAID_BY.match(f, start)
     lead = f[said_by.end() if said_by and lx.PERSON_SAID.search(said_by.group(0)) else start:at]
-    named = {t for t in term_set(_CHANGE_WORDS.sub(" ", lead)) if ctx.anchor(t) and not t.startswith("~")}
+    named = {t for t in _words_once(term_set(_CHANGE_WORDS.sub(" ", lead))) if ctx.anchor(t) and not t.startswith("~")}
     return tools.pop() if len(named) >= 2 and named <= it.subject | it.head else None
 
 
