@@ -73,10 +73,21 @@ def test_a_done_word_said_of_another_noun_is_not_the_entrys_state():
     ("[P1] 南仓：货架 40 组（订单 QA-77）排队中", "客户签收 QA-77，40 组点过了", "[P1] 南仓：货架 40 组（订单 QA-77）已签收 (2026-05-30)"),
     # 通過 where its clause ends: the application is approved
     ("[P1] 分店營業執照申請：審核中", "市府來函，分店營業執照申請通過，下月起可以營業", "[P1] 分店營業執照申請：已通過 (2026-05-30)"),
+    # still in a party's review, or waiting for it to issue; a clause-final 核准
+    ("[P1] 倉庫擴建的使用執照還在等市府核發", "市府公文到了：倉庫擴建的使用執照核准，正本週三去領",
+     "[P1] 倉庫擴建的使用執照已核准 (2026-05-30)"),
+    ("[P1] 分店的营业执照还在区里审核", "区里通知：分店的营业执照审核通过", "[P1] 分店的营业执照已审核通过 (2026-05-30)"),
 ])
 def test_a_status_moves_to_the_lines_own_done_word(entry, line, want):
     assert [x.op.text for x in status_changes(ctx(f"## Work\n- {entry} (2026-05-01)\n", [("2026-05-30", line)]))] == [
         want]
+
+
+def test_what_waits_is_the_thing_owned_not_its_owner():
+    mem = "## Work\n- [P1] 新官网的 ICP 备案还在管局审核，批下来之前域名不能解析 (2026-05-01)\n"
+    assert status_changes(ctx(mem, [("2026-05-30", "新官网正式上线，转发了链接")])) == []
+    got = status_changes(ctx(mem, [("2026-05-28", "新官网 ICP 备案审核通过"), ("2026-05-30", "新官网正式上线")]))
+    assert [x.op.text for x in got] == ["[P1] 新官网的 ICP 备案已审核通过，批下来之前域名不能解析 (2026-05-28)"]
 
 
 def test_a_whole_rewrite_of_a_preference_never_loses_its_time_or_names():

@@ -35,6 +35,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
         # finishes the spec"): what it waits for is no part of its name
         lead = _subject(it.entry.body[:pend.start()]) if pend else frozenset()
         named = it.folded[:pend.start()] if pend else ""  # what is waiting, named before its status word
+        # of "新官网的 ICP 备案" / "the venue's permit" what waits is the thing owned: a line must name it
+        owned = frozenset(t for t in term_set(_OWNER.split(named)[-1]) if ctx.anchor(t)) if _OWNER.search(named) \
+            else frozenset()
         mine, theirs = _contrast(ctx, it, pend, waits)
         refs = frozenset(t for t in it.subject if t.startswith("#"))
         told: set[tuple[str, int]] = set()  # lines told of the entry by their own words
@@ -68,6 +71,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 continue  # the done word is about something else on a long line
             if lx.PENDING.search(f[st[3]:]):  # "deployed to staging, prod pending"
                 continue
+            if owned and not o.terms & owned and not goes_on:
+                continue  # "新官网正式上线" is the site's state, not its filing's
             support.append(o)
             if best is None or st[0] > best[0][0] or (st[0] == best[0][0] and o.day > best[1].day):
                 best = (st, o)
@@ -102,6 +107,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
     return out + [c for c in decided_choices(ctx) if c.op.targets[0] not in taken]
 
 
+_OWNER = re.compile(r"的|['’]s\b")
 _OPTION_SPLIT = re.compile(r"\s*(?:/|、|\bor\b|或|，|,)\s*")
 
 
