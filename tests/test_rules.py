@@ -393,6 +393,17 @@ def test_a_wait_ends_when_the_thing_is_unblocked_and_only_a_wait_does():
     assert status_changes(pushed) == []  # "unblocked" ends a wait, not what is still to push
 
 
+def test_a_blocked_thing_resumed_then_done_says_it_outright():
+    mem = "## Work\n- [P1] 报表 v2 重跑：blocked，等 DBA 开 sales_2026 表的读权限 (2026-05-01)\n"
+    resumed = ("2026-05-27", "Leo：ok 报表 v2 重跑继续，先跑 backfill")
+    done = ("2026-05-30", "报表 v2 重跑第一轮 done，数字对上了")
+    got = status_changes(ctx(mem, [resumed, done]))
+    assert [x.op.text for x in got] == ["[P1] 报表 v2 重跑：done (2026-05-30)"] and got[0].features["explicit"]
+    # done alone says less; "继续等" is still waiting
+    assert not status_changes(ctx(mem, [done]))[0].features["explicit"]
+    assert status_changes(ctx(mem, [("2026-05-27", "报表 v2 重跑继续等 DBA")])) == []
+
+
 def test_review_and_rollout_states_move_on_and_a_rollout_share_moves_with_them():
     c = ctx("## 进度\n- [P1] 记账小程序 v3 提审中，等审核结果 (2026-05-01)\n- [P1] 新版首页灰度中，20% 用户 (2026-05-02)\n"
             "- [P1] `sync-rewrite` PR 等 review，Ana 负责 (2026-05-03)\n",

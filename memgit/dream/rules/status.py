@@ -30,6 +30,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
         blocked = bool(pend and lx.BLOCKED.search(it.folded))
         wait = _waited(it.folded, pend)
         support, best = [], None
+        said_outright = False  # a line of the support says pushed, merged, live, or the very word "unblocked"
         about = ctx.obs_about(it)
         # what is in the state is named before its status word ("Offline sync … is on hold until Tarek
         # finishes the spec"): what it waits for is no part of its name
@@ -74,6 +75,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
             if owned and not o.terms & owned and not goes_on:
                 continue  # "新官网正式上线" is the site's state, not its filing's
             support.append(o)
+            said_outright = said_outright or st[0] >= 2 or st[0] == 0
             if best is None or st[0] > best[0][0] or (st[0] == best[0][0] and o.day > best[1].day):
                 best = (st, o)
         if not best:
@@ -85,7 +87,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
         days = len({o.day for o in support})
         confirm = len({o.day for o in later}) - len({o.day for o in relapsed})
         st, o = best
-        explicit = st[0] >= 2 or st[0] == 0  # pushed, merged, live; or the very word "unblocked"
+        # pushed, merged, live; or the very word "unblocked" (a blocked thing resumed, then done, says both)
+        explicit = said_outright
         score = confidence("status", explicit=explicit, extra_days=days - 1, confirming_days=min(confirm, 2),
                            relapsed=bool(relapsed), recent=ctx.recency(support))
         feats = {"days": days, "explicit": explicit, "confirming_days": confirm, "contradicted": bool(relapsed)}
