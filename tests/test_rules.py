@@ -678,6 +678,21 @@ def session_ctx(memory: str, user: str | None, turns: list[tuple[str, str, str]]
     return Context(col, "MEMORY.md", "USER.md" if user is not None else None)
 
 
+def test_a_preference_moves_its_weekday_when_the_person_names_the_old_one_and_keeps_the_rest():
+    user = ("# USER\n\n## Preferences\n- [P1] Practice reminders: send Tuesday 17:30, numbered list, add the map link, "
+            "sign off \"— Ola\" (2026-03-01)\n- [P1] Scores as PDF (2026-03-01)\n")
+    why = ("2026-05-28", "user", "the tuesday reminder lands too late, people have plans")
+    change = ("2026-05-28", "user", "ok thursday 17:30 from now on. everything else as is, the list, the map link, my sign off")
+    got = preference_changes(session_ctx("", user, [why, change]))
+    assert [x.op.text for x in got] == ["[P1] Practice reminders: send Thursday 17:30, numbered list, add the map link, "
+                                        "sign off \"— Ola\" (2026-05-28)"]
+    # without the old day named, with a new time too, or naming none of the entry's words: nothing moves
+    for turns in ([change], [why, ("2026-05-28", "user", "ok thursday 19:00 from now on. everything else as is, the list, "
+                                                      "the map link")],
+                  [why, ("2026-05-28", "user", "ok thursday from now on")]):
+        assert preference_changes(session_ctx("", user, turns)) == [], turns
+
+
 def test_a_schedule_moves_to_the_day_and_time_the_session_confirms():
     user = "# USER\n\n## Preferences\n- [P1] Weekly market digest: Monday 06:00, by email, one-page PDF (2026-03-01)\n"
     turns = [("2026-05-28", "user", "that Monday 6am digest is too early. Can you shift it to Sunday evenings? 7pm-ish"),
