@@ -1094,6 +1094,14 @@ def test_a_jobs_time_moves_when_a_later_line_says_the_new_time():
     assert schedule_moves(ctx(mem, [move])) == []  # never said again: unsure
     back = ctx(mem, [move, ("2026-05-30", "日报 07:30 推送了"), ("2026-05-31", "日报还是 08:00 推送，Lu 说先不改")])
     assert schedule_moves(back) == []  # the old time said of it after the move
+    # a move said to hold for good is confirmed by a later day naming what moved
+    cut = "## Orders\n- [P1] 网店用 Tictail，当天配送 order cutoff 15:00 (2026-04-03)\n"
+    said = ("2026-05-27", "改了：Tictail 当天配送 cutoff 改成 13:00，长期都这样")
+    c = ctx(cut, [said, ("2026-05-30", "新 cutoff 第一周，没有迟送单")])
+    assert [x.op.text for x in schedule_moves(c)] == ["[P1] 网店用 Tictail，当天配送 order cutoff 13:00 (2026-05-30)"]
+    assert schedule_moves(ctx(cut, [said])) == []
+    assert schedule_moves(ctx(cut, [("2026-05-27", "今天 Tictail 当天配送 cutoff 改成 13:00"),
+                                    ("2026-05-30", "cutoff 第一周，没有迟送单")])) == []
 
 
 def test_a_labelled_host_said_to_be_now_another_moves_only_for_the_label_named():

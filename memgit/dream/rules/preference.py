@@ -98,55 +98,32 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     return old[0], old[1], written
 
 
-_EN_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-_EN_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-_ZH_DAYS = "一二三四五六日"
-
-
-def _day_of(token: str) -> int | None:
-    """A weekday word's day (0 Monday … 6 Sunday); None for a span ("weekend", "工作日", "周末")."""
-    t = token.lower()
-    if t[:3] in _EN_DAYS:
-        return _EN_DAYS.index(t[:3])
-    c = t[-1:].replace("天", "日")
-    return _ZH_DAYS.index(c) if c and c in _ZH_DAYS and not t.isascii() else None
-
-
-def _days_in(text: str) -> list[tuple[int, int, int]]:
-    return [(m.start(), m.end(), d) for m in lx.WEEKDAY.finditer(text) if (d := _day_of(m.group(0))) is not None]
-
-
 def _moved_day(ctx: Context, it, o: Observation, peers: list[Observation]) -> tuple[int, int, str] | None:
     """The entry's weekday the person's statement moves ("sunday 18:00 from now on" for "send Monday
     18:00, …"): the statement names one day, the entry another, once; a clock the statement gives is the
     entry's own; the person names the old day in that session (why it moves: "the monday reminder is too
     late"); and the statement names two of the entry's specific words besides days and clocks. The new
     day is written as the entry writes its day."""
-    f, body = fold(o.text), it.entry.body
-    said, have = _days_in(f), _days_in(fold(body))
+    from memgit.dream.rules.schedule import _day_as, _days
+
+    body = it.entry.body
+    said, have = _days(o.text), _days(body)
     if len({d for _, _, d in said}) != 1 or len(have) != 1 or said[0][2] == have[0][2]:
         return None
-    if len(lx.WEEKDAY.findall(f)) != len(said):
+    if len(lx.WEEKDAY.findall(fold(o.text))) != len(said):
         return None  # a span besides the day ("weekends too"): more than the day moves
-    if {c[2] for c in clocks(f)} - {c[2] for c in clocks(fold(body))}:
+    if {c[2] for c in clocks(fold(o.text))} - {c[2] for c in clocks(fold(body))}:
         return None  # a new time as well: _moved_time's, or a person's rewrite
     old = have[0][2]
     users = [x for x in (*peers, o) if x.role == "user" and x.day == o.day]
-    if not any(d == old for x in users for _, _, d in _days_in(fold(x.text))):
+    if not any(d == old for x in users for _, _, d in _days(x.text)):
         return None  # the person never speaks of the old day
-    shared = {t for t in o.terms & it.subject if ctx.anchor(t) and not _days_in(t) and not clocks(t)
+    shared = {t for t in o.terms & it.subject if ctx.anchor(t) and not _days(t) and not clocks(t)
               and not t.startswith("~")}
     if len(shared) < 2:
         return None
     a, b, _ = have[0]
-    was = body[a:b]
-    new = said[0][2]
-    if was.isascii():
-        name = _EN_NAMES[new] if len(was) > 3 else _EN_NAMES[new][:3]
-        written = name if was[:1].isupper() else name.lower()
-    else:
-        written = was[:-1] + _ZH_DAYS[new]
-    return a, b, written
+    return a, b, _day_as(said[0][2], body[a:b])
 
 
 # the last preposition before what a statement wants ("send them as text messages instead of email"):

@@ -171,6 +171,12 @@ def _time_moves(ctx: Context) -> list[Candidate]:
         later = [x for x in ctx.obs if x is not first and (x.day, x.line) > (first.day, first.line)
                  and not x.sensitive and x.terms & own]
         again = [x for x in later if new_t in {c[2] for c in clocks(fold(x.text))}]
+        if not again and lx.TIME_MARKER.search(fold(first.text)):
+            # a move said to hold from now on ("cutoff 改成 13:00，长期都这样"): a later day naming what moved
+            thing = frozenset(t for m in lx.TIME_MOVED.finditer(fold(first.text))
+                              for t in _moved_thing(fold(first.text), m) if ctx.anchor(t) and t in it.subject)
+            again = [x for x in ctx.obs if x.day > first.day and x.role != "assistant" and not x.sensitive
+                     and x.terms & thing]
         if not again:
             continue  # no later line says the subject's new time
         if any(old_t in {c[2] for c in clocks(fold(x.text))} for x in later):
