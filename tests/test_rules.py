@@ -1400,6 +1400,19 @@ def test_a_person_named_by_surname_and_title_hands_over_with_their_extension():
     assert slot_changes(ctx(memory, vague)) == []
 
 
+def test_a_person_named_the_familiar_way_hands_over_in_one_line_then_works():
+    memory = ("## 对接人\n- [P1] 空调维保对接人：大金的老周，电话找郑姐要 (2026-04-02)\n"
+              "- [P1] 保洁外包对接人：洁美公司的刘姐 (2026-04-02)\n")
+    told = ("2026-05-27", "大金通知：园区的空调维保以后由小冯对接，老周月底前交接完")
+    works = ("2026-05-29", "小冯第一次来巡检，3 号机组已登记")
+    assert [x.op.text for x in slot_changes(ctx(memory, [told, works]))] == [
+        "[P1] 空调维保对接人：大金的小冯，电话找郑姐要 (2026-05-29)"]
+    assert slot_changes(ctx(memory, [told])) == []  # never seen at work afterwards
+    # the ending word not said of the old one: no whole handover in one line
+    other = ("2026-05-27", "大金通知：以后由小冯对接空调维保，老周也在，上个月的单据交接完")
+    assert slot_changes(ctx(memory, [other, works])) == []
+
+
 def test_a_tool_adopted_from_now_on_replaces_the_one_the_line_removes():
     memory = ("## Show\n- [P1] Captions: local Vosk small model via Subtitler, exported as .vtt (2026-01-09)\n"
               "- [P1] Welsh episodes are captioned with Vosk large, the only one that copes (2026-02-14)\n")

@@ -929,6 +929,41 @@ def _names(text: str) -> list[tuple[int, int, str]]:
             out.append((m.start(), m.start() + len(name), name))
     out += [(m.start(1), m.end(1), m.group(1)) for m in _QUOTED_ZH.finditer(text)]
     out += [(m.start(), m.end(), m.group(0)) for m in _TITLED_ZH.finditer(text)]
+    if CJK_IN.search(text):
+        out += _familiar_names(text)
+    return out
+
+
+def _tells_handover(text: str, old: list[str], new: list[str]) -> bool:
+    """A line telling a whole handover in its clauses: one names the old one with an ending word ("老陈月底前
+    交接完"), another the new one with a taking-over word ("以后由小吴对接")."""
+    parts = clauses(text)
+    return any(_said(old, c) and lx.HANDED_OVER.search(fold(c)) for c in parts) and any(
+        _said(new, c) and lx.TOOK_OVER.search(fold(c)) and not _said(old, c) for c in parts)
+
+
+_FAMILIAR = "老小阿"
+_KIN = "姐哥"
+_FAMILIAR_RE = re.compile(r"[老小阿][\u4e00-\u9fff]|[\u4e00-\u9fff][姐哥]")
+
+
+def _familiar_names(text: str) -> list[tuple[int, int, str]]:
+    """People named the familiar Chinese way: 老 / 小 / 阿 and a surname ("老陈", "小吴"), or a surname and
+    姐 / 哥 ("郑姐"); not where the surname's character begins a word with the next one ("小王子", "老黄历")."""
+    from memgit.text import _segmenter, to_simplified
+
+    jb, out = _segmenter(), []
+    for m in _FAMILIAR_RE.finditer(text):
+        pair = to_simplified(m.group(0))
+        if len(pair) != 2:
+            continue
+        name_char = pair[1] if pair[0] in _FAMILIAR else pair[0]
+        if name_char not in lx.SURNAMES or pair[0] in _FAMILIAR and pair[1] in _KIN:
+            continue
+        nxt = to_simplified(text[m.end():m.end() + 1])
+        if pair[0] in _FAMILIAR and nxt and jb.has_word(name_char + nxt):
+            continue
+        out.append((m.start(), m.end(), m.group(0)))
     return out
 
 
@@ -1007,6 +1042,12 @@ def handovers(ctx: Context) -> list[Candidate]:
                 rest = it.subject - term_set(old) - term_set(new)
                 lines = [o for o in support if o.terms & rest]
                 days = {o.day for o in lines}
+                # one line telling the whole handover of the entry's subject ("电梯维保以后由小吴对接，老陈月底前
+                # 交接完") stands for the second day once a later day names the new one at work
+                whole = [o for o in took if o in ends and o.terms & rest and _tells_handover(o.text, forms, new_forms)]
+                if len(days) < 2 and whole and any(o.day > whole[0].day for o in support):
+                    days = {*days, *(o.day for o in support if o.day > whole[0].day)}
+                    lines = [*lines, *(o for o in support if o.day > whole[0].day and o not in lines)]
                 if len(days) < 2 or not any(o.terms & rest for o in took) \
                         or not any(o.terms & rest for o in ends):
                     continue
