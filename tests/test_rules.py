@@ -1413,6 +1413,17 @@ def test_a_person_named_the_familiar_way_hands_over_in_one_line_then_works():
     assert slot_changes(ctx(memory, [other, works])) == []
 
 
+def test_a_person_stepping_down_hands_over_one_part_and_keeps_another():
+    memory = ("## Contacts\n- [P1] Pitch bookings at Elm Park: contact Dora Quist, the club secretary (2026-01-15)\n"
+              "- [P1] The kit room key is kept by Dora Quist; ask her a day ahead (2026-02-08)\n")
+    lines = [("2026-05-26", "Email from Dora Quist: she is stepping down as club secretary at Elm Park from June. Ravi "
+                            "Menon takes over the pitch bookings. She keeps the kit room key."),
+             ("2026-05-28", "Sent Ravi Menon our pitch bookings for June."),
+             ("2026-05-30", "Ravi Menon opened Elm Park for training; pitch booking changes go to him now.")]
+    assert [x.op.text for x in slot_changes(ctx(memory, lines))] == [
+        "[P1] Pitch bookings at Elm Park: contact Ravi Menon, the club secretary (2026-05-30)"]
+
+
 def test_a_tool_adopted_from_now_on_replaces_the_one_the_line_removes():
     memory = ("## Show\n- [P1] Captions: local Vosk small model via Subtitler, exported as .vtt (2026-01-09)\n"
               "- [P1] Welsh episodes are captioned with Vosk large, the only one that copes (2026-02-14)\n")

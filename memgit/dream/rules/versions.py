@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import timedelta
 
 from memgit.dream import lexicon as lx
@@ -934,6 +935,9 @@ def _names(text: str) -> list[tuple[int, int, str]]:
     return out
 
 
+_HEAD_LABEL = re.compile(r"^([^:：\n]{1,60})(?<!\d)[:：](?!\d)\s*\S")  # (a clock's colon is no label's)
+
+
 def _tells_handover(text: str, old: list[str], new: list[str]) -> bool:
     """A line telling a whole handover in its clauses: one names the old one with an ending word ("老陈月底前
     交接完"), another the new one with a taking-over word ("以后由小吴对接")."""
@@ -1012,8 +1016,12 @@ def handovers(ctx: Context) -> list[Candidate]:
     for it, names in entry_names:
         if it.frozen or it.step or it.core:
             continue
+        # a label says what the entry is about ("Rehearsal bookings at St Aidan's Hall: contact …"): the
+        # party handed over is in what follows it
+        lab = _HEAD_LABEL.match(it.entry.body)
+        head, value = (it.entry.body[:lab.end(1)], it.entry.body[lab.end(1):]) if lab else ("", it.entry.body)
         for name in names[:4]:
-            if not lx.WEEKDAY.search(fold(name)):
+            if not lx.WEEKDAY.search(fold(name)) and (name in value or name not in head):
                 by_old.setdefault(name, []).append(it)
     told = [o for o in ctx.obs if said_so(o)]
     for old, holders in by_old.items():
@@ -1095,7 +1103,10 @@ def handovers(ctx: Context) -> list[Candidate]:
                        reason=f"{old} handed its part to {new} (seen on {days} days)",
                        evidence=(entry_evidence(it), *ctx.evidence(ev, 4, first=took)), origin="offline")
         out.append(Candidate(op, "handover", score, {"days": days, "from": old, "to": new}))
-    return out
+    # one entry handed over from two of its names ("Hall B: contact Margaret Finch, key with Tom Reyes"):
+    # which one's part moved is unsure
+    targets = Counter(c.op.targets for c in out)
+    return [c for c in out if targets[c.op.targets] == 1]
 
 
 # -- refresh: a tool adopted from now on, the entry's one removed ---------------------------------
