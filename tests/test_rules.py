@@ -880,6 +880,24 @@ def test_a_lesson_of_remedies_alone_is_written_as_the_remedy_without_its_story()
     assert len(got) == 1 and "again" not in got[0] and "Third" not in got[0] and "preset" in got[0]
 
 
+def test_one_end_of_a_range_of_values_is_no_version():
+    c = ctx("## Tanks\n- [P1] Reservoir targets: EC 1.6–2.0, pH 5.8–6.2 (2026-04-01)\n",
+            [("2026-05-29", "Reservoir EC 1.8, pH 6.0, within targets."), ("2026-05-30", "Reservoir upgraded: EC 1.7, pH 6.1")])
+    assert version_changes(c) == []
+
+
+def test_an_error_is_over_when_the_logs_say_its_short_name_ok_on_two_days():
+    mem = ("## Ops\n- [P1] Label sync to the depot runs at 23:30 over SFTP (2026-04-01)\n"
+           "- [P1] The nightly label sync to the depot keeps failing with \"connection reset\"; investigating (2026-04-20)\n")
+    lines = [("2026-05-20", "Sync failed again, connection reset after 4 seconds."),
+             ("2026-05-24", "Moved the job to port 22. Nightly sync succeeded, first clean run since April."),
+             ("2026-05-27", "Sync OK, third night in a row."), ("2026-05-30", "Sync OK.")]
+    assert [x.op.op for x in stale_entries(ctx(mem, lines))] == ["prune"]
+    # failing again after the good nights: not over
+    again = [*lines, ("2026-05-31", "Sync failed again, connection reset.")]
+    assert stale_entries(ctx(mem, again)) == []
+
+
 def test_a_rating_after_a_version_is_no_new_version():
     c = ctx("## Apps\n- [P1] Ledger iOS 2.3 in review (2026-04-01)\n",
             [("2026-05-29", "iOS 2.3 評分 4.7，好評很多"), ("2026-05-30", "Ledger iOS 2.3 rated 4.8 by week two")])

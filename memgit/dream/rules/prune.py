@@ -167,10 +167,13 @@ def _log_names(ctx: Context, it) -> frozenset[str]:
         clause = lx.PERSISTS.sub(" ", _clause_of(f, m.start(), m.end()))
         if len(clause) > 48:
             continue  # a story, not a name for the thing
-        new = {t for t in term_set(clause) - it.subject - it.head - term_set(m.group(0))
-               if ctx.anchor(t) and not t.startswith("~") and not is_common_word(t) and not t.isdigit()}
+        said = {t for t in term_set(clause) - term_set(m.group(0))
+                if not t.startswith("~") and not is_common_word(t) and not t.isdigit()}
+        new = {t for t in said - it.subject - it.head if ctx.anchor(t)}
         if len(new) <= 2:
-            out |= new
+            # (with none, the words of the entry's head the report names it by are the logs' name for it, however
+            # often the logs say them: "Export failed again" for "The nightly sensor export … keeps failing")
+            out |= new or said & it.head
     return frozenset(out)
 
 
@@ -220,7 +223,7 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
             and (not e.date or o.day >= e.date) and o.role != "assistant"
             and (m := words.search(f := fold(o.text))) and not _negated(f, m.start())
             and (ctx.mentions(o, it) >= 0.3 or o.terms & names or by_name(o) or by_alias(o, f, m.start()))
-            and ctx.near(f, m.start(), near)]
+            and (ctx.near(f, m.start(), near) or bool(aliases) and ctx.near(f, m.start(), aliases, specific=False))]
 
 
 def _valid(y: str, m: str, d: str) -> bool:

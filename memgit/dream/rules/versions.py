@@ -48,6 +48,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
         qual = qualifiers(it)
         fb = fold(it.entry.body)
         at = re.search(r"(?<![\w.])" + re.escape(fold(old)) + r"(?![\w]|\.\w)", fb)
+        if at and (_RANGE_AFTER.match(fb, at.end()) or _RANGE_BEFORE.search(fb[:at.start()])):
+            continue  # "EC 1.6–2.0": one end of a range of values, no release
         vname = _name_before(fb[:at.start()]) if at else None
         found: dict[str, list[tuple[Observation, bool]]] = {}
         for o in ctx.obs_about(it):
@@ -101,6 +103,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
     return out
 
 
+_RANGE_AFTER = re.compile(r"\s*(?:[–—~～-]|to\b|至|到)\s*v?\d")
+_RANGE_BEFORE = re.compile(r"\d\s*(?:[–—~～-]|to|至|到)\s*v?$")
 # a comparison right before a number: the number bounds a value ("accuracy >0.7", "≤ 1.5"), it is no release
 _COMPARED = re.compile(r"(?:[<>≤≥=≈~]|>=|<=)\s*$")
 
