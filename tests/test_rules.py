@@ -983,6 +983,24 @@ def test_a_release_moved_by_its_bare_number_on_a_line_about_the_entrys_own_subje
         assert [x.op.text for x in got] == ["[P1] 订单库跑在 MariaDB 11 上，每晚 01:30 全量备份 (2026-05-26)"], line
 
 
+def test_an_amount_moved_from_the_entrys_value_to_another_in_the_same_unit():
+    mem = ("## Ops\n- [P1] Replicate 月度预算上限 $60，用到 90% 自动切到小模型 (2026-03-01)\n"
+           "- [P1] Uploads are capped at 5 MB per image (2026-03-01)\n- [P1] Staff lunch budget $60 a head (2026-03-01)\n")
+    zh = ("2026-05-28", "Leo 决定把 Replicate 月度预算上限从 $40 调到 $150，90% 的规则不变")
+    assert slot_changes(ctx(mem, [zh])) == []  # not the entry's amount
+    zh = ("2026-05-28", "Leo 决定把 Replicate 月度预算上限从 $60 调到 $150，90% 的规则不变")
+    assert slot_changes(ctx(mem, [zh])) == []  # two entries give $60: whose moved is unsure
+    mem = mem.replace("Staff lunch budget $60", "Staff lunch budget $25")
+    got = [x.op.text for x in slot_changes(ctx(mem, [zh, ("2026-05-30", "Replicate dashboard 上限已经是 $150")]))]
+    assert got == ["[P1] Replicate 月度预算上限 $150，用到 90% 自动切到小模型 (2026-05-30)"]
+    en = ("2026-05-29", "Raised the image upload cap from 5 MB to 10 MB after complaints")
+    assert [x.op.text for x in slot_changes(ctx(mem, [en]))] == ["[P1] Uploads are capped at 10 MB per image (2026-05-29)"]
+    # another unit, a plan, or a clause about something else: nothing moves
+    for line in ("Raised the image upload cap from 5 MB to 10 GB", "Next week we plan to raise uploads from 5 MB to 10 MB",
+                 "The backup volume went from 5 MB to 10 MB"):
+        assert slot_changes(ctx(mem, [("2026-05-29", line)])) == [], line
+
+
 def test_of_two_entries_on_one_template_the_line_naming_what_tells_them_apart_moves_one():
     mem = ("## Apps\n- [P1] 记账猫 iOS 2.3（新增发票同步）审核中 (2026-05-20)\n"
            "- [P1] 记账猫 Android 2.3 已送 Google Play，审核中 (2026-05-20)\n")

@@ -130,10 +130,85 @@ def slot_changes(ctx: Context) -> list[Candidate]:
 
     found = labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx) + handovers(ctx)
     # each later rule only for entries the earlier ones left alone
-    for rule in (adopted_tools, displacements, named_releases):
+    for rule in (adopted_tools, displacements, named_releases, moved_values):
         taken = {c.op.targets for c in found}
         found += [c for c in rule(ctx) if c.op.targets not in taken]
     return found
+
+
+# -- refresh: an amount moved from the entry's value to another ("上限从 $80 调到 $150") -------------------
+_AMOUNT = (r"[$¥€£]?\d+(?:[.,]\d+)?(?:\s?(?:%|[kmgt]b|kb|元|块|万|kg|公斤|天|小时|分钟|个|份|人|次|束|件|箱|"
+           r"mb|gb|tb|ms|min|h|days?|hours?|minutes?|items?|users?|seats?))?")
+_AMOUNT_RE = re.compile(rf"(?<![\w.$¥€£:/-])({_AMOUNT})(?![\w.:/%-]|\.\d)", re.I)
+_MOVED_AMOUNT = re.compile(
+    rf"(?:\bfrom\s+|从\s*)(?P<old>{_AMOUNT})\s*(?:to\b|→|->|=>|调到|改到|改成|改为|提到|提高到|降到|降低到|调整为|调整到|调成|"
+    rf"上调到|下调到|涨到|加到|减到|升到|到)\s*(?P<new>{_AMOUNT})(?![\w.:/%-]|\.\d)"
+    rf"|(?<![\w.$¥€£:/-])(?P<old2>{_AMOUNT})\s*(?:→|->|=>)\s*(?P<new2>{_AMOUNT})(?![\w.:/%-]|\.\d)", re.I)
+
+
+def _amount_key(a: str) -> tuple[str, str]:
+    """An amount as (number, unit), both folded ("$80" → ("80", "$"), "5 MB" → ("5", "mb"))."""
+    a = a.strip().lower()
+    cur = a[0] if a[:1] in "$¥€£" else ""
+    m = re.match(r"[$¥€£]?(\d+(?:[.,]\d+)?)\s?(.*)$", a)
+    return (m.group(1), cur + m.group(2).rstrip("s")) if m else (a, "")
+
+
+def moved_values(ctx: Context) -> list[Candidate]:
+    """An amount the entry gives moved to another, said from the old to the new ("月度预算上限从 $80 调到
+    $150", "raised the upload limit from 5 MB to 10 MB"): the line names the entry's amount as the old one and
+    the new one in the same unit, and the entry's subject in the clause; no other entry gives that amount; the
+    clause does not ask, plan, hold back or deny. The amount is replaced as the line writes the new one."""
+    holders: dict[tuple[str, str], list[tuple[Item, re.Match[str]]]] = {}
+    for it in ctx.items:
+        if not (it.frozen or it.step):
+            for m in _AMOUNT_RE.finditer(fold(it.entry.body)):
+                holders.setdefault(_amount_key(m.group(1)), []).append((it, m))
+    found: dict[int, list[tuple[Observation, re.Match[str], str]]] = {}
+    items = {id(it): it for it in ctx.items}
+    for o in ctx.obs:
+        if o.role == "assistant" or o.sensitive or len(o.text) > 400:
+            continue
+        f = fold(o.text)
+        if not re.search(r"\d", f) or lx.ASKED.search(f):
+            continue
+        for m in _MOVED_AMOUNT.finditer(f):
+            g = "" if m.group("old") else "2"
+            old, new = _amount_key(m.group("old" + g)), _amount_key(m.group("new" + g))
+            if old[0] == new[0] or new[1] != old[1] or not old[1]:
+                continue  # the same amount, another unit, or a bare number (a count, a version: other rules')
+            cl = _clause_at(f, m.start())
+            if lx.PLANNED.search(cl) or lx.HELD.search(cl) or lx.DENIED.search(cl) or lx.PENDING.search(cl):
+                continue
+            held = holders.get(old, [])
+            if len(held) != 1:
+                continue  # no entry, or several, give that amount: whose moved is unsure
+            it, at = held[0]
+            own = frozenset(t for t in it.subject if ctx.anchor(t) and not any(c.isdigit() for c in t))
+            if (it.entry.date and o.day < it.entry.date) or not term_set(cl) & own:
+                continue  # written after the move, or the clause names nothing of the entry's subject
+            new_raw = o.text[m.start("new" + g):m.end("new" + g)].strip()
+            found.setdefault(id(it), []).append((o, at, new_raw))
+    out = []
+    for k, hits in found.items():
+        it = items[k]
+        o, at, new_raw = max(hits, key=lambda h: (h[0].day, h[0].line))
+        if any(_amount_key(h[2]) != _amount_key(new_raw) for h in hits if h[0].day == o.day):
+            continue  # two new amounts the same day: unsure
+        own = frozenset(t for t in it.subject if ctx.anchor(t) and not any(c.isdigit() for c in t))
+        number = _amount_key(new_raw)[0]
+        later = [x for x in ctx.obs if x.day > o.day and x.role != "assistant" and not x.sensitive
+                 and x.terms & own and re.search(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)", fold(x.text))]
+        body = it.entry.body
+        a, b = at.start(1), at.end(1)
+        days = len({o.day, *(x.day for x in later)})
+        score = confidence("slot", extra_days=min(days - 1, 2), recent=ctx.recency([o, *later]))
+        text = compose(it, body[:a] + new_raw + body[b:], max(x.day for x in (o, *later)) if it.entry.date else None)
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason=f"{body[a:b]} → {new_raw} ({o.day.isoformat()})",
+                       evidence=(entry_evidence(it), *ctx.evidence([o, *later], 3, first=o)), origin="offline")
+        out.append(Candidate(op, "slot", score, {"days": days, "from": body[a:b], "to": new_raw}))
+    return out
 
 
 # -- refresh: a release named by a whole number ("Node 18", "Windows 10", "PostgreSQL 15") -------------
