@@ -152,6 +152,15 @@ def test_preference_needs_the_persons_words_about_a_standing_preference():
     assert [x.op.file for x in preference_changes(person)] == ["USER.md"]
 
 
+def test_points_counted_in_chinese_are_no_clock_time():
+    from memgit.dream.model import clocks
+    assert clocks("最多 5 点，第一点放天气") == [] and [c[2] for c in clocks("早上 8 点，5点开会")] == [480, 300]
+    user = "# USER\n\n## 偏好\n- [P1] 每日簡報：早上 08:00 用 LINE 傳，條列式，最多 5 點，第一點放當天天氣 (2026-03-02)\n"
+    said = "阿翰說每日簡報改成 07:30 傳；其他照舊：一樣用 LINE、條列式、最多 5 點、第一點放天氣。"
+    assert [x.op.text for x in preference_changes(ctx("", [("2026-05-30", said)], user))] == [
+        "[P1] 每日簡報：早上 07:30 用 LINE 傳，條列式，最多 5 點，第一點放當天天氣 (2026-05-30)"]
+
+
 def test_preference_moves_a_clock_time_and_keeps_the_rest():
     user = ("# USER\n\n## Preferences\n- [P1] Market digest on weekdays at 07:00, as a PDF, 10 headlines (2026-03-10)\n"
             "- [P1] Call summary on Fridays at 17:00 (2026-03-10)\n")

@@ -454,6 +454,9 @@ CLOCK_RE = re.compile(
     rf"|(?P<per>{_PERIOD})?\s*(?P<zh>\d{{1,2}}|[零一二两三四五六七八九十]{{1,3}})\s*点(?:\s*(?P<zm>半|一刻|\d{{1,2}})\s*分?)?")
 
 
+_COUNTED = re.compile(r"(?:最多|至多|最少|至少|不超过|一共|共|第|列)\s*$")
+
+
 def clocks(f: str) -> list[tuple[int, int, int, str]]:
     """The clock times of a folded text: (start, end, minutes after midnight, style). Styles: "24" ("07:00"),
     "24s" ("7:00"), "en" ("7am"), "zh" ("早上7点")."""
@@ -474,6 +477,8 @@ def clocks(f: str) -> list[tuple[int, int, int, str]]:
             mi = 30 if zm == "半" else 15 if zm == "一刻" else int(zm) if zm else 0
             if h is None:
                 continue
+            if not m.group("per") and not zm and _COUNTED.search(f, max(0, m.start() - 4), m.start()):
+                continue  # "最多 5 点", "第一点": points counted, no time of day
             if m.group("per") in lx.CLOCK_PM and 1 <= h <= 11:
                 h += 12
             style = "zh"
