@@ -852,6 +852,13 @@ def test_review_a_stand_in_or_a_person_on_an_ending_line_takes_no_part():
          ("2026-05-29", "Marco brought the produce crates at 07:00 sharp")]))) == []
 
 
+def test_an_english_ordinal_day_is_the_number_a_chinese_entry_writes():
+    mem = ("## Clients\n- [P1] Halvard Tools invoices go out before the 25th of each month; books close on the 26th "
+           "(2026-02-03)\n- [P1] Halvard Tools 的发票每月 25 号之前开出，26 号关账 (2026-03-14)\n")
+    got = duplicates_and_contradictions(ctx(mem, []))
+    assert [(x.op.op, x.features["added"]) for x in got] == [("merge", 0)]  # the same days: nothing to add
+
+
 def test_review_a_wait_s_verb_in_another_sense_ends_nothing():
     assert _texts(status_changes(ctx("## 活动\n- [P1] 欧陆酒店 年会场地报价：等销售经理回复 (2026-05-01)\n",
         [("2026-05-29", "欧陆酒店销售经理休假回来了")]))) == []

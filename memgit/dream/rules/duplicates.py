@@ -171,6 +171,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
 # what no translation changes in an entry: clock times, room and item codes ("4B", "B214"), numbers, and
 # the names written in Latin letters (capitalised in an English entry, any in a Chinese one)
 _CODE_ID = re.compile(r"(?<![\w.-])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,8}(?![\w-])")
+_ORDINAL = re.compile(r"(?<![\w.-])(\d{1,4})(?:st|nd|rd|th)(?![\w-])")
 _PLAIN_NUM = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:]|\.\d)")
 _LATIN_WORD = re.compile(r"(?<![\w'’-])([A-Za-z][A-Za-z-]*[A-Za-z])(?:['’]s)?(?![\w'’-])")
 _MULTI_NAME = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")  # "Main Street", not at the start
@@ -186,7 +187,7 @@ def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
     rest = list(f)
     for a, b, _, _ in ticks:
         rest[a:b] = " " * (b - a)
-    rest_s = "".join(rest)
+    rest_s = _ORDINAL.sub(r"\1", "".join(rest))  # "the 25th" is the number the Chinese writes "25 号"
     ids = frozenset(_CODE_ID.findall(rest_s))
     nums = frozenset(n for n in _PLAIN_NUM.findall(_CODE_ID.sub(" ", rest_s)))
     if chinese:
