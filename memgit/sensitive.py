@@ -869,7 +869,7 @@ def _assignment_hits(line: str, hits: list[_Hit]) -> None:
 _LABEL_WORDS = ("key", "token", "secret", "auth", "pass", "pwd")
 _LABELLED = _AnchoredRegex(
     r"(?:(?<![A-Za-z])(?P<word>(?i:key|token|secret|auth|passwd|pass|pwd))"
-    r"|(?<=[a-z0-9])(?P<camel>Key|Token|Secret|Auth|Passwd|Pass|Pwd))(?![A-Za-z])"
+    r"|(?<=[a-z0-9])(?P<camel>Key|Token|Secret|Auth|Passwd|Pass|Pwd))(?P<id>[_\-]?(?:ID|Id)(?![a-z]))?(?![A-Za-z])"
     rf"\\?[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|\||>)(?:{_EMPH})?[ \t]*"
     r"|(?P<to>[ \t]+to[ \t]+)|(?P<space>[ \t]+))"
     rf"(?:{_QUOTED}|(?:\\[\"'])?([A-Za-z0-9_\-.+/~]{{8,}}={{0,3}}))(?![A-Za-z0-9_\-.+/~=])",
@@ -900,8 +900,12 @@ def _labelled_hits(line: str, hits: list[_Hit]) -> None:
         if _is_placeholder(value):
             continue
         if m.group("to") is not None or m.group("space") is not None:
+            # a name written as code ("applicationKey K005…", "keyID 0052…") labels its value as a bare word does
+            # not ("the key 2026 …"): a qualifier before a bare word says what key it is
+            coded = m.group("camel") is not None or m.group("id") is not None
             if word not in ("key", "token", "secret") or _ID_IN_PROSE.fullmatch(value) or (
-                    m.group("space") is not None and not _QUALIFIER.search(line, max(0, m.start() - 40), m.start())):
+                    m.group("space") is not None and not coded
+                    and not _QUALIFIER.search(line, max(0, m.start() - 40), m.start())):
                 continue
         if word in ("pass", "pwd", "passwd"):
             # "pass" alone is a verb ("all tests pass: 3"); as the tail of a name (db_pass, SMTP_PASS) it is a password

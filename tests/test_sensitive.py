@@ -295,6 +295,9 @@ def test_a_rejected_keyword_does_not_hide_the_password_after_it():
     "Brave: BSAq7Lm2Xp9Tz4RwKc8NvYh3Qs5Dm1",
     "registry npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
     "Senha: Tr0ub4dor&3x", "Contraseña: hunter22!", "Mot de passe : sEcr3t99", "Passwort: Geheim123!",
+    # a name written as code labels its value with no separator ("applicationKey …", "keyID …")
+    "新建了一个 key（keyID 0052f8c1e9a7b3d0000000004，applicationKey K005vN8qR2tYx7LmW3pZs9HcJ6dFa1Bg）",
+    "rotated it: secretToken Qm7xR2pL9vT4wZ8kN3bY6cH1",
 ])
 def test_credential_forms_seen_in_real_memories(line):
     assert has_sensitive(line)
@@ -302,7 +305,8 @@ def test_credential_forms_seen_in_real_memories(line):
 
 
 @pytest.mark.parametrize("line", ["token count (approx): 12345678 words", "the passport number field is optional",
-                                  "Gateway token rotated on 2026-03-15", "npm_config_cache is set"])
+                                  "Gateway token rotated on 2026-03-15", "npm_config_cache is set",
+                                  "keyID of the bucket is unknown", "Key ID card renewal 20260517"])
 def test_their_look_alikes_are_not(line):
     assert not has_sensitive(line)
 
