@@ -968,6 +968,15 @@ def test_a_release_named_by_a_whole_number_moves_on_the_lines_about_its_entry():
     assert slot_changes(ctx(mem, [("2026-05-30", "runners on Node 22 today, no failures")])) == []
 
 
+def test_an_image_tag_names_the_release_it_runs():
+    mem = ("## Services\n- [P1] `billing-api` runs on Node 20 in Docker on `billing-prod` (2026-03-14)\n"
+           "- [P1] `billing-cron` stays on Node 20 until its addon is rebuilt (2026-04-02)\n")
+    lines = [("2026-05-26", "Moved `billing-api` from the node:20-bookworm base image to node:22-bookworm; deployed."),
+             ("2026-05-28", "`billing-api` has been on Node 22 for two days, no new errors.")]
+    assert ops(slot_changes(ctx(mem, lines))) == [
+        ("refresh", "[P1] `billing-api` runs on Node 22 in Docker on `billing-prod` (2026-05-28)")]
+
+
 def test_a_release_called_by_a_short_form_moves_when_its_planned_move_comes_true():
     mem = ("## DB\n- [P1] 订单库跑 MariaDB 10，一主两从 (2026-05-10)\n"
            "- [P1] 报表库也是 MariaDB 10，只留 90 天 (2026-05-10)\n")

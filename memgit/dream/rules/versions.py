@@ -260,7 +260,9 @@ def named_releases(ctx: Context) -> list[Candidate]:
         own = _own_terms(it, name_terms)
         rivals = [(x, _own_terms(x, name_terms)) for x in by_name[name] if x is not it]
         names = "|".join(re.escape(n) for n in (name, *_abbreviations(ctx, it, name, cur, own)))
-        rx = re.compile(rf"(?<![a-z0-9_./-])(?:{names})[ \t]?v?(\d{{1,3}})(?![\w:/%°'’-]|[.,]\d)")
+        # (an image tag names the release too: "node:22-bookworm")
+        rx = re.compile(rf"(?<![a-z0-9_./-])(?:{names})(?:[ \t]?v?(\d{{1,3}})(?![\w:/%°'’-]|[.,]\d)"
+                        rf"|:(\d{{1,3}})(?:-[a-z][\w.-]*)?(?![\w:/%°'’]|[.,]\d))")
         # "Ubuntu 22 to 24", "Node 18 → 22": the old number, then the new one bare
         onward = re.compile(rf"(?<![a-z0-9_./-])(?:{names})[ \t]?v?{re.escape(cur)}\s*(?:→|->|=>|\bto\b|"
                             rf"{lx.CHANGE_ZH})\s*v?(\d{{1,3}})(?![\w:/%°'’-]|[.,]\d)")
@@ -292,7 +294,7 @@ def named_releases(ctx: Context) -> list[Candidate]:
             if any(lx.VERSION_HELD.search(c) or lx.PERSISTS.search(c) for c in clauses(f) if held.search(c)):
                 continue  # the line says the entry's release stays ("billing stays on Java 17")
             for m in [*onward.finditer(f), *rx.finditer(f)]:
-                nv = m.group(1)
+                nv = m.group(1) or m.group(2)
                 if int(nv) <= int(cur):
                     continue
                 cl = _clause_at(f, m.start())
