@@ -968,6 +968,16 @@ def test_a_release_named_by_a_whole_number_moves_on_the_lines_about_its_entry():
     assert slot_changes(ctx(mem, [("2026-05-30", "runners on Node 22 today, no failures")])) == []
 
 
+def test_a_sibling_still_on_the_old_model_written_as_one_word_leaves_the_moved_one_moved():
+    mem = ("## 系統\n- [P1] 客服機器人用 qwen2 模型，跑在小主機上 (2026-03-18)\n"
+           "- [P1] 翻譯腳本也用 qwen2，結果要人工校對 (2026-04-07)\n")
+    lines = [("2026-05-30", "客服機器人的模型換成 qwen3 了"), ("2026-05-30", "翻譯腳本這次先不動，還是 qwen2")]
+    assert ops(slot_changes(ctx(mem, lines))) == [("refresh", "[P1] 客服機器人用 qwen3 模型，跑在小主機上 (2026-05-30)")]
+    # the moved one said to stay after all: nothing moves
+    back = [lines[0], ("2026-05-30", "客服機器人還是 qwen2，先回退")]
+    assert slot_changes(ctx(mem, back)) == []
+
+
 def test_an_image_tag_names_the_release_it_runs():
     mem = ("## Services\n- [P1] `billing-api` runs on Node 20 in Docker on `billing-prod` (2026-03-14)\n"
            "- [P1] `billing-cron` stays on Node 20 until its addon is rebuilt (2026-04-02)\n")

@@ -892,6 +892,8 @@ def _still_said(ctx: Context, it: Item, kind: str, a: int, b: int, hits: list[Ob
     said = rf"{re.escape(name)}\s?[-_]?v?{re.escape(cur)}(?!\d|\.\d)" if name else rf"{re.escape(cur)}(?![a-z0-9_/-])"
     rx = re.compile(r"(?<![a-z0-9_./-])" + said)
     other = it.subject - term_set(cur) - term_set(name or "")
+    if name:  # ("llama3" is the value itself, written as one word)
+        other = frozenset(t for t in other if not (t.startswith(name) and t[len(name):].lstrip(" -_v") == cur))
     seen = {id(h) for h in hits}
     for o in ctx.obs:
         if id(o) in seen or o.day < last.day or o.sensitive:
