@@ -896,6 +896,14 @@ def test_a_lesson_of_remedies_alone_is_written_as_the_remedy_without_its_story()
     assert len(got) == 1 and "again" not in got[0] and "Third" not in got[0] and "preset" in got[0]
 
 
+def test_a_measured_value_after_its_measure_is_no_version():
+    c = ctx("## 检索\n- [P1] 工单去重：用 bge-m3 向量做聚类，相似度阈值 0.82 (2026-04-15)\n"
+            "- [P1] Dedupe similarity threshold 0.82 for tickets (2026-04-15)\n",
+            [("2026-05-29", "工单去重 staging 跑了评测：recall@20 0.871，相似度阈值还是按 bge-m3 调的"),
+             ("2026-05-30", "ticket dedupe eval upgraded: recall 0.91, threshold 0.86 tried")])
+    assert version_changes(c) == []
+
+
 def test_one_end_of_a_range_of_values_is_no_version():
     c = ctx("## Tanks\n- [P1] Reservoir targets: EC 1.6–2.0, pH 5.8–6.2 (2026-04-01)\n",
             [("2026-05-29", "Reservoir EC 1.8, pH 6.0, within targets."), ("2026-05-30", "Reservoir upgraded: EC 1.7, pH 6.1")])

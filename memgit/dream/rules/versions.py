@@ -42,8 +42,9 @@ def version_changes(ctx: Context) -> list[Candidate]:
         names = ((it.head | term_set(it.entry.section or "")) - {v.lower().lstrip("v") for v in it.versions}
                  - lx.VERSION_WORDS)
         old = it.versions[0]
-        if _COMPARED.search(it.entry.body[:max(0, it.entry.body.find(old))]):
-            continue  # "error detection >0.7": a bound on a value, not a release
+        before = fold(it.entry.body[:max(0, it.entry.body.find(old))])
+        if _COMPARED.search(before) or lx.MEASURED.search(before[-12:]):
+            continue  # "error detection >0.7", "相似度阈值 0.82": a bound on a value or a measure, not a release
         key, held = version_key(old), {version_key(x) for x in it.versions}
         qual = qualifiers(it)
         fb = fold(it.entry.body)
