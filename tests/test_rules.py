@@ -77,6 +77,8 @@ def test_a_done_word_said_of_another_noun_is_not_the_entrys_state():
     ("[P1] 倉庫擴建的使用執照還在等市府核發", "市府公文到了：倉庫擴建的使用執照核准，正本週三去領",
      "[P1] 倉庫擴建的使用執照已核准 (2026-05-30)"),
     ("[P1] 分店的营业执照还在区里审核", "区里通知：分店的营业执照审核通过", "[P1] 分店的营业执照已审核通过 (2026-05-30)"),
+    # brought to where it was wanted: the state, not the motion
+    ("[P1] 2 號場的新球網已經下訂，等廠商送貨", "廠商把 2 號場的新球網送來了，下午就裝好", "[P1] 2 號場的新球網已經下訂，已到貨 (2026-05-30)"),
 ])
 def test_a_status_moves_to_the_lines_own_done_word(entry, line, want):
     assert [x.op.text for x in status_changes(ctx(f"## Work\n- {entry} (2026-05-01)\n", [("2026-05-30", line)]))] == [

@@ -280,6 +280,9 @@ _PARTICIPLE = re.compile(r"\b([a-z]{3,}ed)\b")
 _ZH_STATE = re.compile(r"^(?:已经|已)?\s*([\u4e00-\u9fff]{2,4}?)了?$")
 
 
+_BROUGHT = re.compile(r"(?:已)?送(?:过)?(?:来|到)")
+
+
 def _as_said(st: tuple, o, body: str) -> tuple:
     """The done state in the line's own word when it has one ("shipped", "已上架", "核准了" → 已核准), in
     place of the canonical one ("released", 已上线), as a sixth field: the word as the entry will read,
@@ -291,6 +294,8 @@ def _as_said(st: tuple, o, body: str) -> tuple:
     if CJK_IN.search(raw):
         if is_traditional(o.text) != is_traditional(body) or cjk_share(body) < 0.3 and not CJK_IN.search(body):
             return (*st[:5], None)
+        if _BROUGHT.match(fold(raw)):
+            return (*st[:5], None)  # "送来了", "送到她家": the motion, not the state; 已到货 says it
         if st[3] and o.text[st[3] - 1] == "已":
             raw = "已" + raw
         m = _ZH_STATE.match(raw.strip())
