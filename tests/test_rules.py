@@ -85,6 +85,14 @@ def test_a_status_moves_to_the_lines_own_done_word(entry, line, want):
         want]
 
 
+def test_a_done_word_a_wait_follows_is_still_to_come():
+    mem = "## Orders\n- [P1] Rosehip oil restock, 10 kg from Aroma Sud：in transit，DHL 单号已发给 Mia (2026-05-01)\n"
+    early = ("2026-05-28", "用新到的 rosehip oil 打了第一批皂，上架要等四周后")
+    assert status_changes(ctx(mem, [early])) == []
+    got = status_changes(ctx(mem, [("2026-05-27", "Rosehip oil delivered to the studio, all four drums 签收了."), early]))
+    assert [x.op.text for x in got] == ["[P1] Rosehip oil restock, 10 kg from Aroma Sud：arrived，DHL 单号已发给 Mia (2026-05-27)"]
+
+
 def test_what_waits_is_the_thing_owned_not_its_owner():
     mem = "## Work\n- [P1] 新官网的 ICP 备案还在管局审核，批下来之前域名不能解析 (2026-05-01)\n"
     assert status_changes(ctx(mem, [("2026-05-30", "新官网正式上线，转发了链接")])) == []

@@ -120,6 +120,10 @@ def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False)
     return any(f"~{c}" in subject for c in concepts(m.group(1)))
 
 
+# a done word a wait follows is still to come ("上架要等四周后", "live has to wait until June")
+_STILL_TO_WAIT = re.compile(r"\s*(?:还|也)?(?:要|得|需要)等|\s+(?:has|have|will have|needs?) to wait\b")
+
+
 def done_state(text: str, wait: str | None = None, subject: frozenset[str] | None = None, named: str = ""
                ) -> tuple[int, str, str, int, int] | None:
     """The most advanced non-negated done state in `text`: (rank, english, chinese, position, end). With
@@ -133,6 +137,7 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
         # a wait's own English participle only said right after the entry's own word ("the venue contract
         # signed", "Orchid v3 was reviewed"; not "reviewed the exporter logs for Orchid")
         m = next((m for m in pat.finditer(text) if not negated_at(text, m.start())
+                  and not _STILL_TO_WAIT.match(text, m.end())
                   and (subject is None or _said_of(text, m.start(), subject, strict=not en))), None)
         if m is not None and (best is None or rank > best[0]):
             best = (rank, en or m.group(0), zh, m.start(), m.end())  # a wait's own participle is its word
