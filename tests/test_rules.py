@@ -996,6 +996,16 @@ def test_a_sibling_still_on_the_old_model_written_as_one_word_leaves_the_moved_o
     assert slot_changes(ctx(mem, back)) == []
 
 
+def test_a_release_called_by_its_head_moves_on_the_lines_about_its_entry():
+    mem = ("## 設備\n- [P1] 混音室桌機跑 Windows 10，Reaper 走 ASIO 驅動 (2026-02-14)\n"
+           "- [P1] 剪輯筆電（ThinkPad X1）先維持 Windows 10 不升級 (2026-03-02)\n")
+    lines = [("2026-05-26", "混音室桌機升級完成，現在是 Windows 11 24H2"),
+             ("2026-05-28", "第一次在 Win11 的混音室桌機上錄音，兩小時沒掉音"),
+             ("2026-05-30", "筆電照舊不動，繼續 Win10")]
+    assert ops(slot_changes(ctx(mem, lines))) == [
+        ("refresh", "[P1] 混音室桌機跑 Windows 11，Reaper 走 ASIO 驅動 (2026-05-28)")]
+
+
 def test_an_image_tag_names_the_release_it_runs():
     mem = ("## Services\n- [P1] `billing-api` runs on Node 20 in Docker on `billing-prod` (2026-03-14)\n"
            "- [P1] `billing-cron` stays on Node 20 until its addon is rebuilt (2026-04-02)\n")

@@ -374,20 +374,24 @@ def _bare_move(ctx: Context, f: str, cur: str, own: frozenset[str], others: list
 
 
 def _abbreviations(ctx: Context, it: Item, name: str, cur: str, own: frozenset[str]) -> list[str]:
-    """What the lines call a release's name for short ("pg14" for "PostgreSQL 14"): two to four letters,
-    the name's first letter first and the rest in the name's order, written with the entry's current
-    number on a line about the entry's own subject."""
+    """What the lines call a release's name for short, on a line about the entry's own subject: its head of
+    three letters or more with any number ("Win11" for "Windows 10"), or two to four letters, the name's
+    first letter first and the rest in the name's order, with the entry's current number ("pg14" for
+    "PostgreSQL 14")."""
     if len(name) < 6 or not name.isalpha():
         return []
-    rx = re.compile(rf"(?<![a-z0-9_./-])([a-z]{{2,4}})[ \t]?v?{re.escape(cur)}(?!\d|[.,]\d)")
+    rx = re.compile(r"(?<![a-z0-9_./-])([a-z]{2,5})[ \t]?v?(\d{1,3})(?!\d|[.,]\d)")
     found = set()
     for o in ctx.obs:
         if o.role == "assistant" or not ctx.weight(o.terms & own):
             continue
         for m in rx.finditer(fold(o.text)):
             short = m.group(1)
-            if short[0] == name[0] and short != name and re.fullmatch(".*?".join(map(re.escape, short)) + ".*", name) \
-                    and short not in STOP and not is_common_word(short):
+            if short == name or short in STOP or is_common_word(short):
+                continue
+            # its head ("Win11" for Windows) with any number; letters in its order ("pg14") with the entry's own
+            if len(short) >= 3 and name.startswith(short) or m.group(2) == cur and len(short) <= 4 and \
+                    short[0] == name[0] and re.fullmatch(".*?".join(map(re.escape, short)) + ".*", name):
                 found.add(short)
     return sorted(found)
 
