@@ -1523,6 +1523,16 @@ def test_a_person_stepping_down_hands_over_one_part_and_keeps_another():
         "[P1] Pitch bookings at Elm Park: contact Ravi Menon, the club secretary (2026-05-30)"]
 
 
+def test_a_part_given_on_from_now_on_moves_that_part_and_not_the_one_kept():
+    memory = ("## 分工\n- [P1] 订场找老郑：每周一上午 10 点在体育馆小程序抢场 (2026-04-11)\n"
+              "- [P1] 买球（7 号）归老郑管，一次进 10 桶 (2026-04-11)\n")
+    lines = [("2026-05-25", "老郑在群里说最近调班，周一上午抢不了场了，订场以后交给小林；买球他继续管"),
+             ("2026-05-27", "阿杰确认：从下周一起订场由小林负责，小林已经是体育馆小程序的管理员"),
+             ("2026-05-30", "小林抢到 3 片场，第一次上手挺顺")]
+    assert [x.op.text for x in slot_changes(ctx(memory, lines))] == [
+        "[P1] 订场找小林：每周一上午 10 点在体育馆小程序抢场 (2026-05-27)"]
+
+
 def test_a_tool_adopted_from_now_on_replaces_the_one_the_line_removes():
     memory = ("## Show\n- [P1] Captions: local Vosk small model via Subtitler, exported as .vtt (2026-01-09)\n"
               "- [P1] Welsh episodes are captioned with Vosk large, the only one that copes (2026-02-14)\n")

@@ -1108,8 +1108,11 @@ def handovers(ctx: Context) -> list[Candidate]:
         # party handed over is in what follows it
         lab = _HEAD_LABEL.match(it.entry.body)
         head, value = (it.entry.body[:lab.end(1)], it.entry.body[lab.end(1):]) if lab else ("", it.entry.body)
+        in_value = [n for n in names[:4] if n in value]
         for name in names[:4]:
-            if not lx.WEEKDAY.search(fold(name)) and (name in value or name not in head):
+            # (a name only in the head beside a party named after it is what the entry is about: "Rehearsal
+            # bookings at St Aidan's Hall: contact Margaret Finch"; alone there, it is the party: "订场找老周：…")
+            if not lx.WEEKDAY.search(fold(name)) and (name in value or not in_value):
                 by_old.setdefault(name, []).append(it)
     told = [o for o in ctx.obs if said_so(o)]
     for old, holders in by_old.items():
