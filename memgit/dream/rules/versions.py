@@ -166,6 +166,7 @@ def moved_values(ctx: Context) -> list[Candidate]:
             for m in _AMOUNT_RE.finditer(fold(it.entry.body)):
                 holders.setdefault(_amount_key(m.group(1)), []).append((it, m))
     found: dict[int, list[tuple[Observation, re.Match[str], str]]] = {}
+    owns: dict[int, frozenset[str]] = {}  # each entry's specific words but numbers, found once
     items = {id(it): it for it in ctx.items}
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive or len(o.text) > 400:
@@ -185,7 +186,10 @@ def moved_values(ctx: Context) -> list[Candidate]:
             if len(held) != 1:
                 continue  # no entry, or several, give that amount: whose moved is unsure
             it, at = held[0]
-            own = frozenset(t for t in it.subject if ctx.anchor(t) and not any(c.isdigit() for c in t))
+            own = owns.get(id(it))
+            if own is None:
+                own = owns[id(it)] = frozenset(t for t in it.subject
+                                               if ctx.anchor(t) and not any(c.isdigit() for c in t))
             if (it.entry.date and o.day < it.entry.date) or not term_set(cl) & own:
                 continue  # written after the move, or the clause names nothing of the entry's subject
             new_raw = o.text[m.start("new" + g):m.end("new" + g)].strip()
@@ -196,7 +200,7 @@ def moved_values(ctx: Context) -> list[Candidate]:
         o, at, new_raw = max(hits, key=lambda h: (h[0].day, h[0].line))
         if any(_amount_key(h[2]) != _amount_key(new_raw) for h in hits if h[0].day == o.day):
             continue  # two new amounts the same day: unsure
-        own = frozenset(t for t in it.subject if ctx.anchor(t) and not any(c.isdigit() for c in t))
+        own = owns[k]
         number = _amount_key(new_raw)[0]
         later = [x for x in ctx.obs if x.day > o.day and x.role != "assistant" and not x.sensitive
                  and x.terms & own and re.search(rf"(?<![\d.]){re.escape(number)}(?![\d]|\.\d)", fold(x.text))]
@@ -299,8 +303,7 @@ def named_releases(ctx: Context) -> list[Candidate]:
                 if int(nv) <= int(cur):
                     continue
                 cl = _clause_at(f, m.start())
-                if (lx.PLANNED.search(cl) or lx.HELD.search(cl) or lx.DENIED.search(cl) or lx.PENDING.search(cl)
-                        or lx.TODO.search(cl) or lx.VERSION_HELD.search(cl) or lx.RELEASE_DOCS.search(cl)):
+                if _no_release_moved(cl):
                     if m.re is onward and lx.PLANNED.search(cl) and not (lx.DENIED.search(cl) or lx.HELD.search(cl)):
                         planned.setdefault(nv, o)
                     continue
@@ -347,6 +350,13 @@ def named_releases(ctx: Context) -> list[Candidate]:
     return out
 
 
+def _no_release_moved(cl: str) -> bool:
+    """A clause naming a newer release that reports no move of it: a plan, a hold, a denial, a wait, a to-do, a
+    release kept back, or one only read about."""
+    return bool(lx.PLANNED.search(cl) or lx.HELD.search(cl) or lx.DENIED.search(cl) or lx.PENDING.search(cl)
+                or lx.TODO.search(cl) or lx.VERSION_HELD.search(cl) or lx.RELEASE_DOCS.search(cl))
+
+
 _BARE_MOVE = re.compile(rf"(?:{lx.CHANGE_ZH}|\b(?:upgraded|bumped|updated|moved) to\b)\s*v?(\d{{1,3}})"
                         r"(?=\s*(?:$|了|[，,。;；!！)）、]|\.(?!\d)))")
 
@@ -363,8 +373,7 @@ def _bare_move(ctx: Context, f: str, cur: str, own: frozenset[str], others: list
         cl = _clause_at(f, m.start())
         if int(nv) <= int(cur) or _name_before(f[:m.start()]) or not lx.UPGRADED.search(cl):
             continue
-        if (lx.PLANNED.search(cl) or lx.HELD.search(cl) or lx.DENIED.search(cl) or lx.PENDING.search(cl)
-                or lx.TODO.search(cl) or lx.VERSION_HELD.search(cl) or lx.RELEASE_DOCS.search(cl)):
+        if _no_release_moved(cl):
             continue
         said = term_set(cl)
         mine = ctx.weight(said & own)
