@@ -230,19 +230,26 @@ def _ordinary_log(n: int) -> str:
     return "\n".join(lines[i % len(lines)] for i in range(n))
 
 
-def test_scan_speed() -> None:
-    text = _ordinary_log(2000)
-    scan(text)  # warm-up: compiles rules and imports detect-secrets
-    best = min(_timed(scan, text) for _ in range(3))
-    assert best < 0.2, f"scanning 2,000 lines took {best * 1000:.0f} ms"
+def _growth(fn: Callable[[str], object], small: str, big: str) -> float:
+    """How many times longer `fn` takes on `big` than on `small`, best of three each: a ratio, so it holds
+    on a slow or busy machine (the absolute speed targets are benchmarks/run.py's, not a test's)."""
+    fn(small)  # warm-up: compiles rules and imports detect-secrets
+    return min(_timed(fn, big) for _ in range(3)) / max(min(_timed(fn, small) for _ in range(3)), 1e-6)
+
+
+def test_scan_time_grows_linearly_with_the_log() -> None:
+    growth = _growth(scan, _ordinary_log(500), _ordinary_log(2000))
+    assert growth < 8, f"4x the lines took {growth:.1f}x the time (linear: 4)"
+
+
+def _long_line(k: int) -> str:
+    return " ".join([corpus.GITHUB_CLASSIC] * 4 * k) + " 持仓 " + "100 股，" * 4 * k + "盈亏 +1,000 " * k
 
 
 def test_long_lines_stay_linear() -> None:
-    line = " ".join([corpus.GITHUB_CLASSIC] * 2000) + " 持仓 " + "100 股，" * 2000 + "盈亏 +1,000 " * 500
-    t0 = time.perf_counter()
-    findings = scan(line)
-    assert time.perf_counter() - t0 < 1.0
-    assert len(findings) == 2000 + 2000 + 500
+    assert len(scan(_long_line(500))) == 2000 + 2000 + 500
+    growth = _growth(scan, _long_line(125), _long_line(500))
+    assert growth < 8, f"a line 4x as long took {growth:.1f}x the time (linear: 4, quadratic: 16)"
 
 
 def _timed(fn: Callable[[str], object], arg: str) -> float:
