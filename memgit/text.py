@@ -328,6 +328,11 @@ def is_common_word(term: str) -> bool:
     return v
 
 
+def is_dictionary_word(term: str) -> bool:
+    """A word of jieba's dictionary (Simplified): "王子" is, "王大" is not."""
+    return bool(CJK_RE.match(term)) and bool(_segmenter().has_word(term))
+
+
 def known_common(verdicts: dict[str, bool]) -> None:
     """Take `is_common_word` verdicts computed elsewhere (a forked process holding the same dictionary)."""
     _COMMON.update(verdicts)

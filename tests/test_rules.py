@@ -1574,3 +1574,22 @@ def test_an_outcome_that_did_not_happen_said_done_ends_the_error(line, pruned):
     c = ctx("## NAS\n- [P1] 相册的识别容器一直失败（内存不够），人脸识别没跑起来，待查 (2026-05-20)\n"
             "- [P1] 照片备份每晚 02:00 跑 (2026-05-01)\n", [("2026-05-29", line)])
     assert bool(stale_entries(c)) == pruned
+
+
+def test_an_error_the_logs_call_by_another_entrys_name_is_pruned_once_runs_say_no_error():
+    memory = ("## Jobs\n- [P1] recon_job.py 每天 08:00 跑对账，结果发到群里 (2026-03-01)\n"
+              "- [P1] 对账脚本一直报 KeyError，原因没查出来，每次手动补数 (2026-05-01)\n")
+    fail = ("2026-05-26", "recon_job 又挂了：KeyError: 'amount'")
+    runs = [("2026-05-27", "recon_job 正常跑完，没报错"), ("2026-05-28", "RECON_JOB 跑通了，无报错")]
+    c = ctx(memory, [fail, *runs])
+    assert [x.op.targets[0] for x in stale_entries(c)] == [
+        "- [P1] 对账脚本一直报 KeyError，原因没查出来，每次手动补数 (2026-05-01)"]
+    # a run that fails again after them, or one good run alone, prunes nothing
+    assert stale_entries(ctx(memory, [fail, *runs, ("2026-05-29", "recon_job 又报错了，KeyError")])) == []
+    assert stale_entries(ctx(memory, [fail, runs[0]])) == []
+
+
+def test_a_negated_error_word_is_no_failure():
+    from memgit.dream.rules.prune import _failing
+    assert not _failing("正常跑完，没报错") and not _failing("finished, no errors")
+    assert _failing("又报错了") and _failing("the export failed")

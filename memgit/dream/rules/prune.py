@@ -113,8 +113,8 @@ def _failing(f: str) -> bool:
     "previously timed out"): a word of the past a few characters before, in its clause, ends it."""
     for m in lx.ERROR.finditer(f):
         before = re.split(r"[，,；;。！!？?(（]", f[max(0, m.start() - 14):m.start()])[-1]
-        if not lx.EARLIER.search(before):
-            return True
+        if not lx.EARLIER.search(before) and not _negated(f, m.start()):
+            return True  # ("没报错", "no errors": no failure said)
     return False
 
 
@@ -157,7 +157,10 @@ def _log_names(ctx: Context, it) -> frozenset[str]:
         if not m or _negated(f, m.start()):
             continue
         mine = ctx.mentions(o, it)
-        if any(x is not it and ctx.mentions(o, x) > mine for x in ctx.items_about(o)):
+        # (a name only this entry holds, its own error's, "UnicodeDecodeError", says whose failure it is, however
+        # many words the line shares with another entry: "invoice_ocr 又挂了：UnicodeDecodeError")
+        only_mine = any(all(t not in x.subject for x in ctx.items if x is not it) for t in o.terms & rare)
+        if not only_mine and any(x is not it and ctx.mentions(o, x) > mine for x in ctx.items_about(o)):
             continue  # the line reports another entry's failure
         shared = (o.terms & own) - term_set(m.group(0))
         # (one shared term will do when no other entry of memory names it: "codesign")
@@ -170,7 +173,8 @@ def _log_names(ctx: Context, it) -> frozenset[str]:
         said = {t for t in term_set(clause) - term_set(m.group(0))
                 if not t.startswith("~") and not is_common_word(t) and not t.isdigit()}
         new = {t for t in said - it.subject - it.head if ctx.anchor(t)}
-        if len(new) <= 2:
+        # (the parts of one identifier are one name: "invoice_ocr" and its "invoice", "ocr")
+        if len({t for t in new if not any(t != u and t in re.split(r"[-_.]", u) for u in new)}) <= 2:
             # (with none, the words of the entry's head the report names it by are the logs' name for it, however
             # often the logs say them: "Export failed again" for "The nightly sensor export … keeps failing")
             out |= new or said & it.head
@@ -210,6 +214,10 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
         if not o.terms & aliases:
             return False
         clause = term_set(_clause_of(f, pos, pos))
+        if not clause & aliases:
+            # the clause before may name it ("OCR 脚本正常，无报错")
+            a = max((x.end() for x in _ERROR_CLAUSE.finditer(f, 0, pos)), default=0)
+            clause = term_set(_clause_of(f, max(a - 2, 0), pos))
         return bool(clause & aliases) and not any(ctx.anchor(t) for t in clause & others)
 
     near = (it.head or it.subject) | aliases

@@ -1051,9 +1051,9 @@ _FAMILIAR_RE = re.compile(r"[老小阿][\u4e00-\u9fff]|[\u4e00-\u9fff][姐哥]")
 def _familiar_names(text: str) -> list[tuple[int, int, str]]:
     """People named the familiar Chinese way: 老 / 小 / 阿 and a surname ("老陈", "小吴"), or a surname and
     姐 / 哥 ("郑姐"); not where the surname's character begins a word with the next one ("小王子", "老黄历")."""
-    from memgit.text import _segmenter, to_simplified
+    from memgit.text import is_dictionary_word, to_simplified
 
-    jb, out = _segmenter(), []
+    out = []
     for m in _FAMILIAR_RE.finditer(text):
         pair = to_simplified(m.group(0))
         if len(pair) != 2:
@@ -1062,7 +1062,7 @@ def _familiar_names(text: str) -> list[tuple[int, int, str]]:
         if name_char not in lx.SURNAMES or pair[0] in _FAMILIAR and pair[1] in _KIN:
             continue
         nxt = to_simplified(text[m.end():m.end() + 1])
-        if pair[0] in _FAMILIAR and nxt and jb.has_word(name_char + nxt):
+        if pair[0] in _FAMILIAR and nxt and is_dictionary_word(name_char + nxt):
             continue
         out.append((m.start(), m.end(), m.group(0)))
     return out
