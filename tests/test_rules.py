@@ -1593,3 +1593,12 @@ def test_a_negated_error_word_is_no_failure():
     from memgit.dream.rules.prune import _failing
     assert not _failing("正常跑完，没报错") and not _failing("finished, no errors")
     assert _failing("又报错了") and _failing("the export failed")
+
+
+def test_a_paused_thing_said_back_is_unblocked_unless_another_clause_says_it_is_still_stuck():
+    memory = "## Ops\n- [P1] 会员积分同步卡在供应商接口，暂停中 (2026-05-01)\n- [P1] 周报每周一 9 点发 (2026-03-01)\n"
+    back = [("2026-05-27", "会员积分同步已恢复，今天跑了两轮")]
+    assert [x.op.text for x in status_changes(ctx(memory, back))] == ["[P1] 会员积分同步卡在供应商接口，已解除阻塞 (2026-05-27)"]
+    # "还卡在 …" would still say it is stuck beside the new state: a person rewrites that one
+    still = "## Ops\n- [P1] 会员积分同步还卡在供应商接口，推送暂停中 (2026-05-01)\n- [P1] 周报每周一 9 点发 (2026-03-01)\n"
+    assert status_changes(ctx(still, back)) == []

@@ -100,6 +100,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         st = _as_said(st, o, it.entry.body)
         new_body = _numbered(_share(_restate(it.entry.body, st), support), support)
+        if _STILL_STUCK.search(fold(new_body)):
+            continue  # another clause still says it is stuck ("还卡在 …，payouts 已恢复"): a person rewrites it
         text = compose(it, new_body, max(x.day for x in support))
         wait_word = pend.group(0) if pend else "pending"
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
@@ -111,6 +113,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
 
 
 _OWNER = re.compile(r"的|['’]s\b")
+_STILL_STUCK = re.compile(rf"(?:还|仍|依然|一直|\bstill\b)\s*(?:(?:is|are|being)\s+)?(?:{lx.BLOCKED.pattern})")
 _OPTION_SPLIT = re.compile(r"\s*(?:/|、|\bor\b|或|，|,)\s*")
 
 
