@@ -5,6 +5,7 @@ own behaviour (what it proposes, and what it must leave alone) is pinned where t
 """
 from __future__ import annotations
 
+import re
 from datetime import date
 
 import pytest
@@ -1602,3 +1603,23 @@ def test_a_paused_thing_said_back_is_unblocked_unless_another_clause_says_it_is_
     # "还卡在 …" would still say it is stuck beside the new state: a person rewrites that one
     still = "## Ops\n- [P1] 会员积分同步还卡在供应商接口，推送暂停中 (2026-05-01)\n- [P1] 周报每周一 9 点发 (2026-03-01)\n"
     assert status_changes(ctx(still, back)) == []
+
+
+def test_a_check_said_as_check_verify_or_confirm_in_three_scripts_is_one_rule_without_its_otherwise():
+    lines = [("2026-05-20", "reminder: verify the nozzle size in the slicer before printing"),
+             ("2026-05-20", "Kestrel job sent, 3 parts"),
+             ("2026-05-23", "以后开打之前先核对切片里的 nozzle size 跟机器是不是一样"),
+             ("2026-05-27", "出單前一定要先確認 nozzle size 跟機器一致，否則整盤報廢")]
+    got = recurring(ctx("## Setup\n- [P1] 切片用 PrusaSlicer (2026-03-01)\n", lines))
+    assert len(got) == 1 and "nozzle size" in got[0].op.text
+    assert not re.search("否则|否則|报废|報廢", got[0].op.text)
+    assert {e.source.split(":")[0] for e in got[0].op.evidence} == {
+        "memory/2026-05-20.md", "memory/2026-05-23.md", "memory/2026-05-27.md"}
+
+
+def test_a_rule_loses_what_it_says_happens_when_it_is_broken():
+    from memgit.dream.rules.recurring import _without_otherwise
+    assert _without_otherwise("切片前先核对板型，不然就白跑一趟") == "切片前先核对板型"
+    assert _without_otherwise("Always run the linter first, otherwise CI fails") == "Always run the linter first"
+    assert _without_otherwise("先核对，否则") == "先核对，否则"  # (too little left: kept as written)
+    assert _without_otherwise("Run it, then check the otherwise branch") == "Run it, then check the otherwise branch"

@@ -175,7 +175,7 @@ def recurring(ctx: Context) -> list[Candidate]:
                                                                             if id(o) in in_rule}) < 2):
             continue
         members, days = support, s_days
-        text = _in_script(_clean(_rule_form(rep.text)), ctx, primary)
+        text = _in_script(_clean(_without_otherwise(_rule_form(rep.text))), ctx, primary)
         if not text or sensitive.has_sensitive(text):
             continue
         section, prio = _pick_section(ctx, primary, core)
@@ -354,6 +354,21 @@ def _rule_form(text: str) -> str:
     said = " ".join(_own_words(lx.RULE_LABEL.sub("", p, count=1).strip()) if lx.RULE.search(fold(p)) else p
                     for p in kept)
     return said if len(said) >= 8 else text
+
+
+_CLAUSE_MARK = re.compile(r"\s*[，,；;—]\s*")
+
+
+def _without_otherwise(rule: str) -> str:
+    """A rule without what it says happens when it is broken ("…一致，不然就白白浪费料", "…, otherwise the
+    print fails"): the rule is what to do; that is the story of the day it was broken."""
+    f = fold(rule)
+    if len(f) != len(rule):
+        return rule
+    for m in _CLAUSE_MARK.finditer(f):
+        if lx.OTHERWISE.match(f, m.end()) and len(rule[:m.start()].strip()) >= 8:
+            return rule[:m.start()].rstrip()
+    return rule
 
 
 def _sentences(text: str) -> list[str]:
