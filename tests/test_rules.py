@@ -1623,3 +1623,14 @@ def test_a_rule_loses_what_it_says_happens_when_it_is_broken():
     assert _without_otherwise("Always run the linter first, otherwise CI fails") == "Always run the linter first"
     assert _without_otherwise("先核对，否则") == "先核对，否则"  # (too little left: kept as written)
     assert _without_otherwise("Run it, then check the otherwise branch") == "Run it, then check the otherwise branch"
+
+
+def test_one_dose_written_in_english_and_in_chinese_merges_without_restating_its_translation():
+    memory = ("## Care\n- [P1] Mum takes levothyroxine 50 mcg, one tablet before breakfast (2026-03-01)\n"
+              "- [P1] 复诊每三个月一次 (2026-02-01)\n- [P1] 妈妈的甲状腺药是 levothyroxine 50mcg，每天早餐前吃 (2026-04-01)\n")
+    got = [x for x in duplicates_and_contradictions(ctx(memory, [])) if x.op.op == "merge"]
+    assert len(got) == 1 and len(got[0].op.targets) == 2
+    assert got[0].op.text == "[P1] 妈妈的甲状腺药是 levothyroxine 50mcg，每天早餐前吃 (2026-04-01)"
+    # another dose is another fact
+    other = memory.replace("50mcg", "75mcg")
+    assert [x for x in duplicates_and_contradictions(ctx(other, [])) if x.op.op == "merge"] == []

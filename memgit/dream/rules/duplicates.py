@@ -171,6 +171,9 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
 # what no translation changes in an entry: clock times, room and item codes ("4B", "B214"), numbers, and
 # the names written in Latin letters (capitalised in an English entry, any in a Chinese one)
 _CODE_ID = re.compile(r"(?<![\w.-])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,8}(?![\w-])")
+# a quantity written with its unit glued on ("5mg", "250ml", "10GB") is the number and its unit ("5 mg"), no code
+_GLUED_UNIT = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)(mcg|mg|ml|kg|km|cm|mm|g|l|kb|mb|gb|tb|ms|min|hrs?|kwh|kw)"
+                         r"(?![\w-])")
 _ORDINAL = re.compile(r"(?<![\w.-])(\d{1,4})(?:st|nd|rd|th)(?![\w-])")
 _PLAIN_NUM = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:]|\.\d)")
 _LATIN_WORD = re.compile(r"(?<![\w'’-])([A-Za-z][A-Za-z-]*[A-Za-z])(?:['’]s)?(?![\w'’-])")
@@ -188,6 +191,7 @@ def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
     for a, b, _, _ in ticks:
         rest[a:b] = " " * (b - a)
     rest_s = _ORDINAL.sub(r"\1", "".join(rest))  # "the 25th" is the number the Chinese writes "25 号"
+    rest_s = _GLUED_UNIT.sub(r"\1 \2", rest_s)
     ids = frozenset(_CODE_ID.findall(rest_s))
     nums = frozenset(n for n in _PLAIN_NUM.findall(_CODE_ID.sub(" ", rest_s)))
     if chinese:
@@ -276,8 +280,10 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             vals = frozenset().union(*(frozenset(v) for v in ci.values()))
             if vals - kept_inv - latin[keep]:
                 extra.append(cl)  # a value the kept entry lacks
-            elif not vals and not same and not term_set(cl) & items[keep].subject:
-                extra.append(cl)  # a detail of its own, when the two do not say the same
+            elif not vals and not same and not (term_set(cl) | lx.concept_terms(cl)) & items[keep].subject:
+                # a detail of its own, when the two do not say the same (a clause saying a concept the kept
+                # entry holds, "after breakfast" beside "早餐後", is its translation)
+                extra.append(cl)
         sep = "；" if zh[keep] else "; "
         new_body = body[keep] + "".join(sep + cl for cl in extra)
         pair = sorted((items[i], items[j]), key=lambda x: x.entry.start)
