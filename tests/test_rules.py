@@ -1634,3 +1634,22 @@ def test_one_dose_written_in_english_and_in_chinese_merges_without_restating_its
     # another dose is another fact
     other = memory.replace("50mcg", "75mcg")
     assert [x for x in duplicates_and_contradictions(ctx(other, [])) if x.op.op == "merge"] == []
+
+
+def test_a_release_move_goes_to_the_entry_the_lines_label_names_of_two_alike():
+    memory = ("## Machines\n- [P1] Build box `forge` runs Debian 11, builds the iOS targets (2026-02-01)\n"
+              "- [P1] Render box `smelter` runs Debian 11 with CUDA (2026-02-01)\n"
+              "- [P1] Cache on `forge` at /srv/cache (2026-02-01)\n")
+    # ("forge" on most lines: too common here to tell a subject by itself)
+    lines = [("2026-05-26", "forge reboot approved for the weekend"),
+             ("2026-05-27", "forge: dist-upgrade done, Debian 11 → 12. Docker and the iOS SDK came back fine."),
+             ("2026-05-27", "inventory updated for forge"), ("2026-05-28", "smelter stays on Debian 11 for now"),
+             ("2026-05-29", "nightly on forge green"), ("2026-05-29", "forge cache cleaned by hand")]
+    from memgit.dream.rules.versions import moved_slots
+    got = moved_slots(ctx(memory, lines))
+    assert [(x.op.targets[0], x.op.text) for x in got] == [(
+        "- [P1] Build box `forge` runs Debian 11, builds the iOS targets (2026-02-01)",
+        "[P1] Build box `forge` runs Debian 12, builds the iOS targets (2026-05-27)")]
+    # no label: either box may be meant
+    unlabelled = [("2026-05-27", "dist-upgrade done, Debian 11 → 12")]
+    assert moved_slots(ctx(memory, unlabelled)) == []

@@ -653,6 +653,9 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
         return []  # no frame's words on the line (most log lines): nothing it could state
     out = []
     pos = 0
+    # what the line is about when it starts with it as a label ("kiln: do-release-upgrade finished, Ubuntu 22 → 24"),
+    # not who said it ("Teodor: …", a person's words)
+    topic = _topic(f)
     for cl in clauses(o.text):
         start = o.text.find(cl, pos)
         pos = start + len(cl)
@@ -711,14 +714,25 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                 # who said it ("周柏拍板：", "Tomás decided:") is no part of what the change is about
                 said_by = _SAID_BY.match(fc)
                 lead = fc[said_by.end() if said_by and lx.PERSON_SAID.search(said_by.group(0)) else 0:m.start()]
-                # (what follows the tool a job is now done with says where it runs: the new tool's, not the entry's)
-                rest = _CHANGE_WORDS.sub(" ", lead + " " + ("" if fr in _NOW_FRAMES else fc[m.end():]))
+                # (what follows the tool a job is now done with says where it runs: the new tool's, not the entry's;
+                # what follows the sentence's end, "Ubuntu 22 → 24. Docker … came back fine", is another story)
+                after = "" if fr in _NOW_FRAMES else _SENTENCE_END.split(fc[m.end():], 1)[0]
+                rest = _CHANGE_WORDS.sub(" ", lead + " " + after + " " + topic)
                 out.append((kind, a, b, new_raw, start + m.start(), start + m.end(), _words_once(term_set(rest))))
     return out
 
 
 _SAID_BY = re.compile(r"^[^:：]{1,40}[:：]")
+_TOPIC = re.compile(r"^\s*`?([a-z0-9][a-z0-9_.-]{1,23})`?\s*[:：]\s")  # one name as the line's label
+_SENTENCE_END = re.compile(r"\.(?:\s|$)")
 _MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+-]*)+")
+
+
+def _topic(f: str) -> str:
+    """What a folded line is about when it starts with it as a label ("kiln: do-release-upgrade finished, …"), not
+    who said it ("teodor said: …")."""
+    head = _TOPIC.match(f)
+    return head.group(1) if head and not lx.PERSON_SAID.search(head.group(0)) and head.group(1) not in STOP else ""
 
 
 def _words_once(terms: frozenset[str]) -> frozenset[str]:
@@ -937,6 +951,7 @@ def moved_slots(ctx: Context) -> list[Candidate]:
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive or len(o.text) > 300:
             continue
+        topic = term_set(_topic(fold(o.text)))
         for kind, old, new, new_raw, at, _, rest in _statements(o):
             # (the release's or the new tool's own name, however short its form, says nothing of the entry)
             rest -= term_set(new.split("\0")[0]) | term_set(new_raw)
@@ -968,10 +983,11 @@ def moved_slots(ctx: Context) -> list[Candidate]:
                     continue
                 if swap and (swap[0] < slot[1] and slot[0] < swap[1] or kind != "tool"):
                     continue  # the file is the slot itself, or a version moved beside a file swap
-                best.append((ctx.weight(rest & own), it, slot, swap))
+                # (of two that fit as well, the one the line's label names: "kiln: … Ubuntu 22 → 24")
+                best.append(((ctx.weight(rest & own), bool(topic & own)), it, slot, swap))
             if not best:
                 continue
-            best.sort(key=lambda b: -b[0])
+            best.sort(key=lambda b: (-b[0][0], not b[0][1]))
             if len(best) > 1 and best[1][0] == best[0][0]:
                 continue  # two entries fit as well: which one moved is unsure
             _, it, (a, b, _), swap = best[0]
