@@ -1653,3 +1653,14 @@ def test_a_release_move_goes_to_the_entry_the_lines_label_names_of_two_alike():
     # no label: either box may be meant
     unlabelled = [("2026-05-27", "dist-upgrade done, Debian 11 → 12")]
     assert moved_slots(ctx(memory, unlabelled)) == []
+
+
+def test_a_tool_used_from_now_on_replaces_the_one_whose_file_the_line_removes_in_the_entry_it_names():
+    from memgit.dream.rules.versions import moved_slots
+    memory = ("## 项目\n- [P1] 春笋官网：Nuxt 3，依赖用 yarn 管理 (2026-03-01)\n"
+              "- [P1] 竹影小程序：Taro，依赖用 yarn 管理 (2026-03-01)\n- [P1] 春笋每周二发版 (2026-03-01)\n")
+    lines = [("2026-05-25", "春笋装依赖太慢"), ("2026-05-26", "春笋 staging 跑了两天没问题，已经合进 main。以后春笋统一用 pnpm，yarn.lock 删掉了。"),
+             ("2026-05-27", "竹影先不动，还是 yarn"), ("2026-05-28", "春笋周二发版正常")]
+    assert [x.op.text for x in moved_slots(ctx(memory, lines))] == ["[P1] 春笋官网：Nuxt 3，依赖用 pnpm 管理 (2026-05-26)"]
+    planned = [*lines[:1], ("2026-05-26", "以后春笋打算统一用 pnpm"), *lines[2:]]
+    assert moved_slots(ctx(memory, planned)) == []

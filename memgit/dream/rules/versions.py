@@ -605,23 +605,27 @@ _FRAMES = [re.compile(p) for p in (
     rf"\bnow\s+(?:(?:comes?|came)\s+from|(?:is|are)\s+(?:done|made|generated|handled|produced|built|run)\s+"
     rf"(?:with|by|in|on)|(?:uses?|runs?\s+on|goes\s+through))\s+(?P<new>{_VAL})",
     rf"(?:现在|如今|目前)(?:改由|改用|都用|用)\s*(?P<new>{_VAL})",
+    # what a thing uses from now on ("以后青柚统一用 pnpm", "今后一律改用 X"), the thing named between
+    rf"(?:以后|今后|往后|从此)[^，,。；;：:]{{0,12}}?(?:统一|一律|全部|都)(?:改用|用)\s*(?P<new>{_VAL})",
 )]
 # what each frame cannot match without (a literal every match holds): a clause holding none of a
 # frame's words is not searched with it
 _CHANGE_ZH_WORDS = tuple(lx.CHANGE_ZH.split("|"))
 _CHANGE_EN_HEADS = tuple(re.match(r"\w+", a).group(0) for a in re.findall(r"(?:[^|(]|\([^)]*\))+", lx.CHANGE_EN))
 _FRAME_NEEDS = (("→", "->", "=>", "⇒", "➜"), ("from",), ("从",), _CHANGE_ZH_WORDS, ("switch",), ("replac",),
-                ("replaced",), _CHANGE_EN_HEADS, _CHANGE_ZH_WORDS, ("now",), ("现在", "如今", "目前"))
+                ("replaced",), _CHANGE_EN_HEADS, _CHANGE_ZH_WORDS, ("now",), ("现在", "如今", "目前"),
+                ("以后", "今后", "往后", "从此"))
 # any frame's word: a clause holding none is searched with no frame
 _FRAME_WORDS = re.compile("|".join(re.escape(w) for w in sorted({w for needs in _FRAME_NEEDS for w in needs},
                                                                 key=len, reverse=True)))
-_NO_OLD_FRAMES = frozenset(_FRAMES[7:11])  # "switched to Y", "换成 Y", "now come from Y": the old one is the entry's
-_NOW_FRAMES = frozenset(_FRAMES[9:11])  # "now come from Y", "现在改由 Y"
+# "switched to Y", "换成 Y", "now come from Y", "以后统一用 Y": the old one is the entry's
+_NO_OLD_FRAMES = frozenset(_FRAMES[7:12])
+_NOW_FRAMES = frozenset(_FRAMES[9:12])  # "now come from Y", "现在改由 Y", "以后统一用 Y"
 _VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y": X may name the slot instead
 _SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
 # every frame above needs one of these: a line without them states no change (checked before the frames)
 _FRAME_GATE = compile_words(rf"→|->|=>|⇒|➜|\bfrom\b|从|\bswitch|\breplac|{lx.CHANGE_ZH}|\b(?:{lx.CHANGE_EN})|\bnow\b|"
-                            r"(?:现在|如今|目前)(?:改由|改用|都用|用)")
+                            r"(?:现在|如今|目前)(?:改由|改用|都用|用)|(?:以后|今后|往后|从此)")
 _CHANGE_WORDS = compile_words(rf"\b(?:{lx.CHANGE_EN}|replac\w*|from|to|with|by)\b|{lx.CHANGE_ZH}|从|把|将")
 
 
@@ -714,6 +718,8 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                 # who said it ("周柏拍板：", "Tomás decided:") is no part of what the change is about
                 said_by = _SAID_BY.match(fc)
                 lead = fc[said_by.end() if said_by and lx.PERSON_SAID.search(said_by.group(0)) else 0:m.start()]
+                if fr is _FRAMES[11]:
+                    lead += " " + fc[m.start():m.start("new")]  # ("以后青柚统一用 pnpm": the thing inside the frame)
                 # (what follows the tool a job is now done with says where it runs: the new tool's, not the entry's;
                 # what follows the sentence's end, "Ubuntu 22 → 24. Docker … came back fine", is another story)
                 after = "" if fr in _NOW_FRAMES else _SENTENCE_END.split(fc[m.end():], 1)[0]
@@ -806,11 +812,15 @@ def _retired_here(it: Item, o: Observation, new: str) -> str | None:
     the line says is retired or stopped in a clause of its own ("llama3 那套流程停掉", "llama3 is retired")."""
     f = fold(o.text)
     found = set()
+    # the tool the entry says it uses, whose own file the line removes ("yarn.lock 删掉了" for "依赖用 yarn")
+    uses = {m.group("tool").strip("`") for m in _USED_TOOL.finditer(it.folded)}
     for cl in clauses(f):
         if not (lx.RETIRED.search(cl) or lx.DONE_WITH.search(cl)):
             continue
         for m in _TOOL_WORD.finditer(cl):
             t = m.group(0)
+            if "." in t and t.split(".")[0] in uses:
+                t = t.split(".")[0]
             if t != new and t not in STOP and not is_common_word(t) and re.search(
                     r"(?<![a-z0-9_./-])" + re.escape(t) + r"(?![a-z0-9_/-])", it.folded):
                 found.add(t)
@@ -983,11 +993,12 @@ def moved_slots(ctx: Context) -> list[Candidate]:
                     continue
                 if swap and (swap[0] < slot[1] and slot[0] < swap[1] or kind != "tool"):
                     continue  # the file is the slot itself, or a version moved beside a file swap
-                # (of two that fit as well, the one the line's label names: "kiln: … Ubuntu 22 → 24")
-                best.append(((ctx.weight(rest & own), bool(topic & own)), it, slot, swap))
+                # (of two that fit as well, the one the line's label names, "kiln: … Ubuntu 22 → 24", or the one its
+                # words name, however common they are here: "以后青柚统一用 pnpm")
+                best.append(((ctx.weight(rest & own), bool(topic & own), ctx.weight(said & own)), it, slot, swap))
             if not best:
                 continue
-            best.sort(key=lambda b: (-b[0][0], not b[0][1]))
+            best.sort(key=lambda b: (-b[0][0], not b[0][1], -b[0][2]))
             if len(best) > 1 and best[1][0] == best[0][0]:
                 continue  # two entries fit as well: which one moved is unsure
             _, it, (a, b, _), swap = best[0]
