@@ -1664,3 +1664,15 @@ def test_a_tool_used_from_now_on_replaces_the_one_whose_file_the_line_removes_in
     assert [x.op.text for x in moved_slots(ctx(memory, lines))] == ["[P1] 春笋官网：Nuxt 3，依赖用 pnpm 管理 (2026-05-26)"]
     planned = [*lines[:1], ("2026-05-26", "以后春笋打算统一用 pnpm"), *lines[2:]]
     assert moved_slots(ctx(memory, planned)) == []
+
+
+def test_a_labelled_amount_set_anew_by_a_line_naming_its_label_is_refreshed():
+    from memgit.dream.rules.versions import moved_values
+    memory = ("## 规则\n- [P1] 退货期限：收货后 7 天内可退 (2026-03-01)\n- [P1] 换货：收货后 7 天内 (2026-03-01)\n"
+              "- [P1] Upload limit: 5 MB per file (2026-03-01)\n")
+    lines = [("2026-05-26", "店长说退货期限调整为 15 天，已更新到商品页"), ("2026-05-27", "Upload limit raised to 10 MB today")]
+    got = sorted(x.op.text for x in moved_values(ctx(memory, lines)))
+    assert got == ["[P1] Upload limit: 10 MB per file (2026-05-27)", "[P1] 退货期限：收货后 15 天内可退 (2026-05-26)"]
+    # asked, planned, or without the label: nothing
+    for line in ("退货期限要不要改成 15 天？", "下个月打算把退货期限改成 15 天", "调整为 15 天"):
+        assert moved_values(ctx(memory, [("2026-05-26", line)])) == [], line

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from datetime import timedelta
 
 from memgit.dream import lexicon as lx
@@ -138,21 +139,31 @@ def slot_changes(ctx: Context) -> list[Candidate]:
 
 
 # -- refresh: an amount moved from the entry's value to another ("上限从 $80 调到 $150") -------------------
-_AMOUNT = (r"[$¥€£]?\d+(?:[.,]\d+)?(?:\s?(?:%|[kmgt]b|kb|元|块|万|kg|公斤|天|小时|分钟|个|份|人|次|束|件|箱|"
+_AMOUNT = (r"(?:(?:nt|hk|us|au|ca|nz|s)?\$|[¥€£])?\d+(?:[.,]\d+)?"
+           r"(?:\s?(?:%|[kmgt]b|kb|元|块|万|kg|公斤|天|小时|分钟|个|份|人|次|束|件|箱|"
            r"mb|gb|tb|ms|min|h|days?|hours?|minutes?|items?|users?|seats?))?")
-_AMOUNT_RE = re.compile(rf"(?<![\w.$¥€£:/-])({_AMOUNT})(?![\w.:/%-]|\.\d)", re.I)
+# where an amount ends: no word, path or decimal goes on; after a Chinese unit, Chinese may ("7 天内", "800 元起")
+_AMOUNT_END = r"(?:(?<=[\u4e00-\u9fff])(?![a-z0-9_.:/%-])|(?<![\u4e00-\u9fff])(?![\w.:/%-]|\.\d))"
+_AMOUNT_RE = re.compile(rf"(?<![\w.$¥€£:/-])({_AMOUNT}){_AMOUNT_END}", re.I)
+# an amount set anew, with no old one said ("免運門檻…改成單筆滿 NT$1,200", "the cap is now set to $150"): only
+# of a labelled entry whose label the line names (labelled_amounts)
+_SET_AMOUNT = re.compile(rf"(?:改成|改为|调到|调整为|调整到|调成|上调到|下调到|提高到|降到|降低到|"
+                         rf"\b(?:raised|lowered|changed|set|increased|reduced|bumped|moved)\s+to\b)"
+                         rf"[^\d$¥€£，,。；;]{{0,6}}?(?<![\w.:/-])(?P<new>{_AMOUNT}){_AMOUNT_END}", re.I)
 _MOVED_AMOUNT = re.compile(
     rf"(?:\bfrom\s+|从\s*)(?P<old>{_AMOUNT})\s*(?:to\b|→|->|=>|调到|改到|改成|改为|提到|提高到|降到|降低到|调整为|调整到|调成|"
-    rf"上调到|下调到|涨到|加到|减到|升到|到)\s*(?P<new>{_AMOUNT})(?![\w.:/%-]|\.\d)"
-    rf"|(?<![\w.$¥€£:/-])(?P<old2>{_AMOUNT})\s*(?:→|->|=>)\s*(?P<new2>{_AMOUNT})(?![\w.:/%-]|\.\d)", re.I)
+    rf"上调到|下调到|涨到|加到|减到|升到|到)\s*(?P<new>{_AMOUNT}){_AMOUNT_END}"
+    rf"|(?<![\w.$¥€£:/-])(?P<old2>{_AMOUNT})\s*(?:→|->|=>)\s*(?P<new2>{_AMOUNT}){_AMOUNT_END}", re.I)
 
 
 def _amount_key(a: str) -> tuple[str, str]:
     """An amount as (number, unit), both folded ("$80" → ("80", "$"), "5 MB" → ("5", "mb"))."""
     a = a.strip().lower()
-    cur = a[0] if a[:1] in "$¥€£" else ""
-    m = re.match(r"[$¥€£]?(\d+(?:[.,]\d+)?)\s?(.*)$", a)
-    return (m.group(1), cur + m.group(2).rstrip("s")) if m else (a, "")
+    m = re.match(r"((?:[a-z]{1,2})?[$]|[¥€£])?(\d+(?:[.,]\d+)?)\s?(.*)$", a)
+    if not m:
+        return (a, "")
+    number = m.group(2).replace(",", "") if re.fullmatch(r"\d{1,3}(?:,\d{3})+", m.group(2)) else m.group(2)
+    return (number, (m.group(1) or "") + m.group(3).rstrip("s"))  # ("1,200" is 1200)
 
 
 def moved_values(ctx: Context) -> list[Candidate]:
@@ -194,6 +205,12 @@ def moved_values(ctx: Context) -> list[Candidate]:
                 continue  # written after the move, or the clause names nothing of the entry's subject
             new_raw = o.text[m.start("new" + g):m.end("new" + g)].strip()
             found.setdefault(id(it), []).append((o, at, new_raw))
+    from_to = set(found)  # (an entry a line moves from its amount takes that; a bare new amount only elsewhere)
+    for it, at, o, new_raw in _labelled_amounts(ctx):
+        if id(it) not in from_to:
+            owns.setdefault(id(it), frozenset(t for t in it.subject
+                                              if ctx.anchor(t) and not any(c.isdigit() for c in t)))
+            found.setdefault(id(it), []).append((o, at, new_raw))
     out = []
     for k, hits in found.items():
         it = items[k]
@@ -214,6 +231,50 @@ def moved_values(ctx: Context) -> list[Candidate]:
                        evidence=(entry_evidence(it), *ctx.evidence([o, *later], 3, first=o)), origin="offline")
         out.append(Candidate(op, "slot", score, {"days": days, "from": body[a:b], "to": new_raw}))
     return out
+
+
+def _labelled_amounts(ctx: Context) -> Iterator[tuple[Item, re.Match[str], Observation, str]]:
+    """The one amount of a labelled entry ("免運門檻：單筆訂單滿 NT$800 免運費") set anew, with no old amount said,
+    by a line naming the whole label earlier in the same sentence ("免運門檻要調整：從 6/10 起改成單筆滿 NT$1,200")
+    in the same unit: (entry, where its amount stands, the line, the new amount as written). A label two entries
+    share, a sentence that asks, plans, holds back, denies or waits, or an entry giving two amounts in that unit
+    gives nothing."""
+    labels: dict[str, list[Item]] = {}
+    for it in ctx.items:
+        if not (it.frozen or it.step) and (lab := _label(it.entry.body)) and len(lab) >= 2:
+            labels.setdefault(lab, []).append(it)
+    for lab, its in labels.items():
+        if len(its) != 1:
+            continue
+        it = its[0]
+        body = fold(it.entry.body)
+        start = LABEL_RE.match(it.entry.body).end()
+        amounts = [m for m in _AMOUNT_RE.finditer(body, start) if _amount_key(m.group(1))[1]]
+        for o in ctx.obs:
+            if o.role == "assistant" or o.sensitive or len(o.text) > 400 or (it.entry.date and o.day < it.entry.date):
+                continue
+            f = fold(o.text)
+            if lab not in " ".join(f.split()):
+                continue
+            for m in _SET_AMOUNT.finditer(f):
+                sentence = _sentence_at(f, m.start())
+                if lab not in " ".join(sentence[:sentence.find(f[m.start():m.end()])].split()):
+                    continue  # the label is not what the sentence sets
+                if lx.ASKED.search(sentence) or lx.PLANNED.search(sentence) or lx.HELD.search(sentence) \
+                        or lx.DENIED.search(sentence) or lx.PENDING.search(sentence):
+                    continue
+                new = _amount_key(m.group("new"))
+                same_unit = [a for a in amounts if _amount_key(a.group(1))[1] == new[1]]
+                if len(same_unit) != 1 or _amount_key(same_unit[0].group(1))[0] == new[0]:
+                    continue
+                yield it, same_unit[0], o, o.text[m.start("new"):m.end("new")].strip()
+
+
+def _sentence_at(f: str, pos: int) -> str:
+    """The sentence of `f` holding f[pos]."""
+    a = max((x.end() for x in re.finditer(r"[。！？!?；;]|\.(?=\s|$)", f[:pos])), default=0)
+    b = re.search(r"[。！？!?；;]|\.(?=\s|$)", f[pos:])
+    return f[a:pos + b.start() if b else len(f)]
 
 
 # -- refresh: a release named by a whole number ("Node 18", "Windows 10", "PostgreSQL 15") -------------
