@@ -1676,3 +1676,15 @@ def test_a_labelled_amount_set_anew_by_a_line_naming_its_label_is_refreshed():
     # asked, planned, or without the label: nothing
     for line in ("退货期限要不要改成 15 天？", "下个月打算把退货期限改成 15 天", "调整为 15 天"):
         assert moved_values(ctx(memory, [("2026-05-26", line)])) == [], line
+
+
+def test_an_error_named_before_an_aside_is_pruned_when_lines_naming_it_by_that_name_say_it_is_fixed():
+    memory = ("## Issues\n- [P1] 叫號機（門口那台 LED 看板）顯示一直失敗，待查 (2026-05-01)\n"
+              "- [P1] 外送平台偶爾逾時，待觀察 (2026-05-01)\n")
+    lines = [("2026-05-25", "叫號機還是不亮，還沒修好"), ("2026-05-27", "換了電源線，叫號機馬上就恢復了 ✅"),
+             ("2026-05-29", "叫號機連續三天正常，這個問題算是解決了")]
+    assert [x.op.targets[0] for x in stale_entries(ctx(memory, lines))] == [
+        "- [P1] 叫號機（門口那台 LED 看板）顯示一直失敗，待查 (2026-05-01)"]
+    # it failed again after that: kept
+    again = [*lines, ("2026-05-30", "叫號機又顯示失敗了")]
+    assert stale_entries(ctx(memory, again)) == []

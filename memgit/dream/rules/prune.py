@@ -200,9 +200,14 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     runs = [r for r in CJK_RUN_RE.findall(fold(e.body[:min(starts)])) if len(r) >= 4] if starts else []
     grams = {r[k:k + 4] for r in runs for k in range(len(r) - 3)}
 
+    # the words before an aside saying what the thing is ("出單機（櫃台那台熱感印表機）") are its name: a line
+    # naming them all names it
+    aside = re.match(r"([^（(]{2,24})[（(][^）)]{2,40}[）)]", e.body[:min(starts)]) if starts else None
+    aside_name = _subject(aside.group(1)) if aside else frozenset()
+
     def by_name(o: Observation) -> bool:
         f = fold(o.text)
-        return bool(grams) and any(g in f for g in grams)
+        return bool(grams) and any(g in f for g in grams) or bool(aside_name) and aside_name <= o.terms
 
     # (only a line named by an alias is asked what else its clause names)
     others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases \
