@@ -1688,3 +1688,11 @@ def test_an_error_named_before_an_aside_is_pruned_when_lines_naming_it_by_that_n
     # it failed again after that: kept
     again = [*lines, ("2026-05-30", "叫號機又顯示失敗了")]
     assert stale_entries(ctx(memory, again)) == []
+
+
+def test_a_not_yet_live_entry_said_live_reads_live_with_its_label_and_without_its_still_testing_clause():
+    memory = "## 项目\n- [P1] 微信预约小程序：还在内部测试，尚未上线 (2026-05-01)\n- [P1] 会员积分：规划中 (2026-05-01)\n"
+    lines = [("2026-05-26", "预约小程序上线了！微信公众号的菜单已经切过去，客人可以直接预约"),
+             ("2026-05-27", "今天从小程序进来 14 个预约")]
+    got = [x.op.text for x in status_changes(ctx(memory, lines))]
+    assert got == ["[P1] 微信预约小程序：已上线 (2026-05-26)"]

@@ -112,6 +112,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
     return out + [c for c in decided_choices(ctx) if c.op.targets[0] not in taken]
 
 
+_ENTRY_LABEL = re.compile(r"^[^:：]{1,24}[:：]\s*")
+_NOT_YET_ADVERB = re.compile(r"(?:尚|还|仍|都还)\s*$")
 _OWNER = re.compile(r"的|['’]s\b")
 _STILL_STUCK = re.compile(rf"(?:还|仍|依然|一直|\bstill\b)\s*(?:(?:is|are|being)\s+)?(?:{lx.BLOCKED.pattern})")
 _OPTION_SPLIT = re.compile(r"\s*(?:/|、|\bor\b|或|，|,)\s*")
@@ -326,23 +328,28 @@ def _restate(body: str, st: tuple) -> str:
     word = _word(st, body[m.start():m.end()] if m else body, body)
     if not m:
         return f"{body} — {word}"
-    end = m.end()
+    end, begin = m.end(), m.start()
+    # the adverb of a Chinese "not yet" goes with it ("尚未上線" → "已上線", not "尚已上線")
+    if (adv := _NOT_YET_ADVERB.search(f, 0, begin)) and CJK_IN.match(f[begin:end]):
+        begin = adv.start()
     if _TAKES_OBJECT.search(f[m.start():end]) or _OBJECT_NEXT.match(f, end):
         # "blocked on legal sign-off for the new DPA": the state's object runs to the end of its clause,
         # and what the work waited for is over once it is done; replacing only "blocked on legal" would
         # leave "… live sign-off for the new DPA"
         end += len(_CLAUSE_REST.match(body, end).group(0).rstrip())
-    new = body[:m.start()] + word + body[end:]
+    new = body[:begin] + word + body[end:]
     parts = re.split(r"([，,；;。])", new)
     kept, pos = [], 0
     for k in range(0, len(parts), 2):
         cl = parts[k]
         sep = parts[k + 1] if k + 1 < len(parts) else ""
-        holds_state = pos <= m.start() + len(word) and m.start() <= pos + len(cl)
+        holds_state = pos <= begin + len(word) and begin <= pos + len(cl)
         # what it waited for is over; once it is repaired, so is the fault it was away for
         over = lx.WAITING.search(fold(cl)) or st[1] == lx.REPAIRED and lx.ERROR.search(fold(cl))
         if holds_state or not over:
             kept.append(cl + sep)
+        elif not kept and (lab := _ENTRY_LABEL.match(cl)):
+            kept.append(lab.group(0))  # (the entry's label stays: "LINE 訂餐機器人：" of "…：還在內部測試")
         pos += len(cl) + len(sep)
     out = "".join(kept).strip().rstrip("，,；;")
     return re.sub(r"\s{2,}", " ", out).strip()
