@@ -1696,3 +1696,14 @@ def test_a_not_yet_live_entry_said_live_reads_live_with_its_label_and_without_it
              ("2026-05-27", "今天从小程序进来 14 个预约")]
     got = [x.op.text for x in status_changes(ctx(memory, lines))]
     assert got == ["[P1] 微信预约小程序：已上线 (2026-05-26)"]
+
+
+def test_a_chinese_sentence_around_latin_product_names_merges_with_its_english_twin():
+    memory = ("## Backups\n- [P1] Postgres dump runs every Friday at 02:00 with pgBackRest to the S3 bucket `quill-dumps` "
+              "(2026-03-01)\n- [P1] Photos sync nightly to the USB disk \"Wren\" (2026-03-01)\n"
+              "- [P1] 每周五凌晨 2 点，Postgres 用 pgBackRest 备份到 S3 的 quill-dumps 桶 (2026-04-01)\n")
+    got = [x for x in duplicates_and_contradictions(ctx(memory, [])) if x.op.op == "merge"]
+    assert len(got) == 1 and len(got[0].op.targets) == 2 and "quill-dumps" in got[0].op.text
+    # another bucket is another fact
+    other = memory.replace("的 quill-dumps 桶", "的 quill-logs 桶")
+    assert [x for x in duplicates_and_contradictions(ctx(other, [])) if x.op.op == "merge"] == []

@@ -174,6 +174,7 @@ _CODE_ID = re.compile(r"(?<![\w.-])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,8}(?![\w-]
 # a quantity written with its unit glued on ("5mg", "250ml", "10GB") is the number and its unit ("5 mg"), no code
 _GLUED_UNIT = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)(mcg|mg|ml|kg|km|cm|mm|g|l|kb|mb|gb|tb|ms|min|hrs?|kwh|kw)"
                          r"(?![\w-])")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 _ORDINAL = re.compile(r"(?<![\w.-])(\d{1,4})(?:st|nd|rd|th)(?![\w-])")
 _PLAIN_NUM = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:]|\.\d)")
 _LATIN_WORD = re.compile(r"(?<![\w'’-])([A-Za-z][A-Za-z-]*[A-Za-z])(?:['’]s)?(?![\w'’-])")
@@ -214,7 +215,10 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
     say the same values, shares no word with it."""
     if len(items) < 2:
         return []
-    zh = [cjk_share(it.entry.body) >= 0.3 for it in items]
+    # written in Chinese: by share, or by a sentence's worth of Chinese around product names in Latin letters
+    # ("每周日凌晨 3 点，NAS 用 Hyper Backup 备份到 Backblaze B2 的 fernhill-archive 桶")
+    by_share = [cjk_share(it.entry.body) >= 0.3 for it in items]
+    zh = [z or len(_CJK_CHAR.findall(it.entry.body)) >= 8 for z, it in zip(by_share, items)]
     body = [_DATE_TAIL.sub("", it.entry.body).rstrip() for it in items]
     if not any(zh) or all(zh):
         return []
@@ -240,6 +244,8 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             if x["id"] != y["id"] or any(n.isalpha() for n in x["name"] - y["name"] - latin[j]):
                 continue  # another room or code, or a name the English one never writes (a program's
                 # name, "slow-bisque", may be a detail of its own)
+            if {n for n in x["name"] - latin[j] if "-" in n} and {n for n in latin[j] - latin[i] if "-" in n}:
+                continue  # each names a compound the other lacks ("quill-logs" / "quill-dumps"): two things
             if _own_place(body[j], latin[i]):
                 continue  # a place of its own only the English one names ("Main Street branch"): two places
             if not (x["clock"] <= y["clock"] or y["clock"] <= x["clock"]) or not (
@@ -260,7 +266,7 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
     for i, js in fits.items():
         for j in js:
             by_j.setdefault(j, []).append(i)
-    majority_zh = sum(zh) * 2 > len(zh)
+    majority_zh = sum(by_share) * 2 > len(by_share)  # (the file's language, by what most of it is written in)
     for i, js in fits.items():
         if len(js) != 1 or len(by_j[js[0]]) != 1:
             continue  # a third entry fits as well: which two are one fact is unsure
