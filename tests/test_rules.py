@@ -1707,3 +1707,23 @@ def test_a_chinese_sentence_around_latin_product_names_merges_with_its_english_t
     # another bucket is another fact
     other = memory.replace("的 quill-dumps 桶", "的 quill-logs 桶")
     assert [x for x in duplicates_and_contradictions(ctx(other, [])) if x.op.op == "merge"] == []
+
+
+def test_two_words_that_recur_together_on_three_days_link_long_stories_into_one_rule_in_its_own_words():
+    lines = [("2026-05-20", "给财务发欧洲区对账单，她发现汇率列还是上个月的，整张白做"),
+             ("2026-05-20", "试了下新的深色主题，还行"),
+             ("2026-05-22", "又出问题：美国区对账单里的汇率没刷新，金额全错"),
+             ("2026-05-22", "小林提醒：以后出对账单之前先刷新汇率"),
+             ("2026-05-25", "老板说亚太区对账单数据不对，一查，汇率还是旧的。第三回了"),
+             ("2026-05-25", "刷新汇率后重新生成对账单，已发给老板")]
+    got = recurring(ctx("## 工作\n- [P1] 月报每月 3 号前发给老板 (2026-03-01)\n", lines))
+    assert [x.op.text for x in got] == ["[P1] 出对账单之前先刷新汇率 (2026-05-25)"]
+    # on two days only, no lesson
+    assert recurring(ctx("## 工作\n", [x for x in lines if x[0] != "2026-05-25"])) == []
+
+
+def test_a_rule_is_written_without_who_said_it():
+    from memgit.dream.rules.recurring import _own_words
+    assert _own_words("跟老板说了这周的事，他说：以后所有到货都先过秤") == "所有到货都先过秤"
+    assert _own_words("小林提醒：出对账单之前先刷新汇率") == "出对账单之前先刷新汇率"
+    assert _own_words("Priya reminded: rotate the keys before the audit") == "rotate the keys before the audit"

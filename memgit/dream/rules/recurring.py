@@ -103,6 +103,11 @@ def recurring(ctx: Context) -> list[Candidate]:
         if len(shared) / min(len(terms[i]), len(terms[j])) >= 0.5 or w >= 0.45 or both >= 5 and w >= 0.2 \
                 or _across_scripts(ctx, obs[i], obs[j], shared) or _named_alike(ctx, obs[i], obs[j], shared):
             sets.union(i, j)
+    # two specific words that go together on three days and seldom apart ("导出" and "筛选") are one subject
+    # however long the story around them: their lines link (what they say is asked below, as any group's)
+    for ids in _together(terms, seen, filed, obs):
+        for i in ids[1:]:
+            sets.union(ids[0], i)
     groups: dict[int, list[Observation]] = {}
     for i, o in enumerate(obs):
         groups.setdefault(sets.find(i), []).append(o)
@@ -175,7 +180,7 @@ def recurring(ctx: Context) -> list[Candidate]:
                                                                             if id(o) in in_rule}) < 2):
             continue
         members, days = support, s_days
-        text = _in_script(_clean(_without_otherwise(_rule_form(rep.text))), ctx, primary)
+        text = _in_script(_clean(_without_otherwise(_own_words(_rule_form(rep.text)))), ctx, primary)
         if not text or sensitive.has_sensitive(text):
             continue
         section, prio = _pick_section(ctx, primary, core)
@@ -187,6 +192,28 @@ def recurring(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
     return _one_per_story(out)
+
+
+def _together(terms: list[frozenset[str]], seen: Counter, filed: set[str], obs: list[Observation]
+              ) -> list[list[int]]:
+    """The lines of each pair of specific terms that recur together: each on three to twelve lines, both on
+    lines of three or more days, and on at most one line apart."""
+    few = {t for t in filed if 3 <= seen[t] <= 12}
+    if not few:
+        return []
+    with_both: dict[tuple[str, str], list[int]] = {}
+    for i, ts in enumerate(terms):
+        mine = sorted(ts & few)
+        if len(mine) > 12:
+            continue
+        for a in range(len(mine)):
+            for b in range(a + 1, len(mine)):
+                with_both.setdefault((mine[a], mine[b]), []).append(i)
+    out = []
+    for (a, b), ids in with_both.items():
+        if len({obs[i].day for i in ids}) >= 3 and seen[a] + seen[b] - 2 * len(ids) <= 1:
+            out.append(ids)
+    return out
 
 
 def _places(c: Candidate) -> dict[str, list[int]]:
@@ -392,15 +419,18 @@ def _before_first(text: str) -> str | None:
     return rule if len(rule) >= 6 else None
 
 
+_SAID_THEN = re.compile(r"^[^:：]{0,20}?(?:说|說|提醒|强调|強調|交代|叮嘱|叮囑|\bsaid|\bsays|\breminded)"
+                        r"\s*[:：]\s*(?=\S)", re.I)
 _SPEAKER = re.compile(r"^[^\s，,。:：;；]{1,8}?(?=(?:说|說)[:：，,]?\s*\S)")
 
 
 def _own_words(rule: str) -> str:
     """A rule as what to do, without who said it or when it starts ("磊哥说以后跑迁移之前先 pg_dump" → 跑迁移之前先
     pg_dump)."""
-    m = _SPEAKER.match(rule)
     out = rule
-    if m:
+    if said := _SAID_THEN.match(rule):
+        out = rule[said.end():]  # ("跟韩老板说了这周的事，他说：以后…", "慧敏提醒：…": who said it, and when)
+    elif m := _SPEAKER.match(rule):
         out = re.sub(r"^(?:说|說)[:：，,]?\s*", "", rule[m.end():])
     t = lx.TIME_MARKER.match(fold(out))
     if t:
