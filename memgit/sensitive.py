@@ -774,7 +774,9 @@ _QUOTED = r"\"([^\"\n]+)\"|'([^'\n]+)'|`([^`\n]+)`|“([^”\n]+)”|「([^」\n
 # "&" ends the value only where a query string goes on ("password=x&ssl=true").
 _BARE = r"((?:[A-Za-z0-9!#$%()*+\-./:<=>?@\[\]^_{|}~\\]|&(?![A-Za-z_]\w*=))+)"
 _STRONG_SEP = r"(?::=|=>|=(?!=)|:|：)"
-_WEAK_SEP = r"(?:\s+is\s+|\s*(?:就|即)?(?:是|为|為)\s*[:：]?)"
+# "is", "是"; and a password said changed to its new value ("密码改成 X", "password changed to X", "is now X")
+_WEAK_SEP = (r"(?:\s+(?:is(?:\s+now)?|now\s+is|(?:was\s+|got\s+)?(?:changed|set|reset|updated)\s+to)\s+"
+             r"|\s*(?:就|即)?(?:是|为|為|(?:改|换|換|设|設|重置|变|變)(?:成|为|為)了?)\s*[:：]?)")
 
 # markdown emphasis around a label's colon ("**Gateway token:** `…`") and a short aside between the
 # label and its colon ("Current token (2026-03-15): …") do not end the label

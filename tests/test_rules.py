@@ -1727,3 +1727,15 @@ def test_a_rule_is_written_without_who_said_it():
     assert _own_words("跟老板说了这周的事，他说：以后所有到货都先过秤") == "所有到货都先过秤"
     assert _own_words("小林提醒：出对账单之前先刷新汇率") == "出对账单之前先刷新汇率"
     assert _own_words("Priya reminded: rotate the keys before the audit") == "rotate the keys before the audit"
+
+
+def test_a_word_and_a_part_of_it_do_not_link_lines_as_going_together():
+    from collections import Counter
+
+    from memgit.dream.rules.recurring import _together
+    lines = [("2026-05-20", "日报已发韩老板"), ("2026-05-22", "韩老板说夏天想上凉皮"), ("2026-05-24", "跟韩老板对了账")]
+    c = ctx("## 工作\n", lines)
+    terms = [o.terms for o in c.obs]
+    assert {"韩老板", "老板"} <= terms[0]  # (the word and its part, on every line)
+    seen = Counter(t for ts in terms for t in ts)
+    assert _together(terms, seen, set(seen), c.obs) == []

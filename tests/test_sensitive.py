@@ -414,3 +414,14 @@ def test_a_network_name_and_password_pair_is_a_password(line, secret):
                                   "Wi-Fi: guest network / see the card"])
 def test_a_wifi_line_without_a_password_is_left_alone(line):
     assert redact(line) == line
+
+
+@pytest.mark.parametrize("line", ["收银系统后台密码改成 lhs_Kitchen#8812 了", "密碼改為 Qs1#4b2030", "密码设成了 Xy7#kkq2",
+                                  "the wifi password changed to Xy7#kkq2pq", "router password is now Xy7#kkq2pq"])
+def test_a_password_said_changed_to_its_new_value_is_found(line: str) -> None:
+    assert kinds(line) == ["password"] and "[REDACTED]" in redact(line)
+
+
+@pytest.mark.parametrize("line", ["password changed to the one in 1Password", "密码改成 生日了", "password was reset to default"])
+def test_a_password_change_told_without_a_value_is_no_secret(line: str) -> None:
+    assert not has_sensitive(line)

@@ -203,6 +203,8 @@ def _together(terms: list[frozenset[str]], seen: Counter, filed: set[str], obs: 
         return []
     with_both: dict[tuple[str, str], list[int]] = {}
     for i, ts in enumerate(terms):
+        if obs[i].sensitive:
+            continue
         mine = sorted(ts & few)
         if len(mine) > 12:
             continue
@@ -211,6 +213,8 @@ def _together(terms: list[frozenset[str]], seen: Counter, filed: set[str], obs: 
                 with_both.setdefault((mine[a], mine[b]), []).append(i)
     out = []
     for (a, b), ids in with_both.items():
+        if a in b or b in a:
+            continue  # one word and a part of it ("韩老板", "老板") go together by themselves
         if len({obs[i].day for i in ids}) >= 3 and seen[a] + seen[b] - 2 * len(ids) <= 1:
             out.append(ids)
     return out
