@@ -148,6 +148,9 @@ def _log_names(ctx: Context, it) -> frozenset[str]:
     e = it.entry
     own = frozenset(t for t in it.subject if ctx.anchor(t))
     rare = ctx.distinctive(it)
+    # (a name only this entry holds, its own error's, "UnicodeDecodeError", says whose failure it is, however
+    # many words the line shares with another entry: "invoice_ocr 又挂了：UnicodeDecodeError")
+    only_here = frozenset(t for t in rare if all(t not in x.subject for x in ctx.items if x is not it))
     out: set[str] = set()
     for o in ctx.obs_about(it):
         if o.role == "assistant" or o.sensitive or len(o.text) > 240 or (e.date and o.day < e.date):
@@ -157,10 +160,7 @@ def _log_names(ctx: Context, it) -> frozenset[str]:
         if not m or _negated(f, m.start()):
             continue
         mine = ctx.mentions(o, it)
-        # (a name only this entry holds, its own error's, "UnicodeDecodeError", says whose failure it is, however
-        # many words the line shares with another entry: "invoice_ocr 又挂了：UnicodeDecodeError")
-        only_mine = any(all(t not in x.subject for x in ctx.items if x is not it) for t in o.terms & rare)
-        if not only_mine and any(x is not it and ctx.mentions(o, x) > mine for x in ctx.items_about(o)):
+        if not o.terms & only_here and any(x is not it and ctx.mentions(o, x) > mine for x in ctx.items_about(o)):
             continue  # the line reports another entry's failure
         shared = (o.terms & own) - term_set(m.group(0))
         # (one shared term will do when no other entry of memory names it: "codesign")

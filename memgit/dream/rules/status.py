@@ -10,7 +10,8 @@ from memgit.ops import Operation
 from memgit.text import cjk_share, is_common_word, is_traditional, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _affirmed, _negated, _script, _subject, _version_clash, Candidate, CJK_IN, compose, Context, entry_evidence, fold
+    _affirmed, _negated, _script, _subject, _version_clash, Candidate, CJK_IN, compose, Context, entry_evidence, fold,
+    LABEL_RE
 )
 
 
@@ -112,7 +113,6 @@ def status_changes(ctx: Context) -> list[Candidate]:
     return out + [c for c in decided_choices(ctx) if c.op.targets[0] not in taken]
 
 
-_ENTRY_LABEL = re.compile(r"^[^:：]{1,24}[:：]\s*")
 _NOT_YET_ADVERB = re.compile(r"(?:尚|还|仍|都还)\s*$")
 _OWNER = re.compile(r"的|['’]s\b")
 _STILL_STUCK = re.compile(rf"(?:还|仍|依然|一直|\bstill\b)\s*(?:(?:is|are|being)\s+)?(?:{lx.BLOCKED.pattern})")
@@ -348,7 +348,7 @@ def _restate(body: str, st: tuple) -> str:
         over = lx.WAITING.search(fold(cl)) or st[1] == lx.REPAIRED and lx.ERROR.search(fold(cl))
         if holds_state or not over:
             kept.append(cl + sep)
-        elif not kept and (lab := _ENTRY_LABEL.match(cl)):
+        elif not kept and (lab := LABEL_RE.match(cl)):
             kept.append(lab.group(0))  # (the entry's label stays: "LINE 訂餐機器人：" of "…：還在內部測試")
         pos += len(cl) + len(sep)
     out = "".join(kept).strip().rstrip("，,；;")

@@ -178,6 +178,11 @@ def moved_values(ctx: Context) -> list[Candidate]:
                 holders.setdefault(_amount_key(m.group(1)), []).append((it, m))
     found: dict[int, list[tuple[Observation, re.Match[str], str]]] = {}
     owns: dict[int, frozenset[str]] = {}  # each entry's specific words but numbers, found once
+
+    def own_of(it: Item) -> frozenset[str]:
+        if id(it) not in owns:
+            owns[id(it)] = frozenset(t for t in it.subject if ctx.anchor(t) and not any(c.isdigit() for c in t))
+        return owns[id(it)]
     items = {id(it): it for it in ctx.items}
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive or len(o.text) > 400:
@@ -197,10 +202,7 @@ def moved_values(ctx: Context) -> list[Candidate]:
             if len(held) != 1:
                 continue  # no entry, or several, give that amount: whose moved is unsure
             it, at = held[0]
-            own = owns.get(id(it))
-            if own is None:
-                own = owns[id(it)] = frozenset(t for t in it.subject
-                                               if ctx.anchor(t) and not any(c.isdigit() for c in t))
+            own = own_of(it)
             if (it.entry.date and o.day < it.entry.date) or not term_set(cl) & own:
                 continue  # written after the move, or the clause names nothing of the entry's subject
             new_raw = o.text[m.start("new" + g):m.end("new" + g)].strip()
@@ -208,8 +210,7 @@ def moved_values(ctx: Context) -> list[Candidate]:
     from_to = set(found)  # (an entry a line moves from its amount takes that; a bare new amount only elsewhere)
     for it, at, o, new_raw in _labelled_amounts(ctx):
         if id(it) not in from_to:
-            owns.setdefault(id(it), frozenset(t for t in it.subject
-                                              if ctx.anchor(t) and not any(c.isdigit() for c in t)))
+            own_of(it)
             found.setdefault(id(it), []).append((o, at, new_raw))
     out = []
     for k, hits in found.items():
@@ -243,20 +244,27 @@ def _labelled_amounts(ctx: Context) -> Iterator[tuple[Item, re.Match[str], Obser
     for it in ctx.items:
         if not (it.frozen or it.step) and (lab := _label(it.entry.body)) and len(lab) >= 2:
             labels.setdefault(lab, []).append(it)
-    for lab, its in labels.items():
-        if len(its) != 1:
+    labelled = [(lab, its[0]) for lab, its in labels.items() if len(its) == 1]
+    if not labelled:
+        return
+    # the few lines that set an amount at all, each folded once (most lines set none)
+    setting = []
+    for o in ctx.obs:
+        if o.role == "assistant" or o.sensitive or len(o.text) > 400:
             continue
-        it = its[0]
-        body = fold(it.entry.body)
+        f = fold(o.text)
+        sets = list(_SET_AMOUNT.finditer(f))
+        if sets:
+            setting.append((o, f, " ".join(f.split()), sets))
+    for lab, it in labelled:
+        said = [(o, f, sets) for o, f, flat, sets in setting
+                if lab in flat and not (it.entry.date and o.day < it.entry.date)]
+        if not said:
+            continue
         start = LABEL_RE.match(it.entry.body).end()
-        amounts = [m for m in _AMOUNT_RE.finditer(body, start) if _amount_key(m.group(1))[1]]
-        for o in ctx.obs:
-            if o.role == "assistant" or o.sensitive or len(o.text) > 400 or (it.entry.date and o.day < it.entry.date):
-                continue
-            f = fold(o.text)
-            if lab not in " ".join(f.split()):
-                continue
-            for m in _SET_AMOUNT.finditer(f):
+        amounts = [m for m in _AMOUNT_RE.finditer(fold(it.entry.body), start) if _amount_key(m.group(1))[1]]
+        for o, f, sets in said:
+            for m in sets:
                 sentence = _sentence_at(f, m.start())
                 if lab not in " ".join(sentence[:sentence.find(f[m.start():m.end()])].split()):
                     continue  # the label is not what the sentence sets
@@ -270,11 +278,14 @@ def _labelled_amounts(ctx: Context) -> Iterator[tuple[Item, re.Match[str], Obser
                 yield it, same_unit[0], o, o.text[m.start("new"):m.end("new")].strip()
 
 
+_SENTENCE_MARK = re.compile(r"[。！？!?；;]|\.(?=\s|$)")
+
+
 def _sentence_at(f: str, pos: int) -> str:
     """The sentence of `f` holding f[pos]."""
-    a = max((x.end() for x in re.finditer(r"[。！？!?；;]|\.(?=\s|$)", f[:pos])), default=0)
-    b = re.search(r"[。！？!?；;]|\.(?=\s|$)", f[pos:])
-    return f[a:pos + b.start() if b else len(f)]
+    a = max((x.end() for x in _SENTENCE_MARK.finditer(f, 0, pos)), default=0)
+    b = _SENTENCE_MARK.search(f, pos)
+    return f[a:b.start() if b else len(f)]
 
 
 # -- refresh: a release named by a whole number ("Node 18", "Windows 10", "PostgreSQL 15") -------------
@@ -1022,8 +1033,11 @@ def moved_slots(ctx: Context) -> list[Candidate]:
     for o in ctx.obs:
         if o.role == "assistant" or o.sensitive or len(o.text) > 300:
             continue
+        stated = _statements(o)
+        if not stated:
+            continue
         topic = term_set(_topic(fold(o.text)))
-        for kind, old, new, new_raw, at, _, rest in _statements(o):
+        for kind, old, new, new_raw, at, _, rest in stated:
             # (the release's or the new tool's own name, however short its form, says nothing of the entry)
             rest -= term_set(new.split("\0")[0]) | term_set(new_raw)
             said, rest = rest, frozenset(t for t in rest if ctx.anchor(t))
