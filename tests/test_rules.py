@@ -1739,3 +1739,112 @@ def test_a_word_and_a_part_of_it_do_not_link_lines_as_going_together():
     assert {"韩老板", "老板"} <= terms[0]  # (the word and its part, on every line)
     seen = Counter(t for ts in terms for t in ts)
     assert _together(terms, seen, set(seen), c.obs) == []
+
+
+def test_a_dotted_version_only_planned_or_conditional_moves_nothing():
+    mem = "## IT\n- [P1] Imaging software is Vexo 4.3 on the back-office server (2026-02-20)\n"
+    lines = [("2026-05-28", "Called the vendor: Vexo 4.4 is \"planned for Q4\", no date yet. We stay on 4.3."),
+             ("2026-05-30", "Idea, nothing decided: if Vexo 4.4 arrives in Q4, upgrade imaging first")]
+    assert version_changes(ctx(mem, lines)) == []
+    moved = [("2026-05-30", "Upgraded Vexo to 4.4 on the back-office server tonight")]
+    assert [x.op.text for x in version_changes(ctx(mem, moved))] == [
+        "[P1] Imaging software is Vexo 4.4 on the back-office server (2026-05-30)"]
+
+
+def test_a_log_quoting_the_person_by_name_holds_their_own_words():
+    from memgit.dream.collect import _person_quoted, person_names
+
+    docs = {"USER.md": parse("USER.md", b"# USER\n- Name: Halvard Osei-Lind (call him Hal)\n- Timezone: Europe/Oslo\n"),
+            "USER2.md": parse("USER2.md", b"")}
+    names = person_names({"USER.md": docs["USER.md"]})
+    assert {"Hal", "Halvard"} <= names
+    assert person_names({"USER.md": parse("USER.md", "- 称呼：思远\n- 时区：上海\n".encode())}) == {"思远"}
+    assert "Gwen" in person_names({"USER.md": parse("USER.md", b"- Gwen Pritchard, runs a farm shop\n")})
+    day = date(2026, 5, 29)
+    lines = ['Hal rang about the report: "Send it at 7:30 instead, the rest stays."',
+             'Vendor: "we will ship the update in Q4, no date yet."', "思远说：「以后依赖统一用 pnpm 管理」",
+             'Hal: the weekly invoice stays on email']
+    obs = [Observation("memory/2026-05-29.md", i + 3, day, t, f"- {t}", "log") for i, t in enumerate(lines)]
+    got = _person_quoted(obs, names | {"思远"})
+    assert [(o.role, o.text) for o in got] == [
+        ("user", "Send it at 7:30 instead, the rest stays."), ("log", lines[1]), ("user", "以后依赖统一用 pnpm 管理"),
+        ("log", lines[3])]
+
+
+def test_a_time_said_with_instead_moves_the_one_time_of_a_preference():
+    user = ("# USER\n- Wants the weekly stock report every Monday at 9:00, by email, as a PDF (2026-03-01)\n"
+            "- Alerts by text message (2026-03-01)\n")
+    said = ("2026-05-28", "Monday at 9 is too late. Send the stock report at 7:30 instead. Keep everything else the same.")
+    got = preference_changes(ctx("", [said], user, role="user"))
+    assert [x.op.text for x in got] == ["Wants the weekly stock report every Monday at 7:30, by email, as a PDF (2026-05-28)"]
+
+
+def test_a_tool_named_instead_of_the_old_replaces_the_whole_old_name():
+    mem = ("## Shop\n- [P1] Shipping labels are bought through Royal Mail Click & Drop, collected at 15:00 (2026-03-01)\n"
+           "- [P1] Best sellers: oolong 50 g (2026-03-01)\n")
+    lines = [("2026-05-29", "Decided: from today shipping labels go through Evri instead of Royal Mail.")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] Shipping labels are bought through Evri, collected at 15:00 (2026-05-29)"]
+
+
+def test_one_household_fact_in_english_and_chinese_merges_by_its_time_and_two_days():
+    mem = ("## Household\n- [P1] Bins go out Tuesday night; collection is Wednesday before 7am. (2026-02-10)\n"
+           "- [P1] Ethan has swimming on Thursdays 17:00–18:00 (2026-03-02)\n"
+           "- [P1] 垃圾周二晚上拿出去，周三早上7点前收走。(2026-04-21)\n")
+    got = [x for x in duplicates_and_contradictions(ctx(mem, [])) if x.op.op == "merge"]
+    assert [(x.op.targets, x.op.text) for x in got] == [(
+        ("- [P1] Bins go out Tuesday night; collection is Wednesday before 7am. (2026-02-10)",
+         "- [P1] 垃圾周二晚上拿出去，周三早上7点前收走。(2026-04-21)"),
+        "[P1] Bins go out Tuesday night; collection is Wednesday before 7am. (2026-04-21)")]
+    # the same time and days of another chore are two facts
+    other = mem.replace("垃圾周二晚上拿出去", "花园浇水周二晚上")
+    assert [x for x in duplicates_and_contradictions(ctx(other, [])) if x.op.op == "merge"] == []
+
+
+def test_a_handover_the_person_tells_whole_and_the_agent_repeats_moves_the_party():
+    mem = ("## Routing\n- [P1] Japanese → German medical jobs go to Marta Ilić; review by Sven Baumann. (2026-03-01)\n"
+           "- [P1] Japanese → German technical jobs go to Kenji Mori. (2026-03-01)\n")
+    said = ("2026-05-28", "user", "Routing change: Marta is moving to our legal team full-time, so from today all "
+                                  "Japanese to German medical jobs go to Keiko Tanaka instead. Sven stays on as reviewer.")
+    ack = ("2026-05-28", "assistant", "Got it: JA→DE medical jobs go to Keiko Tanaka from today, Sven keeps reviewing.")
+    got = slot_changes(session_ctx(mem, None, [said, ack]))
+    assert [x.op.text for x in got] == [
+        "[P1] Japanese → German medical jobs go to Keiko Tanaka; review by Sven Baumann. (2026-05-28)"]
+    # without the agent's reply, one line is one day of it: nothing moves
+    assert slot_changes(session_ctx(mem, None, [said])) == []
+
+
+def test_an_open_bug_the_logs_report_fixed_is_pruned_and_a_negated_fix_is_no_fix():
+    mem = ("## 项目\n- [P1] 会员卡续费的并发扣款 bug 还没修好，阿杰在查，暂时人工对账。(2026-05-20)\n"
+           "- [P1] 课程预约接口的 rate limit 是每用户每分钟 20 次。(2026-05-01)\n")
+    lines = [("2026-05-28", "扣款 bug 的 fix merged：按订单号加了幂等锁，压测 500 并发没有再重复扣款。"),
+             ("2026-05-30", "hotfix 上了 production，续费扣款正常")]
+    assert [x.op.targets[0] for x in stale_entries(ctx(mem, lines))] == [
+        "- [P1] 会员卡续费的并发扣款 bug 还没修好，阿杰在查，暂时人工对账。(2026-05-20)"]
+    en = "## Bugs\n- [P1] Double-charge bug on renewals is not fixed yet; reconciling by hand (2026-05-20)\n"
+    assert [x.op.op for x in stale_entries(ctx(en, [("2026-05-29", "The renewal double-charge fix merged today")]))] \
+        == ["prune"]
+    assert stale_entries(ctx(en, [("2026-05-29", "Looked at the renewal double-charge again, no luck")])) == []
+
+
+def test_a_lesson_said_by_a_titled_name_is_written_without_who_said_it():
+    lines = [("2026-05-26", "Made the HEPES buffer and it read 7.8; nobody had calibrated the pH meter. Again."),
+             ("2026-05-28", "又忘了先校准 pH 计，Tris 缓冲液配出来偏了 0.4，只好倒掉重配"),
+             ("2026-05-30", "pH meter calibration skipped again, phosphate buffer off by 0.3. "
+                            "Dr. Zhou 说以后配任何 buffer 之前都要先校准 pH 计，每次都要。")]
+    out = recurring(ctx("## Lessons\n- [P1] Thaw competent cells on ice (2026-01-05)\n", lines))
+    assert [x.op.text for x in out] == ["[P1] 配任何 buffer 之前都要先校准 pH 计，每次都要。 (2026-05-30)"]
+
+
+def test_a_day_said_instead_of_another_is_no_tool_and_a_one_off_moves_nothing():
+    mem = "## Ops\n- [P1] Front desk is Priya; she closes the books every Friday at 16:00. (2026-03-01)\n"
+    lines = [("2026-05-29", "Priya closed last week's books on Monday instead of Friday because of the power cut. One-off.")]
+    assert slot_changes(ctx(mem, lines)) == []
+    assert schedule_moves(ctx(mem, lines)) == []
+
+
+def test_a_rewritten_entry_keeps_how_it_set_off_its_date():
+    mem = "## 项目\n- [P1] 前端 staging 部署在 Vercel，preview 链接发到飞书群。(2026-03-08)\n"
+    lines = [("2026-05-29", "前端 staging 已经迁到 Cloudflare Pages，preview 链接照常发飞书群；Vercel 项目下周删。")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] 前端 staging 部署在 Cloudflare Pages，preview 链接发到飞书群。(2026-05-29)"]

@@ -265,6 +265,55 @@ def _clean_parts(obs: list[Observation]) -> list[Observation]:
     return out
 
 
+_NAME_LABEL = re.compile(r"^\s*(?:\*\*)?(?:name|full name|nickname|姓名|名字|称呼|稱呼|昵称|暱稱)(?:\*\*)?"
+                         r"\s*[:：]\s*(.+)$", re.I)
+_LEADING_NAME = re.compile(r"^([A-Z][a-z]+(?:[ -][A-Z][\w'-]+){1,3})\s*[,，(（]")
+_NAME_WORD = re.compile(r"[A-Z][a-z]{1,20}|[\u4e00-\u9fff]{2,4}")
+# a log line quoting someone: who ("Gwen", "Hal rang about the report", "思远说"), a colon, and the quote
+_QUOTED = re.compile(r"^(?P<who>[^:：\"“”「」『』]{1,48}?)\s*[:：]\s*[\"“「『]"
+                     r"(?P<said>[^\"“”「」『』]{8,})[\"”」』]\s*[.。]?\s*$")
+_SAY_VERB = re.compile(r"(?:说|說|讲|講|表示|交代|留言|回复|回覆)$")
+
+
+def person_names(docs: dict[str, Document]) -> frozenset[str]:
+    """What the person the memory serves is called, from their user file: the words of its name entry
+    ("Name: Halvard Osei-Lind (call him Hal)", "称呼：思远"), or the name its first entry opens with
+    ("Gwen Pritchard, runs the farm shop"). Nothing when the file names no one."""
+    user = next((d for n, d in docs.items() if n.rsplit("/", 1)[-1].upper().startswith("USER")), None)
+    if user is None:
+        return frozenset()
+    names: set[str] = set()
+    for k, e in enumerate(user.entries[:8]):
+        body = e.body.strip()
+        m = _NAME_LABEL.match(body)
+        part = m.group(1) if m else (lm.group(1) if k == 0 and (lm := _LEADING_NAME.match(body)) else "")
+        if m:
+            part = re.split(r"[,，;；]", part, maxsplit=1)[0]
+        names |= set(_NAME_WORD.findall(part)) - {"Call", "Him", "Her", "Them", "Me"}
+    return frozenset(names)
+
+
+def _person_quoted(obs: list[Observation], names: frozenset[str]) -> list[Observation]:
+    """A log line quoting the person ("Gwen rang about the report: \"Send it at 7:30 instead.\"",
+    "思远说：「以后用 pnpm」") holds their own words: the quote becomes a line of theirs, as a user
+    turn written into the log is. Whom it quotes is the first word before the colon, one of their names."""
+    if not names:
+        return obs
+    out = []
+    for o in obs:
+        m = _QUOTED.match(o.text) if o.role == "log" and o.kind == "log" else None
+        if m:
+            who = _SAY_VERB.sub("", m.group("who").strip())
+            first = re.match(r"[A-Za-z][\w-]*|[\u4e00-\u9fff]+", who)
+            if first and (first.group(0) in names or any(first.group(0) == n or
+                                                         (not n.isascii() and first.group(0).startswith(n))
+                                                         for n in names)):
+                o = Observation(o.source, o.line, o.day, m.group("said").strip(), o.raw, o.kind, "user",
+                                o.session, o.sensitive)
+        out.append(o)
+    return out
+
+
 def collect(ws: Workspace, now: date, window_days: int) -> Collected:
     root = ws.root
     start = now - timedelta(days=window_days)
@@ -323,6 +372,7 @@ def collect(ws: Workspace, now: date, window_days: int) -> Collected:
     warnings += ws.warnings
     ws.warnings.clear()
     capacity = ws.capacity()
+    obs = _person_quoted(obs, person_names(docs))
     return Collected(now, start, _clean_parts(obs), docs, capacity, logs_read, sessions_read, warnings,
                      live_secrets(ws, docs))
 

@@ -322,11 +322,17 @@ def entry_evidence(it: Item, quote: str | None = None) -> Evidence:
     return Evidence(f"{it.entry.file}:{it.entry.line}", q)
 
 
+_CLOSING_MARKS = frozenset("。！？；，、）」』】")
+
+
 def compose(it: Item, body: str, day: date | None) -> str:
     """The entry's new text: its own tag, the new body, and the date it was last confirmed."""
     tag = f"[{it.entry.own_tag}] " if it.entry.own_tag else ""
     body = DATE_TAIL_RE.sub("", body).strip()
-    when = f" ({day.isoformat()})" if day else ""
+    # the date as the entry set it off: "…飞书群。(2025-10-08)" has no space before it, so nor has the new one
+    was = DATE_TAIL_RE.search(it.entry.text.split("\n")[0])
+    gap = "" if was and not was.group(0)[:1].isspace() and body[-1:] in _CLOSING_MARKS else " "
+    when = f"{gap}({day.isoformat()})" if day else ""
     return f"{tag}{body}{when}"
 
 

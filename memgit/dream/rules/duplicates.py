@@ -256,8 +256,9 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             # a name or a code both write; values alone (the same hours, a weekday and a number) only with
             # a concept of the bilingual lexicon both hold: a bakery and a clinic may open 07:00–10:00
             alike = any(t.startswith("~") for t in a.subject & b.subject)
-            values = len(x["clock"] & y["clock"]) >= 2 or bool(x["clock"] & y["clock"] and x["day"] & y["day"]
-                                                                and x["num"] & y["num"])
+            # (a clock time and two more values beside it: days or numbers both give)
+            values = len(x["clock"] & y["clock"]) >= 2 or bool(x["clock"] & y["clock"]) and (
+                len(x["day"] & y["day"]) + len(x["num"] & y["num"]) >= 2 and bool(x["day"] & y["day"]))
             strong = bool(x["name"] & latin[j] or x["id"]) or alike and values
             if shared >= 2 and strong:
                 fits.setdefault(i, []).append(j)

@@ -85,7 +85,8 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     new = news[0]
     if len(values) == 2 and len(olds) == 1 and (lx.PREFERENCE_CHANGE.search(f) or lx.TIME_MOVED.search(f)):
         old = olds[0]
-    elif len(values) == 1 and len(have) == 1 and any(0 <= new[0] - m.end() <= 2 for m in lx.TIME_MOVED.finditer(f)):
+    elif len(values) == 1 and len(have) == 1 and (any(0 <= new[0] - m.end() <= 2 for m in lx.TIME_MOVED.finditer(f))
+                                                  or _INSTEAD_NEXT.match(f, new[1])):
         old = have[0]
     else:
         return None
@@ -96,6 +97,10 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     if written != as_said and not any(written in x.text for x in peers if x is not o):
         written = as_said  # no line says it the entry's way: the person's own form is grounded
     return old[0], old[1], written
+
+
+# the new time said as the old one's replacement right after it ("send it at 7:30 instead")
+_INSTEAD_NEXT = re.compile(r"\s*instead\b(?! of)")
 
 
 def _moved_day(ctx: Context, it, o: Observation, peers: list[Observation]) -> tuple[int, int, str] | None:

@@ -45,7 +45,7 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                         if ctx.mentions(o, it) >= 0.3 and lx.DONE_WITH.search(fold(o.text))]
                 score = confidence("expired", reported_gone=bool(gone))
                 ev = gone
-        if not reason and lx.ERROR.search(f) and not lx.FIXED.search(f):
+        if not reason and lx.ERROR.search(f) and not lx.first_affirmed(lx.FIXED, f):  # ("还没修好": open)
             aliases = _log_names(ctx, it)
             fixed = _reported(ctx, it, lx.FIXED, aliases)
             if not fixed and not lx.SUCCEEDED.search(f):

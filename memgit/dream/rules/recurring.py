@@ -105,7 +105,9 @@ def recurring(ctx: Context) -> list[Candidate]:
             sets.union(i, j)
     # two specific words that go together on three days and seldom apart ("导出" and "筛选") are one subject
     # however long the story around them: their lines link (what they say is asked below, as any group's)
+    paired = []  # the lines of each such pair: each is one lesson's line however else it is worded
     for ids in _together(terms, seen, filed, obs):
+        paired.append({id(obs[i]) for i in ids})
         for i in ids[1:]:
             sets.union(ids[0], i)
     groups: dict[int, list[Observation]] = {}
@@ -174,7 +176,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         rep_anchor = frozenset(t for t in rep.terms & core if ctx.anchor(t))
         support = [o for o in members if o is rep or (rep_anchor and ctx.weight(o.terms & rep_anchor)
                                                         >= 0.6 * ctx.weight(rep_anchor))
-                   or _across_scripts(ctx, o, rep, o.terms & rep.terms & core)]
+                   or _across_scripts(ctx, o, rep, o.terms & rep.terms & core)
+                   or any(id(o) in pair and id(rep) in pair for pair in paired)]
         s_days = sorted({o.day for o in support})
         if len(rep_anchor) < 2 or len(s_days) < 2 or (len(s_days) < 3 and len({o.day for o in support
                                                                             if id(o) in in_rule}) < 2):
@@ -215,6 +218,8 @@ def _together(terms: list[frozenset[str]], seen: Counter, filed: set[str], obs: 
     for (a, b), ids in with_both.items():
         if a in b or b in a:
             continue  # one word and a part of it ("韩老板", "老板") go together by themselves
+        if a.startswith("~") and a in lx.concept_terms(b) or b.startswith("~") and b in lx.concept_terms(a):
+            continue  # and a word and its concept ("有雨", "~rain"): one word twice
         if len({obs[i].day for i in ids}) >= 3 and seen[a] + seen[b] - 2 * len(ids) <= 1:
             out.append(ids)
     return out
@@ -347,7 +352,9 @@ def _remedy(o: Observation, may: bool, core: frozenset[str], stated: bool) -> bo
     return bool(m) and (stated or bool(term_set(m.group(0)) & core))
 
 
-_SENTENCE = re.compile(r"(?<=[。！？!?；;])\s*|(?<=\.)\s+")
+# (a title's dot ends no sentence: "Dr. Zhou", "Mr. Lee")
+_SENTENCE = re.compile(r"(?<=[。！？!?；;])\s*"
+                       r"|(?<=\.)(?<!\b(?:Dr|Mr|Ms|St|Jr|Sr)\.)(?<!\b(?:Mrs|Drs)\.)(?<!\bProf\.)\s+")
 
 
 def _rule_form(text: str) -> str:
@@ -425,7 +432,9 @@ def _before_first(text: str) -> str | None:
 
 _SAID_THEN = re.compile(r"^[^:：]{0,20}?(?:说|說|提醒|强调|強調|交代|叮嘱|叮囑|\bsaid|\bsays|\breminded)"
                         r"\s*[:：]\s*(?=\S)", re.I)
-_SPEAKER = re.compile(r"^[^\s，,。:：;；]{1,8}?(?=(?:说|說)[:：，,]?\s*\S)")
+# (a name in Latin letters may hold a space and a title: "Dr. Zhou 说以后…")
+_SPEAKER = re.compile(r"^(?:[^\s，,。:：;；]{1,8}?|(?:[A-Z][\w'’-]*\.?[ \t]){0,2}[A-Z][\w'’-]*[ \t]?)"
+                      r"(?=(?:说|說)[:：，,]?\s*\S)")
 
 
 def _own_words(rule: str) -> str:

@@ -75,6 +75,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
                 pos = f.find(v.lower())
                 if lx.VERSION_HELD.search(f[max(0, pos - 25):pos + len(v) + 15]):
                     continue
+                if _no_release_moved(_clause_at(f, pos)):
+                    continue  # "4.4 is planned for Q4", "if 4.4 arrives": a plan or a condition moves nothing
                 if _COMPARED.search(f[max(0, pos - 3):pos]) or lx.MEASURED.search(f[max(0, pos - 12):pos]):
                     continue  # a rating, a score or a bound ("評分 4.7", "accuracy >0.9"): a value, no release
                 if not ctx.near(f, pos, names, 30, specific=False):
@@ -679,6 +681,8 @@ _FRAMES = [re.compile(p) for p in (
     rf"(?:现在|如今|目前)(?:改由|改用|都用|用)\s*(?P<new>{_VAL})",
     # what a thing uses from now on ("以后青柚统一用 pnpm", "今后一律改用 X"), the thing named between
     rf"(?:以后|今后|往后|从此)[^，,。；;：:]{{0,12}}?(?:统一|一律|全部|都)(?:改用|用)\s*(?P<new>{_VAL})",
+    # "labels go through Evri instead of Royal Mail": the new one first
+    rf"(?P<new>{_VAL})\s+instead\s+of\s+(?P<old>{_VAL})",
 )]
 # what each frame cannot match without (a literal every match holds): a clause holding none of a
 # frame's words is not searched with it
@@ -686,7 +690,7 @@ _CHANGE_ZH_WORDS = tuple(lx.CHANGE_ZH.split("|"))
 _CHANGE_EN_HEADS = tuple(re.match(r"\w+", a).group(0) for a in re.findall(r"(?:[^|(]|\([^)]*\))+", lx.CHANGE_EN))
 _FRAME_NEEDS = (("→", "->", "=>", "⇒", "➜"), ("from",), ("从",), _CHANGE_ZH_WORDS, ("switch",), ("replac",),
                 ("replaced",), _CHANGE_EN_HEADS, _CHANGE_ZH_WORDS, ("now",), ("现在", "如今", "目前"),
-                ("以后", "今后", "往后", "从此"))
+                ("以后", "今后", "往后", "从此"), ("instead",))
 # any frame's word: a clause holding none is searched with no frame
 _FRAME_WORDS = re.compile("|".join(re.escape(w) for w in sorted({w for needs in _FRAME_NEEDS for w in needs},
                                                                 key=len, reverse=True)))
@@ -697,7 +701,7 @@ _VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y"
 _SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
 # every frame above needs one of these: a line without them states no change (checked before the frames)
 _FRAME_GATE = compile_words(rf"→|->|=>|⇒|➜|\bfrom\b|从|\bswitch|\breplac|{lx.CHANGE_ZH}|\b(?:{lx.CHANGE_EN})|\bnow\b|"
-                            r"(?:现在|如今|目前)(?:改由|改用|都用|用)|(?:以后|今后|往后|从此)")
+                            r"(?:现在|如今|目前)(?:改由|改用|都用|用)|(?:以后|今后|往后|从此)|\binstead of\b")
 _CHANGE_WORDS = compile_words(rf"\b(?:{lx.CHANGE_EN}|replac\w*|from|to|with|by)\b|{lx.CHANGE_ZH}|从|把|将")
 
 
@@ -725,8 +729,8 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
     `new`'s place is "name\0version"; kind "tool" gives two names. Nothing when the line asks, plans,
     denies, holds back or rolls back."""
     f = fold(o.text)
-    if not _FRAME_GATE.search(f) or lx.ASKED.search(f):
-        return []  # no frame's words on the line (most log lines): nothing it could state
+    if not _FRAME_GATE.search(f) or lx.ASKED.search(f) or lx.EXCEPTION.search(f):
+        return []  # no frame's words on the line (most log lines), or a one-off: nothing it could state
     out = []
     pos = 0
     # what the line is about when it starts with it as a label ("kiln: do-release-upgrade finished, Ubuntu 22 → 24"),
@@ -779,7 +783,13 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                 elif old is not None and nv is None and ov is None or old is not None and on != nn and on and nn:
                     if re.search(r"[./_]", old + new) or fr is _FRAMES[0] and not lx.SWITCHED.search(fc):
                         continue  # a file, a module, or a flow ("a → b"): no tool of its own
+                    if fr is _FRAMES[12] and not (lx.TIME_MARKER.search(f) or lx.TOOK_OVER.search(f)):
+                        continue  # "took cards with Toast instead of Square today": a stand-in, no standing change
+                    if lx.WEEKDAY.fullmatch(old) or lx.WEEKDAY.fullmatch(new):
+                        continue  # "on Monday instead of Friday": a day, the schedule's, no tool
                     new_raw, new = _whole_name(cl, m.end("new"), new_raw, new)
+                    # (the old one of several capitalised words too: "instead of Royal Mail" is one name)
+                    old = _whole_name(cl, m.end("old"), cl[m.start("old"):m.end("old")].strip("`"), old)[1]
                     kind, a, b = "tool", old, new
                 else:
                     continue
@@ -864,6 +874,8 @@ def _slot(it: Item, kind: str, old: str | None, new: str) -> tuple[int, int, str
         if len(hits) != 1 or re.search(edge_l + re.escape(new) + edge_r, f):
             return None
         span = (hits[0].start(), hits[0].end())
+        if body[span[0]:span[0] + 1].isupper() and (more := _NAME_GOES_ON.match(body, span[1])):
+            span = (span[0], more.end())  # "Royal Mail Click & Drop": a name of capitalised words is one name
         lab = LABEL_RE.match(body)
         if lab and _label(body) and span[0] < lab.end(1):
             return None  # the entry is about the old tool, not a choice of it
@@ -873,6 +885,7 @@ def _slot(it: Item, kind: str, old: str | None, new: str) -> tuple[int, int, str
     return span[0], span[1], body[span[0]:span[1]]
 
 
+_NAME_GOES_ON = re.compile(r"(?:[ \t]+(?:&[ \t]+)?[A-Z][A-Za-z0-9+-]*)+")
 _FILE_LIKE = re.compile(r"`[^`\n]+`|(?<![\w/.-])[\w-]+\.[a-z][a-z0-9]{1,4}(?![\w])")
 
 
@@ -899,7 +912,8 @@ def _retired_here(it: Item, o: Observation, new: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-_USED_TOOL = re.compile(rf"(?:{lx.USE_VERB.source}|\bvia\b|\b(?:generated|made|done|created|produced|handled|built|"
+_USED_TOOL = re.compile(rf"(?:{lx.USE_VERB.source}|\bvia\b|部署在|托管在|跑在|\b(?:deployed|hosted)\s+(?:on|to|at)\b|"
+                        rf"\b(?:generated|made|done|created|produced|handled|built|"
                         rf"transcribed|rendered|sent|hosted)\s+(?:with|by|in|on)\b)\s*(?P<tool>{_VAL})")
 
 
@@ -1258,7 +1272,14 @@ def handovers(ctx: Context) -> list[Candidate]:
                 if len(days) < 2 and whole and any(o.day > whole[0].day for o in support):
                     days = {*days, *(o.day for o in support if o.day > whole[0].day)}
                     lines = [*lines, *(o for o in support if o.day > whole[0].day and o not in lines)]
-                if len(days) < 2 or not any(o.terms & rest for o in took) \
+                # or the person tells it whole in their own turn and the agent's reply repeats the new one
+                # ("from today … go to Keiko Tanaka instead" / "Got it: … go to Keiko Tanaka from today")
+                acks = [x for o in whole if o.role == "user" and o.session for x in ctx.obs
+                        if x.session == o.session and x.role == "assistant" and x.line > o.line
+                        and x.day == o.day and _said(new_forms, x.text) and not lx.ASKED.search(fold(x.text))]
+                if acks:
+                    lines = [*lines, *(o for o in (whole[0], acks[0]) if o not in lines)]
+                if len(days) < 2 and not acks or not any(o.terms & rest for o in took) \
                         or not any(o.terms & rest for o in ends):
                     continue
                 fit = sum(ctx.weight(o.terms & rest) for o in lines)
