@@ -1848,3 +1848,40 @@ def test_a_rewritten_entry_keeps_how_it_set_off_its_date():
     lines = [("2026-05-29", "前端 staging 已经迁到 Cloudflare Pages，preview 链接照常发飞书群；Vercel 项目下周删。")]
     assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
         "[P1] 前端 staging 部署在 Cloudflare Pages，preview 链接发到飞书群。(2026-05-29)"]
+
+
+def test_a_lesson_whose_lines_say_it_happened_again_links_them_and_drops_who_made_it_a_rule():
+    mem = "## 社團\n- [P1] 比賽場地在體育館二樓 (2026-03-01)\n"
+    lines = [("2026-05-24", "社課開始，兩台車的電池都沒電，只好先充電，等了快 25 分鐘，練習延誤"),
+             ("2026-05-24", "提醒收零件盒"),
+             ("2026-05-26", "电池又没充，白等了二十分钟，陈老师有点无奈"),
+             ("2026-05-26", "提醒收零件盒"),
+             ("2026-05-29", "陳老師：定成規矩，以後社課（含加練）前一天晚上就要把所有電池充飽，由值日生負責")]
+    assert [x.op.text for x in recurring(ctx(mem, lines))] == [
+        "[P1] 社課（含加練）前一天晚上就要把所有電池充飽，由值日生負責 (2026-05-29)"]
+    # the same short lines without saying it happened again, and no rule: nothing
+    calm = [lines[0], ("2026-05-26", "电池充好了，练习准时开始"), ("2026-05-29", "今天加练，电池都满电")]
+    assert recurring(ctx(mem, calm)) == []
+
+
+def test_a_step_forgotten_again_is_the_lesson_when_no_line_states_it():
+    lines = [("2026-05-24", "Laser cutter job aborted: nobody switched on the exhaust fan first, the smoke detector "
+                            "tripped and we lost an hour airing the room."),
+             ("2026-05-27", "又忘了先开排风扇就启动激光切割机，烟雾报警器响了，又浪费一小时通风。"),
+             ("2026-05-30", "laser cutter 開機前沒開 exhaust fan，煙霧偵測器第三次觸發，社員抱怨又白等一小時。")]
+    out = recurring(ctx("## Lessons\n- [P1] Prusa nozzles are 0.4 mm (2026-01-05)\n", lines))
+    assert [x.op.text for x in out] == ["[P1] laser cutter 開機前先開 exhaust fan (2026-05-30)"]
+
+
+def test_a_rule_agreed_with_someone_is_written_as_what_to_do_and_starts_as_a_sentence():
+    lines = [("2026-05-24", "db-vacuum 沒在 03:00 跑，到 11:00 才跑，cron 寫成了台北時間"),
+             ("2026-05-26", "daily-report cron 又按台北時間寫錯，晚了 8 小時"),
+             ("2026-05-29", "和小周確認：以後 Actions 的排程一律先把台北時間減 8 小時換成 UTC 再寫 cron。")]
+    out = recurring(ctx("## Ops\n- [P1] Runners are self-hosted (2026-01-05)\n", lines))
+    assert [x.op.text for x in out] == ["[P1] Actions 的排程一律先把台北時間減 8 小時換成 UTC 再寫 cron。 (2026-05-29)"]
+    en = [("2026-05-24", "Pickup changed to 14:30; I only posted it on WeChat and grandma missed it"),
+          ("2026-05-26", "Again grandma never saw the WeChat message about the pickup, waited an hour"),
+          ("2026-05-29", "Pickup moved again, grandma missed the WeChat note. Lesson: when pickup plans change, "
+                         "call grandma directly instead of only messaging.")]
+    got = [x.op.text for x in recurring(ctx("## Family\n- [P1] Piano on Saturdays (2026-01-05)\n", en))]
+    assert got == ["[P1] When pickup plans change, call grandma directly instead of only messaging. (2026-05-29)"]

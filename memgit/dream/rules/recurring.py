@@ -100,8 +100,11 @@ def recurring(ctx: Context) -> list[Candidate]:
         w = ctx.weight(shared) / max(min(weight(i), weight(j)), 1e-9)
         # two long lines telling one lesson each in their own story share many specific words, though
         # a small part of either's: five of them, and a fifth of the lighter line's weight
+        # a line that itself says it happened again ("电池又没充", "got stung again") is a recurrence of what it
+        # shares two specific things with, however few of either line's words those are
         if len(shared) / min(len(terms[i]), len(terms[j])) >= 0.5 or w >= 0.45 or both >= 5 and w >= 0.2 \
-                or _across_scripts(ctx, obs[i], obs[j], shared) or _named_alike(ctx, obs[i], obs[j], shared):
+                or (_recurs(obs[i]) or _recurs(obs[j])) or _across_scripts(ctx, obs[i], obs[j], shared) \
+                or _named_alike(ctx, obs[i], obs[j], shared):
             sets.union(i, j)
     # two specific words that go together on three days and seldom apart ("导出" and "筛选") are one subject
     # however long the story around them: their lines link (what they say is asked below, as any group's)
@@ -140,6 +143,10 @@ def recurring(ctx: Context) -> list[Candidate]:
         ordered = {id(o) for o in told if id(o) not in rules_said and (bf := _before_first(o.text))
                    and term_set(bf) & core}
         rules_said |= ordered
+        if not rules_said:
+            # no line states it: a step a line says was forgotten again is the lesson
+            # ("又忘了先开排风扇就启动激光切割机")
+            rules_said = {id(o) for o in told if _recurs(o) and _missed_step(o.text)}
         stated = bool(rules_said)
         ruled = [o for o in told if id(o) in rules_said or _remedy(o, stated or (len(days) >= 3), core, stated)]
         # what recurs is worth remembering as a lesson only in a rule's form (a workaround, "always",
@@ -164,8 +171,10 @@ def recurring(ctx: Context) -> list[Candidate]:
         # a line stating the rule outranks one that only did the remedy again ("restart … 之前先跑"): the
         # entry is written in the rule's words
         if rules_said:
-            rep = max(clean, key=lambda o: (bool(lx.RULE.search(fold(o.text))) or id(o) in rules_said - ordered,
-                                            id(o) in ordered, ctx.weight(core & o.terms) - 0.002 * len(o.text), o.day))
+            # (a line saying the rule outright first, then one saying what comes first, then a step a complaint
+            # says was skipped: "又來了，helm upgrade 之前沒確認 context" is the story, "先跑 … 再動手" the rule)
+            rep = max(clean, key=lambda o: (bool(lx.RULE.search(fold(o.text))), id(o) in ordered, id(o) in rules_said,
+                                            ctx.weight(core & o.terms) - 0.002 * len(o.text), o.day))
         else:
             # only the remedy done again: the line whose remedy, as written down, says most of what recurs
             forms = {id(o): _rule_form(o.text) for o in clean}
@@ -177,7 +186,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         support = [o for o in members if o is rep or (rep_anchor and ctx.weight(o.terms & rep_anchor)
                                                         >= 0.6 * ctx.weight(rep_anchor))
                    or _across_scripts(ctx, o, rep, o.terms & rep.terms & core)
-                   or any(id(o) in pair and id(rep) in pair for pair in paired)]
+                   or any(id(o) in pair and id(rep) in pair for pair in paired)
+                   or _recurs(o) and len({t for t in o.terms & rep.terms if ctx.anchor(t)}) >= 2]
         s_days = sorted({o.day for o in support})
         if len(rep_anchor) < 2 or len(s_days) < 2 or (len(s_days) < 3 and len({o.day for o in support
                                                                             if id(o) in in_rule}) < 2):
@@ -195,6 +205,17 @@ def recurring(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
     return _one_per_story(out)
+
+
+@lru_cache(maxsize=8192)
+def _recurs_text(text: str) -> bool:
+    f = fold(text)
+    return bool(lx.AGAIN.search(f) or re.search(lx.FORGOT, f))
+
+
+def _recurs(o: Observation) -> bool:
+    """The line says what it tells happened again, or was forgotten again ("又忘了", "AGAIN", "第三次")."""
+    return _recurs_text(o.text)
 
 
 def _together(terms: list[frozenset[str]], seen: Counter, filed: set[str], obs: list[Observation]
@@ -430,11 +451,20 @@ def _before_first(text: str) -> str | None:
     return rule if len(rule) >= 6 else None
 
 
-_SAID_THEN = re.compile(r"^[^:：]{0,20}?(?:说|說|提醒|强调|強調|交代|叮嘱|叮囑|\bsaid|\bsays|\breminded)"
+_SAID_THEN = re.compile(r"^[^:：]{0,20}?(?:说|說|提醒|强调|強調|交代|叮嘱|叮囑|确认|確認|说好|說好|商定|约定|約定|"
+                        r"\bsaid|\bsays|\breminded|\bagreed)"
                         r"\s*[:：]\s*(?=\S)", re.I)
 # (a name in Latin letters may hold a space and a title: "Dr. Zhou 说以后…")
 _SPEAKER = re.compile(r"^(?:[^\s，,。:：;；]{1,8}?|(?:[A-Z][\w'’-]*\.?[ \t]){0,2}[A-Z][\w'’-]*[ \t]?)"
                       r"(?=(?:说|說)[:：，,]?\s*\S)")
+
+
+# who said it, by a title ("陳老師：", "王姐：", "Dr. Zhou:"), before a colon
+_TITLED_SPEAKER = re.compile(r"^(?:[\u4e00-\u9fff]{1,3}"
+                             r"(?:老师|老師|师傅|師傅|哥|姐|总|總|经理|經理|医生|醫生|主任|老板|老闆)"
+                             r"|(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][\w'’-]*)\s*[:：]\s*(?=\S)")
+# a clause saying only that what follows is now a rule ("定成规矩，", "立个规矩：")
+_MADE_RULE = re.compile(r"^(?:定成|定个|定為|定为|立个|立個)?\s*规矩(?:是)?\s*[，,:：]\s*")
 
 
 def _own_words(rule: str) -> str:
@@ -445,6 +475,10 @@ def _own_words(rule: str) -> str:
         out = rule[said.end():]  # ("跟韩老板说了这周的事，他说：以后…", "慧敏提醒：…": who said it, and when)
     elif m := _SPEAKER.match(rule):
         out = re.sub(r"^(?:说|說)[:：，,]?\s*", "", rule[m.end():])
+    elif m := _TITLED_SPEAKER.match(rule):
+        out = rule[m.end():]  # ("陳老師：…", "Dr. Zhou: …": who said it)
+    if m := _MADE_RULE.match(fold(out)):
+        out = out[m.end():]  # ("定成規矩，以後…": that it is a rule, not what it says)
     t = lx.TIME_MARKER.match(fold(out))
     if t:
         out = out[t.end():].lstrip(" ,，:：")
@@ -453,7 +487,7 @@ def _own_words(rule: str) -> str:
 
 _FORGOT_ZH = re.compile(rf"(?:又)?(?:{lx.FORGOT})(?:要)?\s*(?=\S)")
 _NEGATION_ZH = "|".join(sorted(lx.alternation("negation", "zh").split("|"), key=len, reverse=True))
-_SKIPPED_BEFORE = re.compile(rf"^(.{{1,14}}?(?:之前|以前|前))\s*(?:{_NEGATION_ZH})\s*(?=\S)")
+_SKIPPED_BEFORE = re.compile(rf"^(.{{1,24}}?(?:之前|以前|前))\s*(?:{_NEGATION_ZH})\s*(?=\S)")
 _FORGOT_EN = re.compile(r"\bforgot to\s+([^,.;!?]*?\b(?:before|first)\b[^,.;!?]*)", re.I)
 _CLAUSE = re.compile(r"[，,。！!？?；;]")
 
@@ -486,7 +520,11 @@ def _clean(text: str) -> str:
     if len(t) > 220:
         cut = max(t.rfind(c, 0, 220) for c in "。.;；，,")
         t = t[:cut] if cut > 60 else t[:220]
-    return t.strip()
+    t = t.strip()
+    # a rule cut from inside a sentence ("Lesson: when pickup plans change, call …") starts as a sentence does
+    if t[:1].islower() and t[:1].isascii() and not CJK_RE.search(t) and not re.match(r"[a-z][\w.-]*[_./`-]", t):
+        t = t[0].upper() + t[1:]
+    return t
 
 
 def _pick_section(ctx: Context, doc: Document | None, core: frozenset[str]) -> tuple[str, str]:
