@@ -1870,7 +1870,7 @@ def test_a_step_forgotten_again_is_the_lesson_when_no_line_states_it():
              ("2026-05-27", "又忘了先开排风扇就启动激光切割机，烟雾报警器响了，又浪费一小时通风。"),
              ("2026-05-30", "laser cutter 開機前沒開 exhaust fan，煙霧偵測器第三次觸發，社員抱怨又白等一小時。")]
     out = recurring(ctx("## Lessons\n- [P1] Prusa nozzles are 0.4 mm (2026-01-05)\n", lines))
-    assert [x.op.text for x in out] == ["[P1] laser cutter 開機前先開 exhaust fan (2026-05-30)"]
+    assert [x.op.text for x in out] == ["[P1] Laser cutter 開機前先開 exhaust fan (2026-05-30)"]
 
 
 def test_a_rule_agreed_with_someone_is_written_as_what_to_do_and_starts_as_a_sentence():
@@ -1885,3 +1885,83 @@ def test_a_rule_agreed_with_someone_is_written_as_what_to_do_and_starts_as_a_sen
                          "call grandma directly instead of only messaging.")]
     got = [x.op.text for x in recurring(ctx("## Family\n- [P1] Piano on Saturdays (2026-01-05)\n", en))]
     assert got == ["[P1] When pickup plans change, call grandma directly instead of only messaging. (2026-05-29)"]
+
+
+def test_a_clock_times_colon_is_no_label_and_a_tool_the_entry_uses_moves_when_said_from_today():
+    mem = ("## 櫃台\n- [P1] 線上預約系統用 PetDesk，每天 08:30 開放當日名額，每時段最多 4 隻 (2026-01-06)\n"
+           "- [P1] 疫苗提醒簡訊由三竹簡訊發送 (2026-01-20)\n")
+    lines = [("2026-05-27", "林醫師拍板：從今天起線上預約改用 VetPass，PetDesk 用到月底就停。"),
+             ("2026-05-29", "VetPass 第三天，今天 17 筆線上預約，都正常進來。")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] 線上預約系統用 VetPass，每天 08:30 開放當日名額，每時段最多 4 隻 (2026-05-27)"]
+
+
+def test_a_model_code_of_one_letter_is_no_release_beside_the_release_that_moves():
+    mem = ("## Hosts\n- [P1] nas01（N100 小主机）跑 Debian 12，每周日 03:00 自动 snapshot (2026-03-18)\n"
+           "- [P1] pi-dns（Raspberry Pi 4）也是 Debian 12，跑 Pi-hole (2026-04-02)\n")
+    lines = [("2026-05-27", "nas01 已经 upgrade 到 Debian 13 了，reboot 正常。snapshot cron 没动，还是每周日 03:00。"),
+             ("2026-05-27", "pi-dns 继续留在 Debian 12，等 Pi-hole 官方支持再升。"),
+             ("2026-05-30", "nas01 在 Debian 13 上跑了三天，没问题")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] nas01（N100 小主机）跑 Debian 13，每周日 03:00 自动 snapshot (2026-05-30)"]
+
+
+def test_a_closed_ticket_fixes_its_entry_and_a_thing_numbered_otherwise_is_not_it():
+    mem = ("## Dock\n- [P2] Label printer at dock 3 keeps jamming — still broken, vendor ticket #4471 open (2026-05-11)\n"
+           "- [P2] Dock 1 roller door sensor is intermittent — still not fixed, facilities notified (2026-05-18)\n")
+    lines = [("2026-05-27", "Dock 3 printer has been fine since Monday's repair. Zebra closed ticket #4471 this morning."),
+             ("2026-05-28", "Dock 1 roller door sensor dropped out again at lunch")]
+    assert [x.op.targets[0] for x in stale_entries(ctx(mem, lines))] == [
+        "- [P2] Label printer at dock 3 keeps jamming — still broken, vendor ticket #4471 open (2026-05-11)"]
+
+
+def test_a_court_ruling_granted_ends_the_wait_for_it_and_not_a_sibling_wait():
+    mem = ("## 案件\n- [P1] 陳氏租約糾紛案：聲請延長舉證期間已遞狀，待法院裁定 (2026-05-02)\n"
+           "- [P1] 林記商標異議案：補正文件已送智慧局，待審 (2026-05-05)\n")
+    lines = [("2026-05-26", "收到臺北地院裁定：陳氏租約案准許延長舉證期間至 11 月 28 日。"),
+             ("2026-05-28", "林記商標異議案：智慧局仍未審，沒有新消息。")]
+    assert [x.op.text for x in status_changes(ctx(mem, lines))] == [
+        "[P1] 陳氏租約糾紛案：聲請延長舉證期間已遞狀，已准許 (2026-05-26)"]
+
+
+def test_one_fact_in_two_languages_and_two_sections_merges_when_both_name_the_same_compound_thing():
+    mem = ("## Infrastructure\n- [P1] Production Postgres is backed up nightly at 02:00 UTC to the S3 bucket "
+           "tallyho-db-backups, kept 30 days (2026-02-03)\n- [P1] Staging deploys on every merge (2026-01-20)\n"
+           "## 运维\n- [P1] 生产库每晚 02:00 UTC 备份到 tallyho-db-backups，保留 30 天 (2026-03-11)\n"
+           "- [P1] 告警走 Better Stack (2026-02-27)\n")
+    got = [x for x in duplicates_and_contradictions(ctx(mem, [])) if x.op.op == "merge"]
+    assert [x.op.text for x in got] == ["[P1] Production Postgres is backed up nightly at 02:00 UTC to the S3 bucket "
+                                        "tallyho-db-backups, kept 30 days (2026-03-11)"]
+    # the same time of a job named nowhere alike, in two sections: two facts
+    other = mem.replace("备份到 tallyho-db-backups", "跑对账脚本")
+    assert [x for x in duplicates_and_contradictions(ctx(other, [])) if x.op.op == "merge"] == []
+
+
+def test_a_handover_between_titled_people_moves_the_pronouns_with_the_name():
+    mem = "## Duties\n- [P1] Ms. Lindqvist does the Friday 15:30 lab walk-through; remind her on Thursday (2026-03-02)\n"
+    said = ("2026-05-27", "user", "Ms. Lindqvist is taking on the Year 10 timetable, so she's handing the Friday lab "
+                                  "walk-through over to Mr. Okafor, starting this week. Same slot, Friday 15:30.")
+    ack = ("2026-05-27", "assistant", "Got it. Thursday reminders go to Mr. Okafor from now on.")
+    log = ("2026-05-28", "Thursday reminder about tomorrow's 15:30 lab walk-through sent to Mr. Okafor")
+    got = slot_changes(session_ctx(mem, None, [said, ack], [log]))
+    assert [x.op.text for x in got] == [
+        "[P1] Mr. Okafor does the Friday 15:30 lab walk-through; remind him on Thursday (2026-05-28)"]
+    # no title to tell who the new one is: the entry's "her" is left to a person
+    untitled = mem.replace("Ms. Lindqvist", "Astrid Lindqvist")
+    said2 = (said[0], said[1], said[2].replace("Ms. Lindqvist", "Astrid Lindqvist").replace("Mr. Okafor", "Daniel Okafor"))
+    assert slot_changes(session_ctx(untitled, None, [said2, (ack[0], ack[1], ack[2].replace("Mr.", "Daniel"))],
+                                    [(log[0], log[1].replace("Mr.", "Daniel"))])) == []
+
+
+def test_a_preference_said_as_new_instead_moves_the_old_value_another_sentence_names_and_keeps_the_rest():
+    user = ("# USER\n- Name: Priya Raman\n- [P1] Wants the weekly rehearsal schedule sent every Sunday at 18:00 by email, "
+            "as a plain list with no attachments (2026-02-16)\n- [P1] No calls before 10:00 on weekdays (2026-01-20)\n")
+    said = ("2026-05-28", "Email keeps getting buried. From now on post the schedule in the band's Signal group instead. "
+                          "Still Sunday 18:00, still just a plain list, no attachments.")
+    got = preference_changes(ctx("", [said], user, role="user"))
+    assert [x.op.text for x in got] == ["[P1] Wants the weekly rehearsal schedule sent every Sunday at 18:00 in the "
+                                        "band's Signal group, as a plain list with no attachments (2026-05-28)"]
+    # what is said to stay is not the entry's (another time): not this entry, or more moved
+    other = (said[0], said[1].replace("Sunday 18:00", "Sunday 19:00"))
+    assert [x.op.text for x in preference_changes(ctx("", [other], user, role="user"))
+            if "Signal" in (x.op.text or "")] == []

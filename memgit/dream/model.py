@@ -382,7 +382,8 @@ def _version_clash(it: Item, o: Observation) -> bool:
     return not any(version_key(v) in ek for v in same)
 
 
-LABEL_RE = re.compile(r"^([^:：]{1,24})[:：]\s*")
+# (a clock time's colon, "每天 08:30 開放", is no label's)
+LABEL_RE = re.compile(r"^([^:：]{1,24})(?:(?<!\d)[:：]|[:：](?!\d))\s*")
 
 
 # -- merge and contradiction -----------------------------------------------------------------

@@ -238,10 +238,18 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
         near = sorted({j for key in (*inv[i]["name"], *inv[i]["id"], *inv[i]["clock"]) for j in by_key.get(key, ())})
         for j in near:
             b = items[j]
-            if b.frozen or b.step or a.entry.section != b.entry.section or a.entry.file != b.entry.file:
+            if b.frozen or b.step or a.entry.file != b.entry.file:
+                continue
+            # (in two sections only when both name the same compound thing: "tallyho-db-backups" under
+            # "Infrastructure" and under "运维")
+            if a.entry.section != b.entry.section and not any(re.search(r"\w[-_.]\w", n)
+                                                                for n in inv[i]["name"] & latin[j]):
                 continue
             x, y = inv[i], inv[j]
-            if x["id"] != y["id"] or any(n.isalpha() for n in x["name"] - y["name"] - latin[j]):
+            # (a code only one of them gives, "the S3 bucket", is a detail when both name the same compound thing:
+            # "tallyho-db-backups")
+            one_sided = not (x["id"] and y["id"]) and any(re.search(r"\w[-_.]\w", n) for n in x["name"] & latin[j])
+            if x["id"] != y["id"] and not one_sided or any(n.isalpha() for n in x["name"] - y["name"] - latin[j]):
                 continue  # another room or code, or a name the English one never writes (a program's
                 # name, "slow-bisque", may be a detail of its own)
             if {n for n in x["name"] - latin[j] if "-" in n} and {n for n in latin[j] - latin[i] if "-" in n}:

@@ -178,6 +178,54 @@ def _rather_slot(it, o: Observation) -> tuple[int, int, str] | None:
     return at, at + len(old), new
 
 
+_PREP_BEFORE = re.compile(r"\b(by|via|through|over|on|in|per|as)\s+$", re.I)
+_INSTEAD_AT = re.compile(r"\s+instead\b(?! of)", re.I)
+
+
+def _instead_slot(it, o: Observation) -> tuple[int, int, str] | None:
+    """The slot a "NEW instead" statement moves when another of its sentences names the old value and one says
+    what stays ("Email keeps getting buried. From now on post the schedule in the band's Signal group instead.
+    Still Sunday 18:00, still just a plain list"): the old value is the one word the entry shares with the
+    sentences that neither change nor keep, once in the entry; the new one is what follows the change's last
+    preposition, put in the old one's place with it ("by email" → "in the band's Signal group"). The change names
+    the entry's subject, and what stays names only the entry's own times, days and numbers."""
+    sents = [s for s, q in _sentences(o.text) if not q]
+    change = [s for s in sents if _INSTEAD_AT.search(s)]
+    kept = [s for s in sents if lx.PREF_KEPT.search(fold(s)) and s not in change]
+    if len(change) != 1 or not kept:
+        return None
+    body = it.entry.body
+    hard = set().union(*(_hard_details(s) for s in kept))
+    if not hard or hard - _hard_details(body):
+        return None  # what stays is not all the entry's: another entry, or more moved
+    c = change[0]
+    stop = _INSTEAD_AT.search(c).start()
+    cut = None
+    for x in _VALUE_AFTER.finditer(c, 0, stop + 1):
+        cut = x
+    if cut is None:
+        return None
+    new = c[cut.end():stop].strip(" ,，")
+    prep = cut.group(0).strip()
+    if not new or len(new) > 40 or fold(new) in fold(body) or not term_set(new):
+        return None
+    if not (term_set(c[:cut.start()]) - term_set(new)) & it.subject:
+        return None  # the change is not said of this entry's subject
+    rest = [s for s in sents if s not in change and s not in kept]
+    olds = {w for s in rest for w in re.findall(r"[A-Za-z][\w-]+", s)
+            if len(re.findall(rf"(?<![\w-]){re.escape(w)}(?![\w-])", body, re.I)) == 1
+            and term_set(w) and term_set(w) <= it.subject}
+    if len({w.lower() for w in olds}) != 1:
+        return None  # no old value named, or several: which one changes is unsure
+    old = olds.pop()
+    at = re.search(rf"(?<![\w-]){re.escape(old)}(?![\w-])", body, re.I)
+    a, b = at.start(), at.end()
+    before = _PREP_BEFORE.search(body[:a])
+    if before and prep.isalpha():
+        return before.start(), b, f"{prep} {new}"  # ("by email" → "in the band's Signal group")
+    return a, b, new
+
+
 def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
     """The one slot of an entry the person's statement changes: the statement names a new value after a
     change word ("改成表格", "switch to tables") and, in another of its clauses, the entry's old value
@@ -470,7 +518,7 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         if not lx.PREFERENCE.search(f) or lx.EXCEPTION.search(f):
             continue
         slots = [(k, sl) for it in ctx.items_about(o) if (k := index.get(id(it))) is not None
-                 and (sl := _rather_slot(it, o) or _changed_slot(it, o))]
+                 and (sl := _rather_slot(it, o) or _changed_slot(it, o) or _instead_slot(it, o))]
         if not slots:
             # a time moved: what it is for is often a word the logs repeat every day ("the digest", not
             # specific in the window), so every standing preference is asked

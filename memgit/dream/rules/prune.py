@@ -225,6 +225,8 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
             clause = term_set(_clause_of(f, max(a - 2, 0), pos))
         return bool(clause & aliases) and not any(ctx.anchor(t) for t in clause & others)
 
+    # a ticket, an order or a case number it gives ("#4471") names it in any line
+    codes = frozenset(t for t in it.subject if t.startswith("#") and t[1:].isdigit() and len(t) >= 4)
     near = (it.head or it.subject) | aliases
     about = ctx.obs_about(it)
     if aliases:  # (a line naming the thing only by the logs' name for it shares no term with the entry)
@@ -232,11 +234,24 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
         about = [*about, *(o for o in ctx.obs if o.terms & aliases and id(o) not in seen)]
     # the cheap tests first: most lines about the entry name none of its distinctive terms
     return [o for o in about if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6)
-                                 or o.terms & names or by_name(o) or o.terms & aliases)
+                                 or o.terms & names or by_name(o) or o.terms & aliases or o.terms & codes)
             and (not e.date or o.day >= e.date) and o.role != "assistant"
             and (m := words.search(f := fold(o.text))) and not _negated(f, m.start())
             and (ctx.mentions(o, it) >= 0.3 or o.terms & names or by_name(o) or by_alias(o, f, m.start()))
+            and not _numbered_otherwise(e.body, o.text)
             and (ctx.near(f, m.start(), near) or bool(aliases) and ctx.near(f, m.start(), aliases, specific=False))]
+
+
+_NUMBERED = re.compile(r"(?<![\w-])([A-Za-z]{2,12})[ \t#]*(\d{1,6})(?![\w.:/-])")
+
+
+def _numbered_otherwise(body: str, text: str) -> bool:
+    """The line numbers the entry's numbered thing otherwise, never as the entry does: "Dock 3 printer has
+    been fine" is not about "Dock 1 roller door sensor"."""
+    have = {(m.group(1).lower(), m.group(2)) for m in _NUMBERED.finditer(body)}
+    kinds = {w for w, _ in have}
+    said = {(m.group(1).lower(), m.group(2)) for m in _NUMBERED.finditer(text) if m.group(1).lower() in kinds}
+    return bool(said) and not said & have
 
 
 def _valid(y: str, m: str, d: str) -> bool:

@@ -522,7 +522,7 @@ def _clean(text: str) -> str:
         t = t[:cut] if cut > 60 else t[:220]
     t = t.strip()
     # a rule cut from inside a sentence ("Lesson: when pickup plans change, call …") starts as a sentence does
-    if t[:1].islower() and t[:1].isascii() and not CJK_RE.search(t) and not re.match(r"[a-z][\w.-]*[_./`-]", t):
+    if t[:1].islower() and t[:1].isascii() and cjk_share(t) < 0.3 and not re.match(r"[a-z][\w.-]*[_./`-]", t):
         t = t[0].upper() + t[1:]
     return t
 

@@ -294,7 +294,8 @@ def _sentence_at(f: str, pos: int) -> str:
 # a capitalised name and a whole number after it, the number no part of a time, a decimal, a range or a unit
 # a comma right after the number ends its clause ("Ubuntu 22, Blender from the snap"); one before a digit is
 # a thousands separator or a list ("Room 3,4")
-_RELEASE = re.compile(r"(?<![\w.#/-])([A-Z][A-Za-z]*(?:[+#]|[.-][A-Za-z]+)*)[ \t]?(\d{1,3})(?![\w:/%°'’-]|[.,]\d)")
+# (a name of one letter glued to its number, "N100", "M2", is a model's code, no release)
+_RELEASE = re.compile(r"(?<![\w.#/-])([A-Z][A-Za-z]+(?:[+#]|[.-][A-Za-z]+)*)[ \t]?(\d{1,3})(?![\w:/%°'’-]|[.,]\d)")
 _CLAUSE_END = re.compile(r"[，,；;。！!？?]|(?<=[a-z])\.\s")
 
 
@@ -929,8 +930,14 @@ def _used_here(ctx: Context, it: Item, o: Observation, new: str, at: int) -> str
     start = max((m.end() for m in _CLAUSE_END.finditer(f, 0, at)), default=0)
     said_by = _SAID_BY.match(f, start)
     lead = f[said_by.end() if said_by and lx.PERSON_SAID.search(said_by.group(0)) else start:at]
-    named = {t for t in _words_once(term_set(_CHANGE_WORDS.sub(" ", lead))) if ctx.anchor(t) and not t.startswith("~")}
-    return tools.pop() if len(named) >= 2 and named <= it.subject | it.head else None
+    # (when it starts is no part of what moved: "從今天起線上預約改用 X" is about 線上預約)
+    lead = lx.TOOK_OVER.sub(" ", lx.TIME_MARKER.sub(" ", lead))
+    said = {t for t in _words_once(term_set(_CHANGE_WORDS.sub(" ", lead))) if not t.startswith("~")}
+    named = {t for t in said if ctx.anchor(t)}
+    # (or every word of it the entry's, one of them specific: "線上預約" for "線上預約系統用 PetDesk", in a week
+    # when 預約 is every day's word)
+    fits = len(named) >= 2 and named <= it.subject | it.head or len(said) >= 2 and named and said <= it.subject
+    return tools.pop() if fits else None
 
 
 def _file_swap(it: Item, o: Observation) -> tuple[int, int, str] | None | bool:
@@ -1123,12 +1130,37 @@ def moved_slots(ctx: Context) -> list[Candidate]:
 
 # -- refresh: a party or device handed its part to another ----------------------------------------
 # a name as written: capitalised words ("Greenleaf Farms", "Rain Bird ESP-Me"), or a Chinese one in quotes
-_CAP_NAME = re.compile(r"(?<![\w'’])[A-Z][\w&+-]*(?:\.[\w&+-]+)*(?:[ \t]+(?:[A-Z][\w&+-]*(?:\.[\w&+-]+)*|\d+\w*))*")
+_CAP_NAME = re.compile(r"(?<![\w'’])(?:(?:Mr|Ms|Mrs|Dr|Prof)\.[ \t]+)?[A-Z][\w&+-]*"
+                       r"(?:\.[\w&+-]+)*(?:[ \t]+(?:[A-Z][\w&+-]*(?:\.[\w&+-]+)*|\d+\w*))*")
 # a person named by surname and title ("陳律師", "林先生", "王老师"): one character before the title
 _TITLED_ZH = re.compile(r"[\u4e00-\u9fff](?:律師|律师|小姐|先生|女士|醫師|医师|醫生|医生|老師|老师|經理|经理"
                         r"|主任|師傅|师傅)")
 _QUOTED_ZH = re.compile(r"[「“\"]([\u4e00-\u9fff]{2,12})[」”\"]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;。！？：；]\s*)$")
+
+
+_PRONOUN = re.compile(r"\b(?:she|he|her|him|hers|his|herself|himself)\b", re.I)
+_SWAP = {"she": "he", "her": "him", "hers": "his", "herself": "himself", "he": "she", "him": "her", "his": "her",
+         "himself": "herself"}
+_TITLE_SEX = {"mr": "m", "ms": "f", "mrs": "f", "miss": "f"}
+
+
+def _pronouns_for(body: str, old: str, new: str) -> str | None:
+    """The entry with its pronouns for the new one: swapped when the titles say the two differ ("Ms. Lindqvist …
+    remind her" → "Mr. Okafor … remind him"), as they are when they agree or the entry has none; None when it
+    has one and the titles do not say."""
+    if not _PRONOUN.search(body):
+        return body
+    sex = [_TITLE_SEX.get(re.match(r"\W*(\w*)", n).group(1).lower()) for n in (old, new)]
+    if None in sex:
+        return None
+    if sex[0] == sex[1]:
+        return body
+
+    def swap(m: re.Match[str]) -> str:
+        w = _SWAP[m.group(0).lower()]
+        return w.capitalize() if m.group(0)[0].isupper() else w
+    return _PRONOUN.sub(swap, body)
 
 
 def _names(text: str) -> list[tuple[int, int, str]]:
@@ -1292,7 +1324,9 @@ def handovers(ctx: Context) -> list[Candidate]:
             continue
         _, it, new, took, lines = best
         body = it.entry.body
-        new_body = body.replace(old, new, 1)
+        new_body = _pronouns_for(body.replace(old, new, 1), old, new)
+        if new_body is None:
+            continue  # the entry speaks of the old one as "her" and who the new one is is unsaid: a person rewrites it
         # a detail in brackets right after the old one ("林先生（分機 214）") is the old one's: its number moves to
         # the one the lines give the new one under the same word ("分機 305"), or a person rewrites it
         at, extra = body.find(old) + len(old), 0
