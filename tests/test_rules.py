@@ -1965,3 +1965,26 @@ def test_a_preference_said_as_new_instead_moves_the_old_value_another_sentence_n
     other = (said[0], said[1].replace("Sunday 18:00", "Sunday 19:00"))
     assert [x.op.text for x in preference_changes(ctx("", [other], user, role="user"))
             if "Signal" in (x.op.text or "")] == []
+
+
+def test_a_time_said_from_now_on_with_the_rest_kept_moves_a_preferences_one_time():
+    user = ("# USER\n- 称呼：阿芳\n- [P1] 每晚 21:00 前要收到当天营业额和剩货清单，用 LINE 传 (2026-03-20)\n"
+            "- [P1] 排班表每周六中午前给她确认 (2026-02-22)\n")
+    said = ("2026-05-28", "user", "以后营业额和剩货清单晚上 22:00 前发我就行，还是用 LINE。最近店里收得晚。")
+    ack = ("2026-05-28", "assistant", "好的，以后每晚 22:00 前用 LINE 把当天营业额和剩货清单发给你。")
+    got = preference_changes(session_ctx("", user, [said, ack]))
+    assert [x.op.text for x in got] == ["[P1] 每晚 22:00 前要收到当天营业额和剩货清单，用 LINE 传 (2026-05-28)"]
+    # a time said once, with nothing said to stay and no move word: nothing moves
+    bare = ("2026-05-28", "user", "以后营业额和剩货清单晚上 22:00 前发我就行")
+    assert preference_changes(session_ctx("", user, [bare, ack])) == []
+
+
+def test_a_floor_written_3f_and_3_lou_is_one_number_of_a_bilingual_fact():
+    mem = ("## Work\n- [P1] Thursday design crit: room Aster (3F), 10:15, run by Priya; Zoom link is in the invite "
+           "(2026-02-12)\n- [P1] Figma team Quokka Core (2026-01-30)\n"
+           "- [P1] 周四设计评审在 3 楼 Aster 会议室，10:15 开始，Priya 主持，记得带笔记本电脑 (2026-03-05)\n")
+    got = [x.op.text for x in duplicates_and_contradictions(ctx(mem, [])) if x.op.op == "merge"]
+    assert got == ["[P1] Thursday design crit: room Aster (3F), 10:15, run by Priya; Zoom link is in the invite; "
+                   "记得带笔记本电脑 (2026-03-05)"]
+    # another floor: two rooms
+    assert [x for x in duplicates_and_contradictions(ctx(mem.replace("3 楼", "5 楼"), [])) if x.op.op == "merge"] == []

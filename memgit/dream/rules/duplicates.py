@@ -182,6 +182,9 @@ _MULTI_NAME = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")  # "Ma
 _CLAUSE_CUT = re.compile(r"[,，;；。]\s*")
 
 
+_FLOOR = re.compile(r"(?<![\w-])(\d{1,3})\s?/?f(?![\w-])|(?<![\w.-])(\d{1,3})\s*(?:楼|层)")
+
+
 def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
     from memgit.dream.model import clocks
     from memgit.dream.rules.schedule import _weekdays
@@ -193,6 +196,9 @@ def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
         rest[a:b] = " " * (b - a)
     rest_s = _ORDINAL.sub(r"\1", "".join(rest))  # "the 25th" is the number the Chinese writes "25 号"
     rest_s = _GLUED_UNIT.sub(r"\1 \2", rest_s)
+    # "3F" is the floor the Chinese writes "3 楼": the same floor, and none of the numbers
+    floors = frozenset(m.group(1) or m.group(2) for m in _FLOOR.finditer(rest_s))
+    rest_s = _FLOOR.sub(" ", rest_s)
     ids = frozenset(_CODE_ID.findall(rest_s))
     nums = frozenset(n for n in _PLAIN_NUM.findall(_CODE_ID.sub(" ", rest_s)))
     if chinese:
@@ -202,7 +208,7 @@ def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
         names = frozenset(m.group(1).lower() for k, m in enumerate(words)
                           if k and m.group(1)[0].isupper() and not lx.WEEKDAY.fullmatch(m.group(1).lower()))
     return {"clock": frozenset(c[2] for c in ticks), "id": ids, "num": nums, "name": names,
-            "day": _weekdays(body)}
+            "day": _weekdays(body), "floor": floors}
 
 
 def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
@@ -254,13 +260,16 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
                 # name, "slow-bisque", may be a detail of its own)
             if {n for n in x["name"] - latin[j] if "-" in n} and {n for n in latin[j] - latin[i] if "-" in n}:
                 continue  # each names a compound the other lacks ("quill-logs" / "quill-dumps"): two things
+            if x["floor"] and y["floor"] and x["floor"] != y["floor"]:
+                continue  # another floor: another room
             if _own_place(body[j], latin[i]):
                 continue  # a place of its own only the English one names ("Main Street branch"): two places
             if not (x["clock"] <= y["clock"] or y["clock"] <= x["clock"]) or not (
                     x["day"] <= y["day"] or y["day"] <= x["day"]):
                 continue  # another time or day
             shared = (len(x["name"] & y["name"] | x["name"] & latin[j]) + len(x["clock"] & y["clock"])
-                      + len(x["id"]) + len(x["num"] & y["num"]) + len(x["day"] & y["day"]))
+                      + len(x["id"]) + len(x["num"] & y["num"]) + len(x["day"] & y["day"])
+                      + len(x["floor"] & y["floor"]))
             # a name or a code both write; values alone (the same hours, a weekday and a number) only with
             # a concept of the bilingual lexicon both hold: a bakery and a clinic may open 07:00–10:00
             alike = any(t.startswith("~") for t in a.subject & b.subject)

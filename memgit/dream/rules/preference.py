@@ -85,8 +85,11 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     new = news[0]
     if len(values) == 2 and len(olds) == 1 and (lx.PREFERENCE_CHANGE.search(f) or lx.TIME_MOVED.search(f)):
         old = olds[0]
+    # the one new time right after a time verb, said with "instead", or said from now on with the rest kept
+    # ("以后…晚上 22:00 前发我就行，还是用 LINE")
     elif len(values) == 1 and len(have) == 1 and (any(0 <= new[0] - m.end() <= 2 for m in lx.TIME_MOVED.finditer(f))
-                                                  or _INSTEAD_NEXT.match(f, new[1])):
+                                                  or _INSTEAD_NEXT.match(f, new[1])
+                                                  or lx.TIME_MARKER.search(f) and lx.PREF_KEPT.search(f)):
         old = have[0]
     else:
         return None
