@@ -1988,3 +1988,19 @@ def test_a_floor_written_3f_and_3_lou_is_one_number_of_a_bilingual_fact():
                    "记得带笔记本电脑 (2026-03-05)"]
     # another floor: two rooms
     assert [x for x in duplicates_and_contradictions(ctx(mem.replace("3 楼", "5 楼"), [])) if x.op.op == "merge"] == []
+
+
+def test_an_evening_clock_written_7_30_is_19_30_and_so_is_the_end_of_its_range():
+    from memgit.dream.model import clocks
+
+    assert [c[2] for c in clocks("每周四晚上 7:30 到 9:30")] == [19 * 60 + 30, 21 * 60 + 30]
+    assert [c[2] for c in clocks("下午 3:00 开会")] == [15 * 60]
+    assert [c[2] for c in clocks("7:30 到 9:30")] == [7 * 60 + 30, 9 * 60 + 30]
+
+
+def test_a_translations_direction_is_no_step_in_progress():
+    mem = ("## 案件\n- [P1] 宏達醫材：說明書，日譯中，約 120 頁，譯者阿哲，狀態：排隊中 (2026-05-02)\n"
+           "- [P1] 青木食品：菜單，日譯中，8 頁，狀態：排隊中 (2026-05-06)\n")
+    lines = [("2026-05-28", "宏達醫材說明書已完成，阿哲校對完，下午交稿給客戶了。"), ("2026-05-29", "青木食品仍在排隊。")]
+    assert [x.op.text for x in status_changes(ctx(mem, lines))] == [
+        "[P1] 宏達醫材：說明書，日譯中，約 120 頁，譯者阿哲，狀態：已完成 (2026-05-28)"]

@@ -462,6 +462,8 @@ CLOCK_RE = re.compile(
 
 
 _COUNTED = re.compile(r"(?:最多|至多|最少|至少|不超过|一共|共|第|列)\s*$")
+_PM_BEFORE = re.compile(rf"(?:{'|'.join(lx.CLOCK_PM)})\s*$")
+_RANGE_TO = re.compile(r"\s*(?:到|至|[-–—~～]|to)\s*")
 
 
 def clocks(f: str) -> list[tuple[int, int, int, str]]:
@@ -478,6 +480,11 @@ def clocks(f: str) -> list[tuple[int, int, int, str]]:
         elif m.group("h"):
             h, mi = int(m.group("h")), int(m.group("m"))
             style = "24" if len(m.group("h")) == 2 else "24s"
+            # "晚上 7:30" is 19:30, and so is the end of "晚上 7:30 到 9:30"
+            if 1 <= h <= 11 and (_PM_BEFORE.search(f, max(0, m.start() - 4), m.start())
+                                 or out and out[-1][2] >= 720 and _RANGE_TO.fullmatch(f, out[-1][1], m.start())
+                                 and (h + 12) * 60 + mi > out[-1][2]):
+                h += 12
         else:
             h = int(m.group("zh")) if m.group("zh").isdigit() else zh_number(m.group("zh"))
             zm = m.group("zm")
