@@ -1870,7 +1870,7 @@ def test_a_step_forgotten_again_is_the_lesson_when_no_line_states_it():
              ("2026-05-27", "又忘了先开排风扇就启动激光切割机，烟雾报警器响了，又浪费一小时通风。"),
              ("2026-05-30", "laser cutter 開機前沒開 exhaust fan，煙霧偵測器第三次觸發，社員抱怨又白等一小時。")]
     out = recurring(ctx("## Lessons\n- [P1] Prusa nozzles are 0.4 mm (2026-01-05)\n", lines))
-    assert [x.op.text for x in out] == ["[P1] Laser cutter 開機前先開 exhaust fan (2026-05-30)"]
+    assert [x.op.text for x in out] == ["[P1] laser cutter 開機前先開 exhaust fan (2026-05-30)"]
 
 
 def test_a_rule_agreed_with_someone_is_written_as_what_to_do_and_starts_as_a_sentence():

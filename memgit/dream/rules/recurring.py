@@ -12,7 +12,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import TAG_RE, Document
 from memgit.ops import Operation
-from memgit.text import CJK_RE, cjk_share, is_traditional, term_set, to_simplified, to_traditional
+from memgit.text import CJK_RE, STOP, cjk_share, is_traditional, term_set, to_simplified, to_traditional
 from memgit.dream.scoring import confidence
 from memgit.dream.model import Candidate, Context, DisjointSets, fold, TIMELINE
 
@@ -522,7 +522,9 @@ def _clean(text: str) -> str:
         t = t[:cut] if cut > 60 else t[:220]
     t = t.strip()
     # a rule cut from inside a sentence ("Lesson: when pickup plans change, call …") starts as a sentence does
-    if t[:1].islower() and t[:1].isascii() and cjk_share(t) < 0.3 and not re.match(r"[a-z][\w.-]*[_./`-]", t):
+    # (only a word of the language's grammar, "when", "before", "always": "gws not found …" names a command)
+    first = re.match(r"[a-z]+(?=[\s,;:]|$)", t)
+    if first and cjk_share(t) < 0.3 and first.group(0) in STOP:
         t = t[0].upper() + t[1:]
     return t
 
