@@ -305,9 +305,9 @@ def _person_quoted(obs: list[Observation], names: frozenset[str]) -> list[Observ
         if m:
             who = _SAY_VERB.sub("", m.group("who").strip())
             first = re.match(r"[A-Za-z][\w-]*|[\u4e00-\u9fff]+", who)
-            if first and (first.group(0) in names or any(first.group(0) == n or
-                                                         (not n.isascii() and first.group(0).startswith(n))
-                                                         for n in names)):
+            # (a Chinese name runs on into the words after it: "思远打电话来：" opens with 思远)
+            if first and (first.group(0) in names
+                          or any(not n.isascii() and first.group(0).startswith(n) for n in names)):
                 o = Observation(o.source, o.line, o.day, m.group("said").strip(), o.raw, o.kind, "user",
                                 o.session, o.sensitive)
         out.append(o)

@@ -382,6 +382,8 @@ def _version_clash(it: Item, o: Observation) -> bool:
     return not any(version_key(v) in ek for v in same)
 
 
+# a numbered item: a kind and its number ("build 398", "Dock 3", "ticket #4471")
+NUMBERED_RE = re.compile(r"(?<![\w-])([A-Za-z]{2,12})[ \t#]*(\d{1,6})(?![\w.:/-])")
 # (a clock time's colon, "每天 08:30 開放", is no label's)
 LABEL_RE = re.compile(r"^([^:：]{1,24})(?:(?<!\d)[:：]|[:：](?!\d))\s*")
 

@@ -246,15 +246,13 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             b = items[j]
             if b.frozen or b.step or a.entry.file != b.entry.file:
                 continue
-            # (in two sections only when both name the same compound thing: "tallyho-db-backups" under
-            # "Infrastructure" and under "运维")
-            if a.entry.section != b.entry.section and not any(re.search(r"\w[-_.]\w", n)
-                                                                for n in inv[i]["name"] & latin[j]):
-                continue
             x, y = inv[i], inv[j]
-            # (a code only one of them gives, "the S3 bucket", is a detail when both name the same compound thing:
-            # "tallyho-db-backups")
-            one_sided = not (x["id"] and y["id"]) and any(re.search(r"\w[-_.]\w", n) for n in x["name"] & latin[j])
+            # both name the same compound thing ("tallyho-db-backups"): then they may stand in two sections
+            # ("Infrastructure", "运维"), and a code only one of them gives ("the S3 bucket") is a detail
+            compound = any(re.search(r"\w[-_.]\w", n) for n in x["name"] & latin[j])
+            if a.entry.section != b.entry.section and not compound:
+                continue
+            one_sided = not (x["id"] and y["id"]) and compound
             if x["id"] != y["id"] and not one_sided or any(n.isalpha() for n in x["name"] - y["name"] - latin[j]):
                 continue  # another room or code, or a name the English one never writes (a program's
                 # name, "slow-bisque", may be a detail of its own)

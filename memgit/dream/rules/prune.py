@@ -11,7 +11,8 @@ from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
 from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, is_common_word, term_set
 from memgit.dream.scoring import confidence
-from memgit.dream.model import _negated, _subject, Candidate, compose, Context, entry_evidence, fold, LABEL_RE, TIMELINE
+from memgit.dream.model import (_negated, _subject, Candidate, compose, Context, entry_evidence, fold, LABEL_RE,
+                                NUMBERED_RE, TIMELINE)
 
 
 # -- prune: stale ---------------------------------------------------------------------------
@@ -227,6 +228,7 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
 
     # a ticket, an order or a case number it gives ("#4471") names it in any line
     codes = frozenset(t for t in it.subject if t.startswith("#") and t[1:].isdigit() and len(t) >= 4)
+    numbered = _numbered(e.body)  # read once: every line is asked whether it numbers the thing otherwise
     near = (it.head or it.subject) | aliases
     about = ctx.obs_about(it)
     if aliases:  # (a line naming the thing only by the logs' name for it shares no term with the entry)
@@ -238,19 +240,20 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
             and (not e.date or o.day >= e.date) and o.role != "assistant"
             and (m := words.search(f := fold(o.text))) and not _negated(f, m.start())
             and (ctx.mentions(o, it) >= 0.3 or o.terms & names or by_name(o) or by_alias(o, f, m.start()))
-            and not _numbered_otherwise(e.body, o.text)
+            and not _numbered_otherwise(numbered, o.text)
             and (ctx.near(f, m.start(), near) or bool(aliases) and ctx.near(f, m.start(), aliases, specific=False))]
 
 
-_NUMBERED = re.compile(r"(?<![\w-])([A-Za-z]{2,12})[ \t#]*(\d{1,6})(?![\w.:/-])")
+def _numbered(text: str) -> frozenset[tuple[str, str]]:
+    """The numbered items a text names, as (kind, number)."""
+    return frozenset((m.group(1).lower(), m.group(2)) for m in NUMBERED_RE.finditer(text))
 
 
-def _numbered_otherwise(body: str, text: str) -> bool:
-    """The line numbers the entry's numbered thing otherwise, never as the entry does: "Dock 3 printer has
-    been fine" is not about "Dock 1 roller door sensor"."""
-    have = {(m.group(1).lower(), m.group(2)) for m in _NUMBERED.finditer(body)}
+def _numbered_otherwise(have: frozenset[tuple[str, str]], text: str) -> bool:
+    """The line numbers the entry's numbered thing (`have`, _numbered of its body) otherwise, never as the
+    entry does: "Dock 3 printer has been fine" is not about "Dock 1 roller door sensor"."""
     kinds = {w for w, _ in have}
-    said = {(m.group(1).lower(), m.group(2)) for m in _NUMBERED.finditer(text) if m.group(1).lower() in kinds}
+    said = {x for x in _numbered(text) if x[0] in kinds} if kinds else set()
     return bool(said) and not said & have
 
 

@@ -11,7 +11,7 @@ from memgit.text import cjk_share, is_common_word, is_traditional, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _affirmed, _negated, _script, _subject, _version_clash, Candidate, CJK_IN, compose, Context, entry_evidence, fold,
-    LABEL_RE
+    LABEL_RE, NUMBERED_RE
 )
 
 
@@ -245,18 +245,17 @@ def _share(body: str, support: list) -> str:
     return body.replace(have[0], said.pop(), 1)
 
 
-_NUMBERED = re.compile(r"(?<![\w-])([A-Za-z]{2,12})[ \t#]*(\d{1,6})(?![\w.:/-])")
 
 
 def _numbered(body: str, support: list) -> str:
     """A numbered item the entry names ("build 398") that the newest supporting line naming that kind
     numbers anew, with one number ("build 401 通過審核"): the item that reached the state is that one."""
-    have = [m for m in _NUMBERED.finditer(body) if m.group(1).lower() in lx.ORDINAL]
+    have = [m for m in NUMBERED_RE.finditer(body) if m.group(1).lower() in lx.ORDINAL]
     if len(have) != 1:
         return body
     word = have[0].group(1).lower()
     stating = [(o, nums) for o in support
-               if (nums := {m.group(2) for m in _NUMBERED.finditer(o.text) if m.group(1).lower() == word})]
+               if (nums := {m.group(2) for m in NUMBERED_RE.finditer(o.text) if m.group(1).lower() == word})]
     if not stating:
         return body
     _, nums = max(stating, key=lambda x: (x[0].day, x[0].line))

@@ -698,6 +698,7 @@ _FRAME_WORDS = re.compile("|".join(re.escape(w) for w in sorted({w for needs in 
 # "switched to Y", "换成 Y", "now come from Y", "以后统一用 Y": the old one is the entry's
 _NO_OLD_FRAMES = frozenset(_FRAMES[7:12])
 _NOW_FRAMES = frozenset(_FRAMES[9:12])  # "now come from Y", "现在改由 Y", "以后统一用 Y"
+_INSTEAD_FRAME = _FRAMES[12]  # "NEW instead of OLD"
 _VERB_FRAMES = frozenset(_FRAMES[4:7])  # "switched X to Y", "replaced X with Y": X may name the slot instead
 _SPLIT = re.compile(r"^(?P<name>[a-z][a-z.+_-]*?[a-z]) ?[-_]?v?(?P<ver>\d+(?:\.\d+)*)$|^v?(?P<bare>\d+(?:\.\d+)*)$")
 # every frame above needs one of these: a line without them states no change (checked before the frames)
@@ -784,7 +785,7 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                 elif old is not None and nv is None and ov is None or old is not None and on != nn and on and nn:
                     if re.search(r"[./_]", old + new) or fr is _FRAMES[0] and not lx.SWITCHED.search(fc):
                         continue  # a file, a module, or a flow ("a → b"): no tool of its own
-                    if fr is _FRAMES[12] and not (lx.TIME_MARKER.search(f) or lx.TOOK_OVER.search(f)):
+                    if fr is _INSTEAD_FRAME and not (lx.TIME_MARKER.search(f) or lx.TOOK_OVER.search(f)):
                         continue  # "took cards with Toast instead of Square today": a stand-in, no standing change
                     if lx.WEEKDAY.fullmatch(old) or lx.WEEKDAY.fullmatch(new):
                         continue  # "on Monday instead of Friday": a day, the schedule's, no tool
