@@ -2004,3 +2004,65 @@ def test_a_translations_direction_is_no_step_in_progress():
     lines = [("2026-05-28", "宏達醫材說明書已完成，阿哲校對完，下午交稿給客戶了。"), ("2026-05-29", "青木食品仍在排隊。")]
     assert [x.op.text for x in status_changes(ctx(mem, lines))] == [
         "[P1] 宏達醫材：說明書，日譯中，約 120 頁，譯者阿哲，狀態：已完成 (2026-05-28)"]
+
+
+def test_a_number_said_after_the_entrys_own_words_on_two_days_is_refreshed():
+    mem = ("## Builds\n- [P1] Watch app builds target SDK level 9, signed on the mini, beta track first (2026-03-02)\n"
+           "- [P1] Web client needs Node 20 (2026-03-02)\n")
+    lines = [("2026-05-26", "Raised the watch app target to 10; the crown scroll needed a patch, SDK 10 build green."),
+             ("2026-05-27", "Partner lab still tests on SDK level 8 devices, their call."),
+             ("2026-05-29", "Watch build 2.4 (target SDK level 10) went to beta after review.")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] Watch app builds target SDK level 10, signed on the mini, beta track first (2026-05-29)"]
+    # one day's reading alone is one reading among others: nothing
+    assert slot_changes(ctx(mem, lines[2:])) == []
+    # the old number said after the words again: the change is not the entry's
+    back = [*lines, ("2026-05-30", "Rolled back: the watch app ships to target SDK level 9 again.")]
+    assert slot_changes(ctx(mem, back)) == []
+
+
+def test_a_number_set_anew_by_the_words_only_its_entry_holds_refreshes_that_entry_alone():
+    mem = ("## Alerts\n- [P1] Cellar A damp alarm rings above 80%, sent to the group (2026-03-01)\n"
+           "- [P1] Cellar B damp alarm rings above 85% (2026-03-01)\n")
+    lines = [("2026-05-28", "Ines: lower the cellar A damp alarm to 75%. Leave B alone.")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] Cellar A damp alarm rings above 75%, sent to the group (2026-05-28)"]
+    # another unit is another number; a question sets nothing
+    assert slot_changes(ctx(mem, [("2026-05-28", "Ines: lower the cellar A damp alarm to 75 minutes.")])) == []
+    assert slot_changes(ctx(mem, [("2026-05-28", "Should we lower the cellar A damp alarm to 75%?")])) == []
+    zh = "## 提醒\n- [P1] 冷库一号湿度报警高于 90% 就发群里 (2026-03-01)\n- [P1] 冷库二号湿度报警高于 92% (2026-03-01)\n"
+    assert [x.op.text for x in slot_changes(ctx(zh, [("2026-05-28", "老板：冷库一号湿度报警调到 85%。")]))] == [
+        "[P1] 冷库一号湿度报警高于 85% 就发群里 (2026-05-28)"]
+
+
+def test_a_tool_not_renewed_is_the_one_a_switch_replaces():
+    mem = "## 流程\n- [P1] 排版用 Scribus，輸出 PDF/X-4 給印刷廠 (2026-01-08)\n- [P1] 封面用 Krita 畫 (2026-01-08)\n"
+    lines = [("2026-05-27", "社長拍板：從下一期起排版全面改用 Affinity，Scribus 不續了。輸出照舊。")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == ["[P1] 排版用 Affinity，輸出 PDF/X-4 給印刷廠 (2026-05-27)"]
+
+
+@pytest.mark.parametrize("entry, lines", [
+    ("[P2] 收銀機的發票印表機沒有輸出，客人拿不到發票 (2026-05-20)",
+     [("2026-05-27", "廠商換了主機板，發票印表機恢復輸出。"), ("2026-05-29", "發票印表機整天正常，沒再斷。")]),
+    ("[P2] 掃碼槍付款失敗，先請客人付現 (2026-05-20)",
+     [("2026-05-27", "測了一筆，掃碼槍付款成功。"), ("2026-05-29", "掃碼槍付款今天 20 筆全部正常，沒再跳錯。")]),
+    ("[P2] Walk-in freezer door seal leaking, frost on the hinge side (2026-05-20)",
+     [("2026-05-28", "Engineer repaired the walk-in freezer door seal, no frost by close.")]),
+])
+def test_a_fault_said_in_other_words_is_pruned_once_it_is_reported_over(entry, lines):
+    out = stale_entries(ctx(f"## Open\n{'- ' + entry}\n", lines))
+    assert [x.op.op for x in out] == ["prune"]
+
+
+def test_a_numbered_thing_only_its_entry_names_is_named_by_its_number_in_any_line():
+    mem = ("## Floor\n- [P1] Press 1 and press 2 run the day shift (2026-02-01)\n"
+           "- [P2] Press 3 broken: feed roller slips on heavy card (2026-05-20)\n")
+    lines = [("2026-05-26", "Press 1 ran 4000 sheets; press 2 idle after lunch."),
+             ("2026-05-27", "Press 2 ran the menus; press 1 cleaned."),
+             ("2026-05-28", "Bram test-ran press 3 for an hour after lunch. Tag off, it's back in service."),
+             ("2026-05-29", "All three presses busy.")]
+    assert [(x.op.op, x.op.targets[0]) for x in stale_entries(ctx(mem, lines))] == [
+        ("prune", "- [P2] Press 3 broken: feed roller slips on heavy card (2026-05-20)")]
+    # another number is another thing
+    other = [*lines[:2], ("2026-05-28", "Bram test-ran press 4 for an hour. Tag off, it's back in service.")]
+    assert stale_entries(ctx(mem, other)) == []

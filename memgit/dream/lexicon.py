@@ -54,6 +54,9 @@ NEGATED_BEFORE = LazyPattern(_NEG + r"\s*\S{0,6}$", key="negation")
 
 PREFERENCE = _re("preference")
 EXCEPTION = _re("exception")
+# a value set anew: the verb, and the word joining what is set to its number (memgit.dream.rules.aligned)
+VALUE_SET = _re("value_set")
+VALUE_TO = _re("value_to")
 SUPERSEDE = _re("supersede")
 # A lesson in its rule form: what to do (a workaround, "always", "记住"), not the complaint that it
 # happened again ("又", "again", "第三次" mark recurrence: AGAIN).

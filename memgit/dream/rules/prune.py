@@ -9,7 +9,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, is_common_word, term_set
+from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, is_common_word, STOP, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (_negated, _subject, Candidate, compose, Context, entry_evidence, fold, LABEL_RE,
                                 NUMBERED_RE, TIMELINE)
@@ -234,14 +234,28 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     if aliases:  # (a line naming the thing only by the logs' name for it shares no term with the entry)
         seen = {id(o) for o in about}
         about = [*about, *(o for o in ctx.obs if o.terms & aliases and id(o) not in seen)]
+    # a numbered thing only this entry names ("Lift 3") names it in any line, however common its kind's word
+    # is here ("lift"), and what the line says of it anywhere ("load-tested lift 3 …: back in the rotation")
+    own_numbers = frozenset(x for x in numbered if len(x[0]) >= 3 and x[0] not in STOP and not any(
+        x in _numbered(y.entry.body) for y in ctx.items if y is not it))
+    by_number: set[int] = set()
+    if own_numbers:
+        seen = {id(o) for o in about}
+        for o in ctx.obs:
+            if _numbered(o.text) & own_numbers:
+                by_number.add(id(o))
+        about = [o for o in ctx.obs if id(o) in seen or id(o) in by_number]  # (in window order)
     # the cheap tests first: most lines about the entry name none of its distinctive terms
     return [o for o in about if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6)
-                                 or o.terms & names or by_name(o) or o.terms & aliases or o.terms & codes)
+                                 or o.terms & names or by_name(o) or o.terms & aliases or o.terms & codes
+                                 or id(o) in by_number)
             and (not e.date or o.day >= e.date) and o.role != "assistant"
             and (m := words.search(f := fold(o.text))) and not _negated(f, m.start())
-            and (ctx.mentions(o, it) >= 0.3 or o.terms & names or by_name(o) or by_alias(o, f, m.start()))
+            and (ctx.mentions(o, it) >= 0.3 or o.terms & names or by_name(o) or by_alias(o, f, m.start())
+                 or id(o) in by_number)
             and not _numbered_otherwise(numbered, o.text)
-            and (ctx.near(f, m.start(), near) or bool(aliases) and ctx.near(f, m.start(), aliases, specific=False))]
+            and (ctx.near(f, m.start(), near) or bool(aliases) and ctx.near(f, m.start(), aliases, specific=False)
+                 or id(o) in by_number)]
 
 
 def _numbered(text: str) -> frozenset[tuple[str, str]]:

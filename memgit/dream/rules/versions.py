@@ -130,11 +130,12 @@ MULTI_VALUE = compile_words(r"[,，、;；]|\band\b|\+")
 def slot_changes(ctx: Context) -> list[Candidate]:
     """One slot of an entry moved: a labelled setting reassigned, a labelled list restated, or a version,
     model or tool a change statement moves (`moved_slots`)."""
+    from memgit.dream.rules.aligned import aligned_numbers
     from memgit.dream.rules.displaced import displacements
 
     found = labelled_slots(ctx) + listed_values(ctx) + moved_slots(ctx) + handovers(ctx)
     # each later rule only for entries the earlier ones left alone
-    for rule in (adopted_tools, displacements, named_releases, moved_values):
+    for rule in (adopted_tools, displacements, named_releases, moved_values, aligned_numbers):
         taken = {c.op.targets for c in found}
         found += [c for c in rule(ctx) if c.op.targets not in taken]
     return found
