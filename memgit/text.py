@@ -178,7 +178,18 @@ def to_simplified(text: str) -> str:
     """Fold Traditional characters to Simplified (no-op for other text)."""
     if not CJK_RE.search(text):
         return text
+    if _CANTONESE_IN.search(text):
+        text = _CANTONESE_WORD.sub(lambda m: _CANTONESE_WORDS[m.group(0)], text).translate(_CANTONESE)
     return _converter().convert(text)
+
+
+# Cantonese written in characters, folded one for one to Mandarin (a line of "唔好再 email" says 不要再 email):
+# only characters and words Mandarin does not write so, each as long as its Mandarin one
+_CANTONESE_WORDS = {"唔好": "不要", "係咪": "是不", "系咪": "是不", "邊個": "哪个", "边个": "哪个", "點解": "为何",
+                    "点解": "为何", "乜嘢": "什么", "咩嘢": "什么"}
+_CANTONESE_WORD = re.compile("|".join(_CANTONESE_WORDS))
+_CANTONESE = str.maketrans("唔冇咗嘅喺嚟睇佢嗰啲哋揾搵攞啱冚咩", "不没了的在来看他那些们找找拿对全啥")
+_CANTONESE_IN = re.compile("[唔冇咗嘅喺嚟睇佢嗰啲哋揾搵攞啱冚咩]")
 
 
 def to_traditional(text: str) -> str:
@@ -190,7 +201,7 @@ def to_traditional(text: str) -> str:
 
 
 def is_traditional(text: str) -> bool:
-    return bool(CJK_RE.search(text)) and to_simplified(text) != text
+    return bool(CJK_RE.search(text)) and _converter().convert(text) != text
 
 
 def cjk_share(text: str) -> float:

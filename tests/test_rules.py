@@ -2066,3 +2066,18 @@ def test_a_numbered_thing_only_its_entry_names_is_named_by_its_number_in_any_lin
     # another number is another thing
     other = [*lines[:2], ("2026-05-28", "Bram test-ran press 4 for an hour. Tag off, it's back in service.")]
     assert stale_entries(ctx(mem, other)) == []
+
+
+def test_a_fix_said_in_cantonese_prunes_the_fault():
+    mem = "## 待處理\n- [P2] 前台打印機成日報錯，等師傅嚟睇 (2026-05-20)\n"
+    assert [x.op.op for x in stale_entries(ctx(mem, [("2026-05-28", "師傅換咗零件，前台打印機冇再報錯。")]))] == ["prune"]
+    # still failing, in Cantonese: nothing
+    assert stale_entries(ctx(mem, [("2026-05-28", "師傅嚟睇過，前台打印機仲係報錯。")])) == []
+
+
+def test_the_name_before_an_aside_names_the_entry_in_a_status_line():
+    mem = ("## 許可\n- [P1] 建造執照（市府都市發展局建築管理科）：圖說已送，現場會勘也做完了，狀態：審查中 (2026-04-20)\n"
+           "- [P1] 招牌許可：圖說已送，狀態：審查中，窗口是設計公司的阿德 (2026-04-22)\n")
+    lines = [("2026-05-28", "市府來函：建造執照審查通過，正本下週寄到。"), ("2026-05-29", "阿德說招牌許可還在排隊。")]
+    assert [x.op.text for x in status_changes(ctx(mem, lines))] == [
+        "[P1] 建造執照（市府都市發展局建築管理科）：圖說已送，現場會勘也做完了，狀態：已通過 (2026-05-28)"]

@@ -70,6 +70,18 @@ def test_traditional_and_simplified_spellings_give_the_same_terms():
     assert {"部署", "脚本", "周末", "检查", "cron"} <= set(terms(hant))
 
 
+def test_cantonese_written_in_characters_folds_to_mandarin_one_for_one():
+    from memgit.text import is_traditional, to_simplified
+
+    said = "部打印機冇再報錯，佢話唔好再 email，嗰啲 quotes 收咗"
+    got = to_simplified(said)
+    assert got == "部打印机没再报错，他话不要再 email，那些 quotes 收了"
+    assert len(got) == len(said)  # (a place in one is the same place in the other)
+    # Mandarin's own 不好 stays "not good"; a Simplified Cantonese line is not Traditional
+    assert to_simplified("天氣不好") == "天气不好"
+    assert not is_traditional("唔好再发")
+
+
 def test_chinese_is_cut_into_dictionary_words_not_bigrams():
     got = set(terms("研究生命起源"))
     assert got == {"研究", "生命", "起源"}

@@ -382,6 +382,17 @@ def _version_clash(it: Item, o: Observation) -> bool:
     return not any(version_key(v) in ek for v in same)
 
 
+# a name with an aside saying what it is, at an entry's start ("出單機（櫃台那台熱感印表機）", "有机认证（某认证中心）")
+_ASIDE = re.compile(r"([^（(]{2,24})[（(][^）)]{2,40}[）)]")
+
+
+def aside_name(text: str) -> frozenset[str]:
+    """The terms of the name before an aside saying what it is, when the text opens so: a line naming them all
+    names the thing, whatever words it gives the rest."""
+    m = _ASIDE.match(text)
+    return _subject(m.group(1)) if m else frozenset()
+
+
 # a numbered item: a kind and its number ("build 398", "Dock 3", "ticket #4471")
 NUMBERED_RE = re.compile(r"(?<![\w-])([A-Za-z]{2,12})[ \t#]*(\d{1,6})(?![\w.:/-])")
 # (a clock time's colon, "每天 08:30 開放", is no label's)

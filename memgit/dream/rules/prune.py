@@ -11,8 +11,8 @@ from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
 from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, is_common_word, STOP, term_set
 from memgit.dream.scoring import confidence
-from memgit.dream.model import (_negated, _subject, Candidate, compose, Context, entry_evidence, fold, LABEL_RE,
-                                NUMBERED_RE, TIMELINE)
+from memgit.dream.model import (_negated, _subject, aside_name, Candidate, compose, Context, entry_evidence, fold,
+                                LABEL_RE, NUMBERED_RE, TIMELINE)
 
 
 # -- prune: stale ---------------------------------------------------------------------------
@@ -203,12 +203,11 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
 
     # the words before an aside saying what the thing is ("出單機（櫃台那台熱感印表機）") are its name: a line
     # naming them all names it
-    aside = re.match(r"([^（(]{2,24})[（(][^）)]{2,40}[）)]", e.body[:min(starts)]) if starts else None
-    aside_name = _subject(aside.group(1)) if aside else frozenset()
+    named_aside = aside_name(e.body[:min(starts)]) if starts else frozenset()
 
     def by_name(o: Observation) -> bool:
         f = fold(o.text)
-        return bool(grams) and any(g in f for g in grams) or bool(aside_name) and aside_name <= o.terms
+        return bool(grams) and any(g in f for g in grams) or bool(named_aside) and named_aside <= o.terms
 
     # (only a line named by an alias is asked what else its clause names)
     others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases \

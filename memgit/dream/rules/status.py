@@ -10,8 +10,8 @@ from memgit.ops import Operation
 from memgit.text import cjk_share, is_common_word, is_traditional, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _affirmed, _negated, _script, _subject, _version_clash, Candidate, CJK_IN, compose, Context, entry_evidence, fold,
-    LABEL_RE, NUMBERED_RE
+    _affirmed, _negated, _script, _subject, _version_clash, aside_name, Candidate, CJK_IN, compose, Context,
+    entry_evidence, fold, LABEL_RE, NUMBERED_RE
 )
 
 
@@ -42,6 +42,12 @@ def status_changes(ctx: Context) -> list[Candidate]:
             else frozenset()
         mine, theirs = _contrast(ctx, it, pend, waits)
         refs = frozenset(t for t in it.subject if t.startswith("#"))
+        # the name before an aside saying what it is ("有机认证（某认证中心）：…") names it in a line that says it
+        # all, when no other entry holds that whole name
+        aside = aside_name(it.entry.body[:pend.start()] if pend else it.entry.body)
+        if not any(ctx.anchor(t) for t in aside) or any(
+                aside <= x.subject for x in ctx.items if x is not it):
+            aside = frozenset()
         told: set[tuple[str, int]] = set()  # lines told of the entry by their own words
         for o in about:
             if o.role == "assistant":
@@ -53,7 +59,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 continue  # what tells a sibling apart, and nothing of this one: the line is the sibling's
             # (the entry's own number, "#412", names it whatever else the line says)
             by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart \
-                or bool(o.terms & refs)
+                or bool(o.terms & refs) or bool(aside) and aside <= o.terms
             if by_words:
                 told.add((o.source, o.line))
             # the next line of the same log goes on with its story when it names nothing else
