@@ -250,7 +250,9 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             # both name the same compound thing ("tallyho-db-backups"): then they may stand in two sections
             # ("Infrastructure", "运维"), and a code only one of them gives ("the S3 bucket") is a detail
             compound = any(re.search(r"\w[-_.]\w", n) for n in x["name"] & latin[j])
-            if a.entry.section != b.entry.section and not compound:
+            # (a section and its translation, "Operations" / "运营", is one section: a concept both titles hold)
+            if a.entry.section != b.entry.section and not compound and not (
+                    lx.concept_terms(a.entry.section or "") & lx.concept_terms(b.entry.section or "")):
                 continue
             one_sided = not (x["id"] and y["id"]) and compound
             if x["id"] != y["id"] and not one_sided or any(n.isalpha() for n in x["name"] - y["name"] - latin[j]):
