@@ -2092,3 +2092,49 @@ def test_a_fact_in_english_and_chinese_merges_across_a_section_and_its_translati
     # two sections that are no translation of each other: two facts, as before
     other = mem.replace("## 运营", "## 仓库")
     assert [x for x in duplicates_and_contradictions(ctx(other, [])) if x.op.op == "merge"] == []
+
+
+def test_another_partys_release_beside_our_own_version_held_moves_nothing():
+    mem = "## 系统\n- [P1] 排课系统用「课易通」2.1 版 (2026-03-01)\n"
+    told = [("2026-05-27", "隔壁培训班说他们上周升到课易通 3.0 了，挺好用。我们还是 2.1。")]
+    assert version_changes(ctx(mem, told)) == []
+    # a question asks, it reports nothing
+    assert version_changes(ctx(mem, [("2026-05-27", "课易通出了 3.0，我们要不要也升？")])) == []
+    # our own move still moves it
+    assert [x.op.text for x in version_changes(ctx(mem, [("2026-05-28", "排课系统今天升到课易通 3.0 了")]))] == [
+        "[P1] 排课系统用「课易通」3.0 版 (2026-05-28)"]
+
+
+def test_a_report_that_something_never_happened_states_no_rule():
+    mem = "## Plant\n- [P1] Boiler B runs the spa, alarm at 60 °C (2026-03-01)\n"
+    lines = [("2026-05-25", "Spa boiler alarm went off at 58 during the evening swim; pump caught up, never got near the limit."),
+             ("2026-05-27", "Spa boiler alarm again at 59 in the evening swim, pump caught up, never reached the limit."),
+             ("2026-05-29", "Spa boiler alarm at 58 again in the evening swim; pump caught up inside ten minutes.")]
+    assert [x for x in recurring(ctx(mem, lines)) if x.op.op == "consolidate"] == []
+
+
+def test_a_unit_said_once_after_from_and_to_is_both_ends():
+    mem = ("## Pool\n- [P1] Main pool controller: low chlorine alarm at 1.0 ppm, pH 7.4 (2026-03-01)\n"
+           "- [P1] Kids pool controller: low chlorine alarm at 1.5 ppm (2026-03-01)\n")
+    lines = [("2026-05-28", "Priya changed the main pool low chlorine alarm from 1.0 to 1.2 ppm. pH left at 7.4.")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] Main pool controller: low chlorine alarm at 1.2 ppm, pH 7.4 (2026-05-28)"]
+
+
+def test_a_duty_handed_to_a_colleague_memory_names_in_full_moves_to_them():
+    memory = ("## 分工\n- [P1] 每月的房租催缴由 孙雅婷 负责，名单交给 方志强 (2026-02-10)\n"
+              "- [P1] 水电抄表由 孙雅婷 负责 (2026-03-01)\n- [P1] 钥匙登记由 钱梓涵 每周一整理 (2026-04-18)\n")
+    lines = [("2026-05-25", "志强宣布：雅婷下月起调去新项目，房租催缴交接给梓涵；水电抄表还是雅婷管。"),
+             ("2026-05-27", "雅婷带梓涵走了一遍催缴名单。"), ("2026-05-29", "梓涵第一次独立做完房租催缴，名单交给志强了。")]
+    assert [x.op.text for x in slot_changes(ctx(memory, lines))] == [
+        "[P1] 每月的房租催缴由 钱梓涵 负责，名单交给 方志强 (2026-05-29)"]
+    # a colleague named before the taking-over word is who said it, not who takes it
+    said = [("2026-05-25", "梓涵说：雅婷下月起调去新项目，房租催缴交接给"), *lines[1:]]
+    assert slot_changes(ctx(memory, said)) == []
+
+
+def test_the_old_ones_full_name_in_brackets_goes_with_them_on_a_handover():
+    memory = "## 值班\n- [P1] 夜间值班：老胡（胡建平），告警打他的手机 (2026-04-02)\n- [P1] 白班：唐磊、小叶轮流 (2026-04-02)\n"
+    lines = [("2026-05-25", "唐磊：老胡调去数据组了，本周起夜间值班交给小叶，白班不变"),
+             ("2026-05-27", "告警号码已切到小叶的手机"), ("2026-05-29", "夜间第一班，小叶处理了一次磁盘告警")]
+    assert [x.op.text for x in slot_changes(ctx(memory, lines))] == ["[P1] 夜间值班：小叶，告警打他的手机 (2026-05-29)"]

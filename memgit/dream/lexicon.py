@@ -279,6 +279,8 @@ VERSION_MOVED = _re("version_moved")
 VERSION_HELD = _re("version_held")
 VERSION_WORDS = frozenset(words("word_set.version"))
 SURNAMES = frozenset(words("word_set.surname", "zh"))  # ("老陈", "郑姐": rules.versions._familiar_names)
+# a surname that begins a whole name the segmenter reads ("方国栋": rules.versions._full_names)
+SURNAMES_IN_NAME = SURNAMES | frozenset(words("word_set.surname_in_name", "zh"))
 SLOT_WORDS = alternation("as_written.slot")
 # spelled-out numbers (memgit.dream.rules.counts)
 NUMBER_WORDS: dict[str, int] = {k: int(v) for k, v in table("number").items()}

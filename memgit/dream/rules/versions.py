@@ -9,8 +9,8 @@ from datetime import timedelta
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.ops import Evidence, Operation
-from memgit.text import (CODE_SPAN, CODE_SPAN_RE, clauses, compile_words, is_common_word, stem, STOP, term_set,
-                         version_key, versions)
+from memgit.text import (CODE_SPAN, CODE_SPAN_RE, clauses, compile_words, is_common_word, is_dictionary_word, stem,
+                         STOP, term_set, to_simplified, version_key, versions)
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _a_count, _label, Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, Item, LABEL_RE
@@ -71,6 +71,10 @@ def version_changes(ctx: Context) -> list[Candidate]:
             if owners[id(o)] is not it or _names_a_sibling(it, o, frozenset({vname or ""})):
                 continue  # (a line naming "orion-mobile" is not about the entry's Orion)
             f = fold(o.text)
+            if lx.ASKED.search(f):
+                continue  # a question reports no release ("我们要不要也升？")
+            if _holds_own(f, fold(old)):
+                continue  # the entry's version still holds on the line ("…升到 4.0 了。我们还是 3.2"): another's
             for v in ov:
                 pos = f.find(v.lower())
                 if lx.VERSION_HELD.search(f[max(0, pos - 25):pos + len(v) + 15]):
@@ -105,6 +109,16 @@ def version_changes(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "version", score, {"days": days, "explicit": explicit, "from": old,
                                                     "to": new_v}))
     return out
+
+
+def _holds_own(f: str, old: str) -> bool:
+    """The folded line says, in a clause of its own, that the version `old` still holds ("我们还是 3.2", "we're
+    still on 3.2")."""
+    for m in re.finditer(r"(?<![\w.])" + re.escape(old.lstrip("v")) + r"(?![\w]|\.\d)", f):
+        cl = _clause_at(f, m.start())
+        if lx.PERSISTS.search(cl) or lx.VERSION_HELD.search(cl):
+            return True
+    return False
 
 
 _RANGE_AFTER = re.compile(r"\s*(?:[–—~～-]|to\b|至|到)\s*v?\d")
@@ -144,9 +158,9 @@ def slot_changes(ctx: Context) -> list[Candidate]:
 # -- refresh: an amount moved from the entry's value to another ("上限从 $80 调到 $150") -------------------
 _AMOUNT = (r"(?:(?:nt|hk|us|au|ca|nz|s)?\$|[¥€£])?\d+(?:[.,]\d+)?"
            r"(?:\s?(?:%|[kmgt]b|kb|元|块|万|kg|公斤|天|小时|分钟|个|份|人|次|束|件|箱|"
-           r"mb|gb|tb|ms|min|h|days?|hours?|minutes?|items?|users?|seats?))?")
+           r"mb|gb|tb|ms|min|h|days?|hours?|minutes?|items?|users?|seats?|ppm|°c|°f|℃))?")
 # where an amount ends: no word, path or decimal goes on; after a Chinese unit, Chinese may ("7 天内", "800 元起")
-_AMOUNT_END = r"(?:(?<=[\u4e00-\u9fff])(?![a-z0-9_.:/%-])|(?<![\u4e00-\u9fff])(?![\w.:/%-]|\.\d))"
+_AMOUNT_END = r"(?:(?<=[\u4e00-\u9fff])(?![a-z0-9_.:/%-])|(?<![\u4e00-\u9fff])(?![\w:/%-]|\.\w))"
 _AMOUNT_RE = re.compile(rf"(?<![\w.$¥€£:/-])({_AMOUNT}){_AMOUNT_END}", re.I)
 # an amount set anew, with no old one said ("免運門檻…改成單筆滿 NT$1,200", "the cap is now set to $150"): only
 # of a labelled entry whose label the line names (labelled_amounts)
@@ -196,6 +210,8 @@ def moved_values(ctx: Context) -> list[Candidate]:
         for m in _MOVED_AMOUNT.finditer(f):
             g = "" if m.group("old") else "2"
             old, new = _amount_key(m.group("old" + g)), _amount_key(m.group("new" + g))
+            if not old[1] and new[1]:
+                old = (old[0], new[1])  # "from 1.0 to 1.2 ppm": the unit said once is both ends'
             if old[0] == new[0] or new[1] != old[1] or not old[1]:
                 continue  # the same amount, another unit, or a bare number (a count, a version: other rules')
             cl = _clause_at(f, m.start())
@@ -1179,7 +1195,37 @@ def _names(text: str) -> list[tuple[int, int, str]]:
     out += [(m.start(), m.end(), m.group(0)) for m in _TITLED_ZH.finditer(text)]
     if CJK_IN.search(text):
         out += _familiar_names(text)
+        out += _full_names(text, out)
     return out
+
+
+def _full_names(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """People named in full the Chinese way, a surname and a given name of one or two characters ("王芳",
+    "周晓岚"), where the segmenter reads a name: none a dictionary word ("顾客"), and none inside a name found
+    otherwise ("林小姐"). A three-character reading whose last character is a word's start ("王芳带陈磊") is
+    the two-character name."""
+    from memgit.text import person_spans
+
+    out = []
+    spans = person_spans(text)
+    starts = {a for a, _ in spans}
+    simple = to_simplified(text)
+    for a, b in spans:
+        name = simple[a:b]
+        if len(name) == 3 and (is_dictionary_word(simple[b - 1:b + 1]) or b in starts
+                               or re.search(re.escape(name[:2]) + r"(?!" + re.escape(name[2]) + ")", simple)):
+            b -= 1  # ("王芳带陈磊", "张伟明天到": the name and the next word's start; "王芳" said apart elsewhere)
+            name = name[:2]
+        if not 2 <= len(name) <= 3 or name[0] not in lx.SURNAMES_IN_NAME or is_dictionary_word(name):
+            continue
+        if any(x <= a and b <= y for x, y, _ in found):
+            continue
+        out.append((a, b, text[a:b]))
+    return out
+
+
+def _in_user_file(ctx: Context, it: Item) -> bool:
+    return ctx.user_file is not None and it.entry.file == ctx.user_file
 
 
 _HEAD_LABEL = re.compile(r"^([^:：\n]{1,60})(?<!\d)[:：](?!\d)\s*\S")  # (a clock's colon is no label's)
@@ -1223,7 +1269,11 @@ def _short_forms(name: str) -> list[str]:
     ESP-Me"), its first word when that is no common word ("Greenleaf" of "Greenleaf Farms"), or the first
     two characters of a Chinese name ("瑞科" of "瑞科检验")."""
     if CJK_IN.match(name):
-        return [name] + ([name[:2]] if len(name) >= 4 else [])
+        # (a person named in full by surname and a two-character given name goes by the given name: 周晓岚, 晓岚)
+        # (not a title, "林律師", nor a word: "律師")
+        given = [name[1:]] if len(name) == 3 and to_simplified(name[0]) in lx.SURNAMES_IN_NAME and not (
+            _TITLED_ZH.fullmatch(name) or is_dictionary_word(to_simplified(name[1:]))) else []
+        return [name] + ([name[:2]] if len(name) >= 4 else []) + given
     words = name.split()
     forms = [" ".join(words[:k]) for k in range(len(words), 1, -1)]
     w = words[0].lower()
@@ -1258,7 +1308,9 @@ def handovers(ctx: Context) -> list[Candidate]:
     if not taking:
         return out
     entry_names = [(it, [n for _, _, n in _names(it.entry.body)]) for it in ctx.items]
-    memory_names = {n for _, names in entry_names for n in names}
+    # who memory names as itself, its person or a rule's party (the user file, identity and rules) never takes
+    # a part over; a colleague another entry names may ("周末值班交给小林" beside "工作日值班：唐卫东、小林轮流")
+    memory_names = {n for it, names in entry_names if it.frozen or it.core or _in_user_file(ctx, it) for n in names}
     by_old: dict[str, list[Item]] = {}
     for it, names in entry_names:
         if it.frozen or it.step or it.core:
@@ -1274,6 +1326,8 @@ def handovers(ctx: Context) -> list[Candidate]:
             if not lx.WEEKDAY.search(fold(name)) and (name in value or not in_value):
                 by_old.setdefault(name, []).append(it)
     told = [o for o in ctx.obs if said_so(o)]
+    known = {n for _, names in entry_names for n in names}
+    known_full = sorted({n for n in known if CJK_IN.match(n) and len(n) == 3 and len(_short_forms(n)) > 1})
     for old, holders in by_old.items():
         forms = _short_forms(old)
         ends = [o for o in ending if _said(forms, o.text)]
@@ -1285,8 +1339,15 @@ def handovers(ctx: Context) -> list[Candidate]:
         for o, named in taking:
             if o.day < start - timedelta(days=1):
                 continue
-            found = [n for _, _, n in named if n not in memory_names and not _said(forms, n)
-                     and not lx.WEEKDAY.search(fold(n))]
+            took_at = lx.TOOK_OVER.search(fold(o.text))
+            # (one memory names already is the new one only when named after the taking-over word: "许律师说…改给
+            # 林律师" hands the cases to 林律师, not to who said so)
+            found = [n for a, _, n in named if n not in memory_names and not _said(forms, n)
+                     and not lx.WEEKDAY.search(fold(n)) and (n not in known or a >= took_at.start())]
+            # a colleague memory names in full, said by the given name after the taking-over word ("交接给一鸣"
+            # for 郑一鸣)
+            found += [n for n in known_full if n not in memory_names and n != old and not _said(forms, n)
+                      and any(g in o.text[took_at.start():] for g in _short_forms(n)[1:])]
             if CJK_IN.match(old) and len(old) >= 4:  # a Chinese name of the same kind ("安澜检验" for "瑞科检验")
                 found += [m.group(0) for m in re.finditer(rf"[\u4e00-\u9fff]{{2}}{re.escape(old[-2:])}", o.text)
                           if m.group(0) != old and m.group(0) not in memory_names]
@@ -1297,6 +1358,8 @@ def handovers(ctx: Context) -> list[Candidate]:
             new_forms = _short_forms(new)
             support = [o for o in told if o.day >= start and _said(new_forms, o.text)]
             for it in holders:
+                if _said(new_forms, it.entry.body):
+                    continue  # the entry names the new one already: no handover to it
                 rest = it.subject - term_set(old) - term_set(new)
                 lines = [o for o in support if o.terms & rest]
                 days = {o.day for o in lines}
@@ -1333,7 +1396,15 @@ def handovers(ctx: Context) -> list[Candidate]:
         # the one the lines give the new one under the same word ("分機 305"), or a person rewrites it
         at, extra = body.find(old) + len(old), 0
         aside = re.match(r"\s*[（(]([^（）()]{1,24})[）)]", body[at:])
-        if aside and re.search(r"\d", aside.group(1)):
+        inner = aside.group(1).strip() if aside else ""
+        if inner and not re.search(r"\d", inner) and (any(n == inner for _, _, n in _names(inner)) or CJK_IN.match(old)
+                                                     and re.fullmatch(r"[\u4e00-\u9fff]{2,3}", inner)
+                                                     and to_simplified(inner[0]) in lx.SURNAMES_IN_NAME):
+            # the old one's full name in brackets ("老周（周建国）") is the old one's: it goes with them
+            a = at + len(new) - len(old)
+            new_body = new_body[:a] + new_body[a + len(aside.group(0)):]
+            extra = -len(aside.group(0))
+        elif aside and re.search(r"\d", aside.group(1)):
             word = re.sub(r"[\d\s+#:：.-]+", "", aside.group(1))
             nums = {m.group(1) for o in (took, *lines)
                     for m in re.finditer(re.escape(word) + r"\s*[:：#]?\s*(\d[\d-]*\d|\d)", o.text)} if word else set()
