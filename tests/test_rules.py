@@ -2138,3 +2138,23 @@ def test_the_old_ones_full_name_in_brackets_goes_with_them_on_a_handover():
     lines = [("2026-05-25", "唐磊：老胡调去数据组了，本周起夜间值班交给小叶，白班不变"),
              ("2026-05-27", "告警号码已切到小叶的手机"), ("2026-05-29", "夜间第一班，小叶处理了一次磁盘告警")]
     assert [x.op.text for x in slot_changes(ctx(memory, lines))] == ["[P1] 夜间值班：小叶，告警打他的手机 (2026-05-29)"]
+
+
+def test_a_reading_off_its_mark_is_a_fault_a_recalibration_ends_and_its_number_names_it():
+    mem = ("## 后厨\n- [P2] 3 号冷柜温控偏高，实际比设定高 4℃ 左右，奶油暂时放 1 号冷柜 (2026-05-20)\n"
+           "- [P1] 冷柜每天早上记一次温度 (2026-01-10)\n")
+    lines = [("2026-05-26", "早上 1 号冷柜在扛，奶油挤满了。"), ("2026-05-28", "师傅换了 3 号冷柜的探头，重新校准。"),
+             ("2026-05-29", "冷柜温度都记了。")]
+    assert [x.op.op for x in stale_entries(ctx(mem, lines))] == ["prune"]
+    # the other numbered one's repair says nothing of it
+    other = [lines[0], ("2026-05-28", "师傅换了 1 号冷柜的探头，重新校准。"), lines[2]]
+    assert stale_entries(ctx(mem, other)) == []
+
+
+def test_who_speaks_of_a_handover_is_not_the_one_handing_over():
+    mem = ("## Ops\n- [P1] Mail: 前台 Mandy 每天 11:00 收件, then pings Slack #mail (2026-01-13)\n"
+           "- [P1] Booking a room over 2 hours needs Grace to approve (2026-01-13)\n")
+    lines = [("2026-05-25", "Team meeting：Grace 说 Mandy 走了以后 mail 交给新来的 Leo，时间不变。"),
+             ("2026-05-27", "Leo 收件 8 个，Slack #mail 都 ping 了。"), ("2026-05-29", "Leo 收件 5 个，照常 ping。")]
+    assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
+        "[P1] Mail: 前台 Leo 每天 11:00 收件, then pings Slack #mail (2026-05-29)"]

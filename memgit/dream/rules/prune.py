@@ -9,7 +9,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, is_common_word, STOP, term_set
+from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, is_common_word, STOP, term_set, to_simplified
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (_negated, _subject, aside_name, Candidate, compose, Context, entry_evidence, fold,
                                 LABEL_RE, NUMBERED_RE, TIMELINE)
@@ -227,7 +227,9 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
 
     # a ticket, an order or a case number it gives ("#4471") names it in any line
     codes = frozenset(t for t in it.subject if t.startswith("#") and t[1:].isdigit() and len(t) >= 4)
-    numbered = _numbered(e.body)  # read once: every line is asked whether it numbers the thing otherwise
+    # read once: every line is asked whether it numbers the thing otherwise (what failed is named before the
+    # words of its failure: "3 号冷柜温控偏高，…放 1 号冷柜" is about 3 号冷柜)
+    numbered = _numbered(e.body[:min(starts)] if starts else e.body)
     near = (it.head or it.subject) | aliases
     about = ctx.obs_about(it)
     if aliases:  # (a line naming the thing only by the logs' name for it shares no term with the entry)
@@ -235,8 +237,8 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
         about = [*about, *(o for o in ctx.obs if o.terms & aliases and id(o) not in seen)]
     # a numbered thing only this entry names ("Lift 3") names it in any line, however common its kind's word
     # is here ("lift"), and what the line says of it anywhere ("load-tested lift 3 …: back in the rotation")
-    own_numbers = frozenset(x for x in numbered if len(x[0]) >= 3 and x[0] not in STOP and not any(
-        x in _numbered(y.entry.body) for y in ctx.items if y is not it))
+    own_numbers = frozenset(x for x in numbered if (len(x[0]) >= 3 or not x[0].isascii()) and x[0] not in STOP
+                            and not any(x in _numbered(y.entry.body) for y in ctx.items if y is not it))
     by_number: set[int] = set()
     if own_numbers:
         seen = {id(o) for o in about}
@@ -258,8 +260,15 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
 
 
 def _numbered(text: str) -> frozenset[tuple[str, str]]:
-    """The numbered items a text names, as (kind, number)."""
-    return frozenset((m.group(1).lower(), m.group(2)) for m in NUMBERED_RE.finditer(text))
+    """The numbered items a text names, as (kind, number): "Dock 3", and "2 号烤箱" (its kind the two characters
+    after 号)."""
+    latin = ((m.group(1).lower(), m.group(2)) for m in NUMBERED_RE.finditer(text))
+    if "号" not in text and "號" not in text:
+        return frozenset(latin)
+    return frozenset(latin) | frozenset((to_simplified(m.group(2)), m.group(1)) for m in _NUMBERED_ZH.finditer(text))
+
+
+_NUMBERED_ZH = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*([\u4e00-\u9fff]{2})")
 
 
 def _numbered_otherwise(have: frozenset[tuple[str, str]], text: str) -> bool:

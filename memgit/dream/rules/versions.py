@@ -1282,6 +1282,18 @@ def _short_forms(name: str) -> list[str]:
     return forms or [name]
 
 
+def _only_speaker(forms: list[str], text: str) -> bool:
+    """Every time the text names the party it is who speaks ("Grace 说…", "Grace said …", "Grace："): the story
+    is of others, not of their part."""
+    f = fold(text)
+    at = [(m.start(), m.end()) for form in forms for m in re.finditer(
+        rf"(?<![\w]){re.escape(fold(form))}(?![\w])" if form.isascii() else re.escape(fold(form)), f)]
+    # (a colon after it marks who speaks only where the line starts with the name: "Grace：…", not "the orchard
+    # Rain Bird: it keeps dropping …")
+    return bool(at) and all(re.match(rf"\s*(?:{lx.PERSON_SAID.source})", f[b:b + 12])
+                            or not f[:a].strip() and re.match(r"\s*[:：]", f[b:b + 3]) for a, b in at)
+
+
 def _said(forms: list[str], text: str) -> bool:
     return any(re.search(rf"(?<![\w]){re.escape(f)}(?![\w])" if f.isascii() else re.escape(f), text) for f in forms)
 
@@ -1330,7 +1342,7 @@ def handovers(ctx: Context) -> list[Candidate]:
     known_full = sorted({n for n in known if CJK_IN.match(n) and len(n) == 3 and len(_short_forms(n)) > 1})
     for old, holders in by_old.items():
         forms = _short_forms(old)
-        ends = [o for o in ending if _said(forms, o.text)]
+        ends = [o for o in ending if _said(forms, o.text) and not _only_speaker(forms, o.text)]
         if not ends:
             continue
         start = min(o.day for o in ends)
