@@ -2158,3 +2158,23 @@ def test_who_speaks_of_a_handover_is_not_the_one_handing_over():
              ("2026-05-27", "Leo 收件 8 个，Slack #mail 都 ping 了。"), ("2026-05-29", "Leo 收件 5 个，照常 ping。")]
     assert [x.op.text for x in slot_changes(ctx(mem, lines))] == [
         "[P1] Mail: 前台 Leo 每天 11:00 收件, then pings Slack #mail (2026-05-29)"]
+
+
+def test_two_of_a_failures_words_in_a_row_name_it_in_a_fix_line():
+    mem = ("## Systems\n- [P2] Weekly cold export to the archive box keeps failing on the checksum step (2026-05-20)\n"
+           "- [P1] Archive box lives in the back office (2026-01-10)\n")
+    lines = [("2026-05-28", "Told Dana the cold export is back to normal and closed the ticket.")]
+    assert [x.op.op for x in stale_entries(ctx(mem, lines))] == ["prune"]
+    # two words another entry writes too name neither
+    other = mem + "- [P1] Monthly cold export of the ledgers goes to Dana (2026-01-10)\n"
+    assert stale_entries(ctx(other, lines)) == []
+
+
+def test_a_fact_in_english_and_chinese_agreeing_on_everything_merges_across_any_two_sections():
+    mem = ("## Tanks\n- [P1] Display tanks: 20% water change every Sunday morning, using RO water (2026-03-09)\n"
+           "- [P1] 检疫缸每周三换水 30%，新鱼检疫 14 天 (2026-03-09)\n"
+           "## 日常\n- [P1] 展示缸每周日上午换 20% 的水，用 RO 水 (2026-04-18)\n")
+    got = [x.op.text for x in duplicates_and_contradictions(ctx(mem, [])) if x.op.op == "merge"]
+    assert got == ["[P1] 展示缸每周日上午换 20% 的水，用 RO 水 (2026-04-18)"]
+    # another day: two facts
+    assert [x for x in duplicates_and_contradictions(ctx(mem.replace("每周日", "每周六"), [])) if x.op.op == "merge"] == []

@@ -250,8 +250,11 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             # both name the same compound thing ("tallyho-db-backups"): then they may stand in two sections
             # ("Infrastructure", "运维"), and a code only one of them gives ("the S3 bucket") is a detail
             compound = any(re.search(r"\w[-_.]\w", n) for n in x["name"] & latin[j])
-            # (a section and its translation, "Operations" / "运营", is one section: a concept both titles hold)
-            if a.entry.section != b.entry.section and not compound and not (
+            # (a section and its translation, "Operations" / "运营", is one section: a concept both titles hold; and
+            # two entries agreeing on all that no translation changes, three things or more and a name among
+            # them, are one fact in any two sections: "RO", "20%" and Sunday in both)
+            agree = x["name"] and all(x[k] == y[k] for k in x) and sum(len(v) for v in x.values()) >= 3
+            if a.entry.section != b.entry.section and not compound and not agree and not (
                     lx.concept_terms(a.entry.section or "") & lx.concept_terms(b.entry.section or "")):
                 continue
             one_sided = not (x["id"] and y["id"]) and compound

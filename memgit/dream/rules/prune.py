@@ -200,6 +200,13 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     # daily line says the thing by its short name ("夜间同步成功。")
     runs = [r for r in CJK_RUN_RE.findall(fold(e.body[:min(starts)])) if len(r) >= 4] if starts else []
     grams = {r[k:k + 4] for r in runs for k in range(len(r) - 3)}
+    # and two of its English words in a row that no other entry writes ("the offsite backup" of "Nightly offsite
+    # backup from the NAS … keeps failing")
+    lead_words = re.findall(r"[a-z][a-z0-9-]+", fold(e.body[:min(starts)])) if starts else []
+    pairs = {f"{a} {b}" for a, b in zip(lead_words, lead_words[1:]) if a not in STOP and b not in STOP}
+    if pairs:
+        pairs = {p for p in pairs if not any(p in x.folded for x in ctx.items if x is not it)}
+        grams |= {p for p in pairs if any(ctx.anchor(t) for t in term_set(p))}
 
     # the words before an aside saying what the thing is ("出單機（櫃台那台熱感印表機）") are its name: a line
     # naming them all names it
@@ -207,7 +214,8 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
 
     def by_name(o: Observation) -> bool:
         f = fold(o.text)
-        return bool(grams) and any(g in f for g in grams) or bool(named_aside) and named_aside <= o.terms
+        return bool(grams) and any(re.search(rf"(?<![a-z0-9]){re.escape(g)}(?![a-z0-9])", f) if g.isascii() else g in f
+                                   for g in grams) or bool(named_aside) and named_aside <= o.terms
 
     # (only a line named by an alias is asked what else its clause names)
     others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases \
