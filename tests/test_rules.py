@@ -2086,10 +2086,10 @@ def test_the_name_before_an_aside_names_the_entry_in_a_status_line():
 def test_a_fact_in_english_and_chinese_merges_across_a_section_and_its_translation():
     mem = ("## Operations\n- [P1] Ice: when we are down to 4 bags, call Polar Ice Co; they deliver in 2 days (2026-03-01)\n"
            "- [P1] Floor mopped after close (2026-03-01)\n"
-           "## 运营\n- [P1] 冰块剩 4 袋就打给 Polar Ice Co 补货，2 天送到 (2026-04-01)\n")
+           "## 运营\n- [P1] 冰块剩 4 袋就打给 Polar Ice Co 补货，2 天送到，每袋 10 公斤 (2026-04-01)\n")
     got = [x.op.text for x in duplicates_and_contradictions(ctx(mem, [])) if x.op.op == "merge"]
-    assert got == ["[P1] Ice: when we are down to 4 bags, call Polar Ice Co; they deliver in 2 days (2026-04-01)"]
-    # two sections that are no translation of each other: two facts, as before
+    assert got == ["[P1] 冰块剩 4 袋就打给 Polar Ice Co 补货，2 天送到，每袋 10 公斤 (2026-04-01)"]  # (it says more: kept)
+    # two sections that are no translation of each other, the entries not agreeing on all (10 公斤): two facts
     other = mem.replace("## 运营", "## 仓库")
     assert [x for x in duplicates_and_contradictions(ctx(other, [])) if x.op.op == "merge"] == []
 
