@@ -206,16 +206,21 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     pairs = {f"{a} {b}" for a, b in zip(lead_words, lead_words[1:]) if a not in STOP and b not in STOP}
     if pairs:
         pairs = {p for p in pairs if not any(p in x.folded for x in ctx.items if x is not it)}
-        grams |= {p for p in pairs if any(ctx.anchor(t) for t in term_set(p))}
+        pairs = {p for p in pairs if any(ctx.anchor(t) for t in term_set(p))}
+    # (one pattern for the English pairs, found once: every line about the entry is asked)
+    pairs_rx = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, sorted(pairs))) + r")(?![a-z0-9])") \
+        if pairs else None
 
     # the words before an aside saying what the thing is ("出單機（櫃台那台熱感印表機）") are its name: a line
     # naming them all names it
     named_aside = aside_name(e.body[:min(starts)]) if starts else frozenset()
 
     def by_name(o: Observation) -> bool:
+        if not (grams or pairs_rx or named_aside):
+            return False
         f = fold(o.text)
-        return bool(grams) and any(re.search(rf"(?<![a-z0-9]){re.escape(g)}(?![a-z0-9])", f) if g.isascii() else g in f
-                                   for g in grams) or bool(named_aside) and named_aside <= o.terms
+        return bool(grams) and any(g in f for g in grams) or bool(pairs_rx and pairs_rx.search(f)) \
+            or bool(named_aside) and named_aside <= o.terms
 
     # (only a line named by an alias is asked what else its clause names)
     others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases \
