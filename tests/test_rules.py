@@ -38,7 +38,7 @@ def ops(cands) -> list[tuple[str, str | None]]:
 
 
 def test_the_registry_holds_every_rule_once():
-    assert len(RULES) == len(set(RULES)) == 14
+    assert len(RULES) == len(set(RULES)) == 15
 
 
 def test_status_moves_only_for_the_subject_named_beside_the_word():
@@ -2178,3 +2178,103 @@ def test_a_fact_in_english_and_chinese_agreeing_on_everything_merges_across_any_
     assert got == ["[P1] 展示缸每周日上午换 20% 的水，用 RO 水 (2026-04-18)"]
     # another day: two facts
     assert [x for x in duplicates_and_contradictions(ctx(mem.replace("每周日", "每周六"), [])) if x.op.op == "merge"] == []
+
+
+@pytest.mark.parametrize("a, b", [
+    ("周医生的多点执业备案：材料已提交，排队等区卫健委审核", "林医生的多点执业备案：材料已提交，排队等区卫健委审核"),
+    ("Dr. Okafor's locum registration: papers filed, waiting on the board",
+     "Dr. Lindqvist's locum registration: papers filed, waiting on the board"),
+    ("北倉的冷凍櫃：溫度計每週校正一次", "南倉的冷凍櫃：溫度計每週校正一次"),
+])
+def test_two_entries_of_one_template_naming_different_things_are_not_merged(a, b):
+    """The same words with one name swapped ('周医生' / '林医生') are two things of one kind, not one fact
+    written twice: a merge would lose one of them."""
+    c = ctx(f"## Staff\n- [P1] {a} (2026-05-06)\n- [P1] {b} (2026-05-06)\n", [])
+    assert duplicates_and_contradictions(c) == []
+
+
+@pytest.mark.parametrize("a, b", [
+    ("每周五下午把周报发给陈主任", "周报每周五下午发给陈主任"),
+    ("打印机硒鼓在前台第二个抽屉", "前台第二个抽屉放打印机硒鼓"),
+    ("Export via Reports > Export > CSV", "Export via Reports → Export → CSV"),
+])
+def test_one_fact_reworded_is_still_merged(a, b):
+    c = ctx(f"## Notes\n- [P1] {a} (2026-05-01)\n- [P1] {b} (2026-05-20)\n", [])
+    assert [x.op.op for x in duplicates_and_contradictions(c)] == ["merge"]
+
+
+def _chat(memory: str, user: str, turns: list[tuple[str, str]], day: str = "2026-05-30") -> Context:
+    """A window of one conversation: (role, text) turns of session s1 on `day`."""
+    docs = {"MEMORY.md": parse("MEMORY.md", (HEAD + memory).encode()), "USER.md": parse("USER.md", user.encode())}
+    obs = [Observation(f"sessions/{day}-s1.jsonl", i + 1, date.fromisoformat(day), t, t, "session", role, "s1")
+           for i, (role, t) in enumerate(turns)]
+    return Context(Collected(NOW, date(2026, 5, 25), obs, docs, []), "MEMORY.md", "USER.md")
+
+
+USER_PREFS = ("# USER\n\n- Name: Rachel\n\n## Preferences\n"
+              "- [P1] Weekly meal plan: email it on Sunday at 18:00, as a checklist grouped by supermarket aisle (2026-02-15)\n"
+              "- [P1] School-run reminders at 07:15 on weekdays via WhatsApp (2026-01-20)\n")
+
+
+def test_a_conversation_restating_an_arrangement_with_a_new_day_and_time_moves_both():
+    turns = [("user", "About the meal plan. Sunday at 6 comes too late now."),
+             ("assistant", "Understood. When would you like it instead?"),
+             ("user", "Saturday at 20:00 please. Everything else the same: email, checklist grouped by aisle."),
+             ("assistant", "Got it: from next week the meal plan goes out Saturday at 20:00, by email, as a checklist "
+                           "grouped by aisle."),
+             ("user", "Perfect. And just for next week, leave fish off.")]
+    from memgit.dream.rules import restated_slots
+    got = restated_slots(_chat("## Notes\n- [P1] Pantry inventory on Fridays (2026-01-01)\n", USER_PREFS, turns))
+    assert [(c.op.op, c.op.text) for c in got] == [
+        ("refresh", "[P1] Weekly meal plan: email it on Saturday at 20:00, as a checklist grouped by supermarket "
+                    "aisle (2026-05-30)")]
+
+
+@pytest.mark.parametrize("turns", [
+    # the new time only asked about, or only the assistant's idea
+    [("user", "Could the meal plan come Saturday at 20:00 instead?"),
+     ("assistant", "Sure: the meal plan goes out Saturday at 20:00 by email from next week.")],
+    [("user", "The meal plan is fine, thanks."),
+     ("assistant", "Noted: from next week the meal plan goes out Saturday at 20:00 by email, checklist by aisle.")],
+    # a one-off: this week only
+    [("user", "Just this week send the meal plan Saturday at 20:00."),
+     ("assistant", "Got it, the meal plan goes out Saturday at 20:00 this week only.")],
+    # a plan, not a change
+    [("user", "Maybe we move the meal plan to Saturday at 20:00 at some point."),
+     ("assistant", "Okay, I'll keep Sunday 18:00 for the meal plan until you decide.")],
+])
+def test_a_restatement_moves_nothing_the_person_did_not_decide(turns):
+    from memgit.dream.rules import restated_slots
+    assert restated_slots(_chat("## Notes\n", USER_PREFS, turns)) == []
+
+
+def test_a_restatement_puts_the_channel_the_person_asked_for_in_the_old_ones_place():
+    user = "# USER\n\n## Preferences\n- [P1] 库存周报：每周一 10:00 发到微信工作群，Excel 格式，按品类分 sheet (2026-01-05)\n"
+    turns = [("user", "库存周报以后别发微信群了，消息太多老被刷掉。改发钉钉群吧。"),
+             ("assistant", "好的，改发钉钉群。时间还是周一 10:00 吗？"),
+             ("user", "提前到 9:30 吧，我周一十点要开会。其他不变，还是 Excel，按品类分 sheet。"),
+             ("assistant", "明白：从下周一起，库存周报每周一 9:30 发钉钉群，Excel 格式，按品类分 sheet。")]
+    from memgit.dream.rules import restated_slots
+    got = restated_slots(_chat("## Notes\n", user, turns))
+    assert [c.op.text for c in got] == ["[P1] 库存周报：每周一 9:30 发钉钉群，Excel 格式，按品类分 sheet (2026-05-30)"]
+    # a channel the person asked for that the restatement cannot put anywhere: nothing, not half a refresh
+    turns[-1] = ("assistant", "明白：从下周一起，库存周报每周一 9:30 发，Excel 格式，按品类分 sheet，另外抄送钉钉群。")
+    assert restated_slots(_chat("## Notes\n", user, turns)) == []
+
+
+def test_a_release_named_by_an_acronym_after_its_product_moves():
+    mem = "## Servers\n- [P1] Hypervisor: Proxmox VE 7 on the R720, 11 VMs (2026-01-19)\n"
+    lines = [("2026-05-27", "done: R720 now on Proxmox VE 8, all 11 VMs back up"),
+             ("2026-05-29", "Proxmox VE 8 stable since Saturday, upgrade considered done"),
+             ("2026-05-30", "skimmed a thread about the Proxmox VE 9 beta, not touching that")]
+    assert [c.op.text for c in slot_changes(ctx(mem, lines))] == [
+        "[P1] Hypervisor: Proxmox VE 8 on the R720, 11 VMs (2026-05-29)"]
+
+
+def test_a_wait_on_a_compound_noun_ends_with_its_heads_participle():
+    mem = ("## Matters\n- [P1] Marsh estate (probate): engagement letter sent, awaiting client signature (2026-05-04)\n"
+           "- [P1] Okafor v. Lintell (tenancy): engagement letter sent, awaiting client signature (2026-05-06)\n")
+    lines = [("2026-05-28", "DocuSign: Marsh estate engagement letter signed by the executor, countersigned RB"),
+             ("2026-05-29", "Okafor still unsigned, sent a reminder")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == [
+        "[P1] Marsh estate (probate): engagement letter sent, signed (2026-05-28)"]

@@ -154,7 +154,8 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
 # wait's words, whose stem a participle ("-ed") begins. Rank 2, as approved or completed.
 _ZH_WAITED = re.compile(r"(?:待|等)\s*([\u4e00-\u9fff]{2,6})")
 _EN_OBJECT = re.compile(r"(?:pending|awaiting|waiting(?:\s+(?:on|for))?|in|out|for)\s+"
-                        r"(?:(?:on|for|the|a|an|their|his|her|our|its|final)\s+)*([a-z]+)\b")
+                        r"(?:(?:on|for|the|a|an|their|his|her|our|its|final)\s+)*([a-z]+)\b(?:\s+([a-z]+)\b)?")
+_FUNCTION = frozenset(("about", "after", "before", "since", "until", "which", "their", "there", "where", "while"))
 
 
 @lru_cache(maxsize=512)
@@ -172,10 +173,15 @@ def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tup
     # the noun right after the wait's words ("awaiting signature", "waiting for the permit"), no later one
     # ("waiting for the landlord to return it" waits for no return)
     m = _EN_OBJECT.match(wait)
-    if not m or len(n := m.group(1)) < 5:
+    if not m:
+        return ()
+    # the noun right after the wait's words, or the second of two ("awaiting client signature": a compound
+    # noun, whose head is its last word), never one after a function word ("for the landlord to return it")
+    nouns = [n for n in (m.group(1), m.group(2)) if n and len(n) >= 5 and n not in _FUNCTION]
+    if not nouns:
         return ()
     # the verb a noun is made of: "signature" → sign, "delivery" → deliver, "review" → review
-    stems = {n, *(n[:-len(x)] for x in _NOMINAL if n.endswith(x) and len(n) - len(x) >= 3)}
+    stems = {s for n in nouns for s in (n, *(n[:-len(x)] for x in _NOMINAL if n.endswith(x) and len(n) - len(x) >= 3))}
     alts = "|".join(sorted(f"{re.escape(x)}(?:{re.escape(x[-1])})?" for x in stems))
     return ((2, re.compile(rf"\b(?:{alts})ed\b"), "", "已完成", ()),)
 

@@ -1,6 +1,7 @@
 """Merge duplicates (one section, one label, the same fact) and prune an entry a newer one supersedes."""
 from __future__ import annotations
 
+import difflib
 import re
 from datetime import date
 from functools import lru_cache
@@ -8,7 +9,7 @@ from functools import lru_cache
 from memgit.dream import lexicon as lx
 from memgit.memory import DATE_TAIL_RE as _DATE_TAIL
 from memgit.ops import Operation
-from memgit.text import cjk_share, term_set
+from memgit.text import STOP, cjk_share, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _label, _overlap, _values, Candidate, CJK_IN, compose, Context, DisjointSets, entry_evidence, fold,
@@ -116,6 +117,8 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
             if zh[i] != zh[j] and _translated(items[j] if zh[j] else items[i], items[i] if zh[j] else items[j]):
                 sims[(i, j)] = 0.8
                 continue
+            if not cross and _one_template(a.entry.body, b.entry.body):
+                continue  # one thing named differently in the same words ("周医生的…" / "林医生的…"): two things
             if not _same_fact(ctx, newer, older, cross):
                 continue
             if (jac >= (0.45 if cjk else 0.6) or (ov >= (0.7 if cjk else 0.8) and n_anchor >= 3)
@@ -379,6 +382,36 @@ def _translated(zh: Item, other: Item) -> bool:
     # too ("Dr. Ho's clinic (何內科)") and the concepts of the bilingual lexicon both hold (~phone)
     alike = {t for t in zh.subject & other.subject if t.startswith("~") or CJK_IN.search(t)}
     return len(names) >= 2 and len(names) + len(alike) >= 5
+
+
+# a text's tokens for comparing two wordings: a word of Latin letters or digits, or one Chinese character
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9'._-]*|[\u4e00-\u9fff]|[^\sa-z0-9\u4e00-\u9fff]")
+
+
+def _one_template(a: str, b: str) -> bool:
+    """Two entries in the same words but for a word or name put in another's place ("周医生的多点执业备案…" /
+    "林医生的多点执业备案…", "the north store's freezer" / "the south store's freezer"): two things of one kind,
+    or two values of one thing, never one fact written twice, whatever the rest shares. A merge keeps one
+    wording, so it would lose the other thing. A spelling (case, script, punctuation) or a word and its
+    translation in the bilingual lexicon is no other word."""
+    ta = _TOKEN.findall(fold(_DATE_TAIL.sub("", a)))
+    tb = _TOKEN.findall(fold(_DATE_TAIL.sub("", b)))
+    sm = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
+    if sm.ratio() < 0.7:
+        return False  # reworded, not one template
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag != "replace":
+            continue
+        x, y = [t for t in ta[i1:i2] if t[0].isalnum()], [t for t in tb[j1:j2] if t[0].isalnum()]
+        if not x or not y or len(x) > 3 or len(y) > 3:
+            continue
+        if all(t in STOP for t in x + y):
+            continue  # "with" / "using": a function word, no thing
+        cx, cy = lx.concept_terms(" ".join(x)), lx.concept_terms(" ".join(y))
+        if cx and cx == cy:
+            continue  # one word in two languages or spellings
+        return True
+    return False
 
 
 def _same_fact(ctx: Context, keep: Item, drop: Item, cross: bool) -> bool:

@@ -248,6 +248,13 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     if aliases:  # (a line naming the thing only by the logs' name for it shares no term with the entry)
         seen = {id(o) for o in about}
         about = [*about, *(o for o in ctx.obs if o.terms & aliases and id(o) not in seen)]
+    if grams or pairs_rx or named_aside:
+        # (nor need a line naming it by its name: a thing talked of every day is no anchor of the index, and it
+        # is the one most likely to have changed)
+        seen = {id(o) for o in about}
+        extra = {id(o) for o in ctx.obs if id(o) not in seen and by_name(o)}
+        if extra:
+            about = [o for o in ctx.obs if id(o) in seen or id(o) in extra]
     # a numbered thing only this entry names ("Lift 3") names it in any line, however common its kind's word
     # is here ("lift"), and what the line says of it anywhere ("load-tested lift 3 …: back in the rotation")
     own_numbers = frozenset(x for x in numbered if (len(x[0]) >= 3 or not x[0].isascii()) and x[0] not in STOP
@@ -269,7 +276,7 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
                  or id(o) in by_number)
             and not _numbered_otherwise(numbered, o.text)
             and (ctx.near(f, m.start(), near) or bool(aliases) and ctx.near(f, m.start(), aliases, specific=False)
-                 or id(o) in by_number)]
+                 or id(o) in by_number or by_name(o) and ctx.near(f, m.start(), near, specific=False))]
 
 
 def _numbered(text: str) -> frozenset[tuple[str, str]]:

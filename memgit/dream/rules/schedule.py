@@ -130,7 +130,7 @@ def schedule_moves(ctx: Context) -> list[Candidate]:
 _DATED_DAY = re.compile(r"(?:从|從)?下(?:个|個)?(?:周|週|星期|礼拜|禮拜)[一二三四五六日天](?:起|开始|開始)?"
                         r"|(?i:\b(?:next|this|coming|from|starting)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b)"
                         # a weekday with its day of the month is a date ("from Mon 13th", "starting Tue 4 June")
-                        r"|(?i:\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b)")
+                        r"|(?i:\b(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b(?![:：.]\d|\s*(?:am|pm|a\.m|p\.m)\b))")
 
 
 def _time_moves(ctx: Context) -> list[Candidate]:

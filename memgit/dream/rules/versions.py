@@ -316,10 +316,15 @@ _RELEASE = re.compile(r"(?<![\w.#/-])([A-Z][A-Za-z]+(?:[+#]|[.-][A-Za-z]+)*)[ \t
 _CLAUSE_END = re.compile(r"[，,；;。！!？?]|(?<=[a-z])\.\s")
 
 
+_PRODUCT_BEFORE = re.compile(r"(?<![\w.-])[A-Z][a-z]+[A-Za-z]*\s+$")
+
+
 def _release_in(body: str) -> tuple[str, str] | None:
     """The one release an entry names by a whole number (name folded, number), if exactly one."""
+    # (an acronym after a product's name is the release's name however a function word spells it: "Proxmox VE 7")
     found = {(m.group(1).lower(), m.group(2)) for m in _RELEASE.finditer(body)
-             if m.group(1).lower() not in lx.ORDINAL and m.group(1).lower() not in STOP}
+             if m.group(1).lower() not in lx.ORDINAL and (m.group(1).lower() not in STOP or m.group(1).isupper()
+                                                         and _PRODUCT_BEFORE.search(body, 0, m.start()))}
     return found.pop() if len(found) == 1 else None
 
 

@@ -1,0 +1,250 @@
+"""Refresh an entry a conversation restates whole with new values: the slots that differ, found by alignment.
+
+A person changes a standing arrangement in a chat ("Saturday at 20:00 please. Everything else the same"), and
+the turn that confirms it restates the arrangement whole ("Got it: from next week the meal plan goes out
+Saturday at 20:00, by email, as a checklist grouped by aisle"). Aligned with the entry it restates, such a turn
+shows what moved: a time, a weekday, a channel; everything else it says is the entry's own. Only what the person
+said themselves in that conversation moves, and only where the entry holds one value of its kind, so the rest
+of the entry stays as they wrote it.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+
+from memgit.dream import lexicon as lx
+from memgit.dream.collect import Observation
+from memgit.dream.model import Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, Item
+from memgit.dream.rules.schedule import _DATED_DAY, _SINCE, _day_as, _days
+from memgit.dream.scoring import confidence
+from memgit.ops import Operation
+from memgit.text import STOP, is_common_word, term_set
+
+# a text's tokens for aligning two wordings: a clock time, a word of Latin letters or digits, one Chinese
+# character, or one mark
+_TOKEN = re.compile(r"\d{1,2}[:：]\d{2}|[a-z0-9](?:[a-z0-9'._-]*[a-z0-9])?|[\u4e00-\u9fff]|[^\sa-z0-9\u4e00-\u9fff]")
+# the words a conversation says a change with, besides the lexicon's preference words
+_CHANGE_CUES = (lx.PREFERENCE, lx.PREFERENCE_CHANGE, lx.TIME_MOVED, lx.TIME_MARKER, lx.PREF_KEPT, lx.SUPERSEDE)
+_QUESTION = re.compile(r"[?？]|[吗嗎呢](?=\s*(?:[。.!！]|$))")
+# a value said as what is no longer wanted ("No Monday report", "drop the Monday one", "不要周一发")
+_DROPPED_BEFORE = re.compile(r"(?:\b(?:no|not|drop(?:ped)?|skip|cancel(?:led)?|without)\s+(?:the\s+)?|"
+                             r"(?:不要|别|別|不用|取消|不再)\s*)$", re.I)
+
+
+def _hedged(f: str) -> bool:
+    """A plan, a wish or a condition ("maybe", "如果", "打算"), not a change decided; "以后" and "from now on"
+    say when a decided change holds from."""
+    marks = [(m.start(), m.end()) for p in (lx.TIME_MARKER, lx.PREFERENCE) for m in p.finditer(f)]
+    return any(not any(a <= m.start() < b for a, b in marks) for m in lx.PLANNED.finditer(f))
+
+
+def _said_change(f: str) -> bool:
+    return any(p.search(f) for p in _CHANGE_CUES) or bool(_SINCE.search(f))
+
+
+def _slot_values(text: str) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int, int]]]:
+    """The clock times (over the folded text) and the weekdays of a schedule (as written) a text gives: a
+    weekday that dates when something starts or happens once ("从下周一起", "this Friday") is none."""
+    f = fold(text)
+    dated = [(m.start(), m.end()) for m in _DATED_DAY.finditer(f)]
+    days = [d for d in _days(text) if not any(a <= d[0] < b for a, b in dated)
+            and not re.search(r"(?:这|這|本|上|下|next|this|last|coming)\s*(?:个|個)?$", f[max(0, d[0] - 6):d[0]])]
+    return clocks(f), days
+
+
+def _kept(f: str, start: int) -> bool:
+    """A value not said as the one dropped ("No Monday report")."""
+    return not _DROPPED_BEFORE.search(f[max(0, start - 14):start]) and not lx.negated_at(f, start)
+
+
+def _one(values: set) -> object | None:
+    return next(iter(values)) if len(values) == 1 else None
+
+
+def _tokens(text: str) -> list[tuple[int, int, str]]:
+    f = fold(text)
+    return [(m.start(), m.end(), m.group(0)) for m in _TOKEN.finditer(f)]
+
+
+def _placeable(term: str) -> bool:
+    """A term that can be a value put in another's place: no number, weekday, function or common word."""
+    return not any(c.isdigit() for c in term) and not _days(term) and not lx.WEEKDAY.fullmatch(term) \
+        and term not in STOP and not is_common_word(term) and len(term) >= 2
+
+
+def _content(tok: str) -> bool:
+    """A token that says something: a word no function word, or a Chinese character."""
+    return bool(CJK_IN.match(tok)) or tok[0].isalnum() and tok not in STOP
+
+
+class _Aligned:
+    """An entry's body and a restatement, token by token: what the restatement says in the place of what."""
+
+    def __init__(self, body: str, said: str):
+        self.body, self.said = body, said
+        self.tb, self.ts = _tokens(body), _tokens(said)
+        sm = difflib.SequenceMatcher(None, [t[2] for t in self.tb], [t[2] for t in self.ts], autojunk=False)
+        self.ops = sm.get_opcodes()
+
+
+def _user_said(value_check, users: list[Observation]) -> Observation | None:
+    """The person's turn of the conversation that says the new value, as a statement."""
+    for u in reversed(users):
+        f = fold(u.text)
+        if _QUESTION.search(f) or lx.EXCEPTION.search(f) or _hedged(f):
+            continue
+        if value_check(u.text, f):
+            return u
+    return None
+
+
+def _content_terms(ctx: Context, it: Item) -> frozenset[str]:
+    return frozenset(t for t in it.subject if not t.startswith("~") and not any(c.isdigit() for c in t)
+                     and not _days(t) and not lx.WEEKDAY.fullmatch(t))
+
+
+def _restates(ctx: Context, it: Item, r: Observation) -> float:
+    """How many of the entry's own words (numbers and weekdays aside) the turn says, as a share: 0 when it names
+    none specific to it. (A count, not a weight: the words a restatement leaves out are the moved value's, which
+    a small window may make the rarest.)"""
+    own = _content_terms(ctx, it)
+    shared = own & r.terms
+    if len(shared) < min(2, len(own)) or not any(ctx.anchor(t) for t in shared):
+        return 0.0
+    return len(shared) / len(own)
+
+
+def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tuple[int, int, str]], list[Observation]] | None:
+    """The entry's slots the restatement `r` moves, as (start, end, new text) in the entry's body, and the
+    person's turns that said the new values; None when it changes what cannot be placed."""
+    body = it.entry.body
+    fb = fold(body)
+    if len(fb) != len(body):
+        return None
+    f = fold(r.text)
+    said_clocks, said_days = _slot_values(r.text)
+    have_clocks, have_days = _slot_values(body)
+    edits: list[tuple[int, int, str]] = []
+    grounds: list[Observation] = []
+    # a time: the entry gives one, the turn one other (besides one it says is dropped)
+    new_clocks = {c[2] for c in said_clocks if _kept(f, c[0])}
+    if new_clocks:
+        if len({c[2] for c in have_clocks}) != 1 or len(have_clocks) != 1 or len(new_clocks) != 1:
+            return None  # a time the entry has no place for, or several: unsure which moves
+        new = _one(new_clocks)
+        old = have_clocks[0]
+        if new != old[2]:
+            u = _user_said(lambda t, uf: any(c[2] == new for c in clocks(uf)), users)
+            if u is None:
+                return None  # the person never said the new time
+            written = clock_as(new, body[old[0]:old[1]], old[3])
+            if written is None or written not in r.text and written not in u.text and not any(
+                    c[2] == new and c[3] == old[3] for c in clocks(fold(u.text)) + said_clocks):
+                # written as someone in the conversation wrote it, so the new value is grounded
+                written = next((r.text[c[0]:c[1]].strip() for c in said_clocks if c[2] == new), None)
+            if not written:
+                return None
+            edits.append((old[0], old[1], written))
+            grounds.append(u)
+    new_days = {d[2] for d in said_days if _kept(f, d[0])}
+    if new_days:
+        if len(have_days) != 1 or len(new_days) != 1:
+            return None
+        new = _one(new_days)
+        old = have_days[0]
+        if new != old[2]:
+            u = _user_said(lambda t, uf: any(d[2] == new for d in _slot_values(t)[1]), users)
+            if u is None:
+                return None
+            edits.append((old[0], old[1], _day_as(new, body[old[0]:old[1]])))
+            grounds.append(u)
+    # what else the person asked for that the turn confirms (a channel, a tool: "改发钉钉群吧"), each put in the
+    # place of the entry's words the turn says it instead of; the turn's other words are its own phrasing
+    asked = frozenset().union(*(u.terms for u in users if _said_change(fold(u.text))))
+    wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)}
+    al = _Aligned(body, r.text)
+    slot_spans = [(a, b) for a, b, *_ in have_clocks] + [(a, b) for a, b, _ in have_days]
+    for tag, i1, i2, j1, j2 in al.ops:
+        if tag != "replace":
+            continue
+        ns, ne = al.ts[j1][0], al.ts[j2 - 1][1]
+        theirs_text = r.text[ns:ne]
+        # (a term of the turn's words overlapping the span: Chinese terms run across a span's edges)
+        placed = {t for t in wanted if any(m.start() < ne and ns < m.end() for m in re.finditer(re.escape(t), f))}
+        if not placed:
+            continue
+        old_span = (al.tb[i1][0], al.tb[i2 - 1][1])
+        if any(a < old_span[1] and old_span[0] < b for a, b in slot_spans):
+            return None  # a value beside a slot: unsure what it replaces
+        old_text = fb[old_span[0]:old_span[1]]
+        if not any(_content(t[2]) for t in al.tb[i1:i2]) or j2 - j1 > 8 or i2 - i1 > 8 or old_text.strip() in f:
+            return None
+        new_text = theirs_text.strip()
+        nf = fold(new_text)
+        u = _user_said(lambda t, uf: nf in uf and _said_change(uf), users)
+        if u is None:
+            return None  # the person never asked for these words as they stand
+        edits.append((old_span[0], old_span[1], new_text))
+        grounds.append(u)
+        wanted -= placed
+    if wanted:
+        return None  # the person asked for more than the turn puts in the entry's place: unsure
+    if not edits:
+        return None
+    edits.sort()
+    if any(a[1] > b[0] for a, b in zip(edits, edits[1:])):
+        return None
+    return edits, grounds
+
+
+def restated_slots(ctx: Context) -> list[Candidate]:
+    """An entry whose arrangement a conversation restates whole with a new time, weekday or named value
+    the person asked for: those slots refreshed in place."""
+    by_session: dict[str, list[Observation]] = {}
+    for o in ctx.obs:
+        if o.session and not o.sensitive:
+            by_session.setdefault(o.session, []).append(o)
+    found: dict[int, list[tuple[Observation, str, list[Observation], float]]] = {}
+    for turns in by_session.values():
+        users = [o for o in turns if o.role == "user"]
+        if not users:
+            continue
+        for k, r in enumerate(turns):
+            f = fold(r.text)
+            if len(r.text) > 400 or _QUESTION.search(f) or lx.EXCEPTION.search(f) or (
+                    r.role == "user" and _hedged(f)):
+                continue
+            earlier = [u for u in users if (u.day, u.line) <= (r.day, r.line) and u.day == r.day]
+            if not earlier or not (_said_change(f) or any(_said_change(fold(u.text)) for u in earlier)):
+                continue
+            index = {id(x): n for n, x in enumerate(ctx.items)}
+            rated = sorted(((_restates(ctx, it, r), index[id(it)]) for it in ctx.items_about(r)
+                            if not it.frozen and not it.step), reverse=True)
+            if not rated or rated[0][0] < 0.5 or len(rated) > 1 and rated[1][0] >= rated[0][0] - 0.1:
+                continue  # the turn restates no entry, or two alike
+            cover, i = rated[0]
+            it = ctx.items[i]
+            moved = _moves(it, r, earlier)
+            if moved is None:
+                continue
+            edits, grounds = moved
+            body = it.entry.body
+            for a, b, new in reversed(edits):
+                body = body[:a] + new + body[b:]
+            found.setdefault(i, []).append((r, body, grounds, cover))
+    out = []
+    for i, said in found.items():
+        if len({body for _, body, _, _ in said}) != 1:
+            continue  # two restatements that disagree: unsure
+        r, body, grounds, cover = max(said, key=lambda x: (x[0].day, x[0].line))
+        it = ctx.items[i]
+        acknowledged = any(x[0].role == "assistant" for x in said)
+        score = confidence("preference", negates_old=True, acknowledged=acknowledged, restated=len(said) > 1,
+                           in_their_words=True, change_verb=True, recent=ctx.recency([r]))
+        text = compose(it, body, r.day)
+        op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
+                       reason="the person changed this in a conversation that restated the rest as it was",
+                       evidence=(entry_evidence(it), *ctx.evidence([r, *grounds])), origin="offline")
+        out.append(Candidate(op, "preference", score, {"restated": True, "cover": round(cover, 2),
+                                                       "slots": body != it.entry.body}))
+    return out
