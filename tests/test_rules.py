@@ -2278,3 +2278,31 @@ def test_a_wait_on_a_compound_noun_ends_with_its_heads_participle():
              ("2026-05-29", "Okafor still unsigned, sent a reminder")]
     assert [c.op.text for c in status_changes(ctx(mem, lines))] == [
         "[P1] Marsh estate (probate): engagement letter sent, signed (2026-05-28)"]
+
+
+def test_a_numbered_thing_said_short_by_its_number_and_head_is_the_entrys():
+    mem = ("## Parlour\n- [P1] 2 号挤奶位真空一直偏低、老掉杯，原因不明，待查 (2026-05-22)\n"
+           "- [P1] 5 号位脉动器挤奶时偶尔异响 (2026-05-20)\n")
+    lines = [("2026-05-26", "师傅查出 2 号位真空调节阀漏气，换了新的调节阀"), ("2026-05-27", "晚班 2 号位正常，真空 42 kPa。"),
+             ("2026-05-29", "2 号位连续三天正常，没再掉杯。"), ("2026-05-30", "5 号位脉动器还是偶尔响")]
+    assert [c.op.targets for c in stale_entries(ctx(mem, lines))] == [
+        ("- [P1] 2 号挤奶位真空一直偏低、老掉杯，原因不明，待查 (2026-05-22)",)]
+    # another number is another stall: its lines end nothing
+    other = [(d, t.replace("2 号位", "3 号位")) for d, t in lines]
+    assert stale_entries(ctx(mem, other)) == []
+
+
+def test_what_could_not_be_done_done_again_ends_the_error():
+    mem = "## Van\n- [P1] Van 上的 invoice printer (Brother PJ-883) 一直 connect 不到 iPad，原因不明，待查 (2026-05-20)\n"
+    fixed = [("2026-05-27", "Brother service centre: firmware 升级，printer 可以 connect 了。")]
+    assert [c.op.op for c in stale_entries(ctx(mem, fixed))] == ["prune"]
+    asked = [("2026-05-27", "Brother service centre 问 printer 可以 connect 了吗？")]
+    assert stale_entries(ctx(mem, asked)) == []
+    still = [("2026-05-27", "printer 可以 connect 了"), ("2026-05-29", "printer 又 connect 不到，还是失败")]
+    assert stale_entries(ctx(mem, still)) == []
+
+
+def test_one_identifier_described_in_two_wordings_is_still_one_thing():
+    c = ctx("## Scripts\n- `cusum-drift.py` — Page (1954) correction stream monitor\n"
+            "- `cusum-drift.py` — Page (1954) correction drift monitor\n", [])
+    assert [x.op.op for x in duplicates_and_contradictions(c)] == ["merge"]

@@ -177,7 +177,10 @@ def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tup
         return ()
     # the noun right after the wait's words, or the second of two ("awaiting client signature": a compound
     # noun, whose head is its last word), never one after a function word ("for the landlord to return it")
-    nouns = [n for n in (m.group(1), m.group(2)) if n and len(n) >= 5 and n not in _FUNCTION]
+    # (the second only when a verb made into a noun, "signature", "approval": "pending OpenClaw install" waits
+    # for no "installed" said of anything)
+    second = m.group(2) if m.group(2) and any(m.group(2).endswith(x) for x in _NOMINAL if len(x) >= 2) else None
+    nouns = [n for n in (m.group(1), second) if n and len(n) >= 5 and n not in _FUNCTION]
     if not nouns:
         return ()
     # the verb a noun is made of: "signature" → sign, "delivery" → deliver, "review" → review

@@ -388,6 +388,10 @@ def _translated(zh: Item, other: Item) -> bool:
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9'._-]*|[\u4e00-\u9fff]|[^\sa-z0-9\u4e00-\u9fff]")
 
 
+# an identifier: a name made of parts joined by a dot, a dash, a slash or an underscore ("backup.sh", "db-2")
+_IDENT = re.compile(r"[a-z0-9]+(?:[._/-][a-z0-9]+)+")
+
+
 def _one_template(a: str, b: str) -> bool:
     """Two entries in the same words but for a word or name put in another's place ("周医生的多点执业备案…" /
     "林医生的多点执业备案…", "the north store's freezer" / "the south store's freezer"): two things of one kind,
@@ -396,6 +400,8 @@ def _one_template(a: str, b: str) -> bool:
     translation in the bilingual lexicon is no other word."""
     ta = _TOKEN.findall(fold(_DATE_TAIL.sub("", a)))
     tb = _TOKEN.findall(fold(_DATE_TAIL.sub("", b)))
+    if {t for t in ta if _IDENT.fullmatch(t)} & {t for t in tb if _IDENT.fullmatch(t)}:
+        return False  # both name one identifier ("cusum-drift-detector.py"): one thing described twice
     sm = difflib.SequenceMatcher(None, ta, tb, autojunk=False)
     if sm.ratio() < 0.7:
         return False  # reworded, not one template

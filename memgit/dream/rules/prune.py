@@ -85,13 +85,42 @@ _NOT_DONE = re.compile(r"([\u4e00-\u9fff]{2,6}?)(?:没有?|沒有?|未)\s*([\u4e
                        r"|([\u4e00-\u9fff]{2,6}?)([\u4e00-\u9fff])不(?:出去|起来|出来|成|了|动)")
 
 
+# what an entry says cannot be done ("一直 connect 不到 iPad", "后台登不上", "PDF 打不开"): the verb before 不到 / 不上 …
+_CANNOT = re.compile(r"(?<![a-z])([a-z]{3,})\s*不(?:到|上|了|进去?|开)|([\u4e00-\u9fff])不(?:到|上|进去?|开)")
+
+
+def _can_again(ctx: Context, it) -> list[Observation]:
+    """What an entry says cannot be done ("connect 不到", "登不上"), said done later by a line about the same thing
+    ("printer 可以 connect 了", "后台登上了", "can connect again"): the failure is over."""
+    m = _CANNOT.search(it.folded)
+    if not m:
+        return []
+    v = re.escape(m.group(1) or m.group(2))
+    done = re.compile(rf"(?:可以|能|又能|已经能|终于)\s*{v}\s*(?:上|到|通|进|开)?\s*了|{v}\s*(?:上|到|通|进|开)了"
+                      rf"|\bcan {v} (?:again|now)\b|\b{v}s? (?:again|fine)\b")
+    lead = _subject(it.entry.body[:m.start()])
+    out = []
+    for o in ctx.obs_about(it):
+        if o.role == "assistant" or o.sensitive or (it.entry.date and o.day < it.entry.date):
+            continue
+        f = fold(o.text)
+        hit = done.search(f)
+        about = ctx.mentions(o, it) >= 0.3 or len(o.terms & lead) >= 2
+        if hit and not lx.ASKED.search(f) and not _failing(f) and not _negated(f, hit.start()) and about:
+            out.append(o)
+        elif out and about and (again := _CANNOT.search(f)) and (again.group(1) or again.group(2)) == (
+                m.group(1) or m.group(2)):
+            return []  # it could not again after that
+    return out
+
+
 def _outcome_reached(ctx: Context, it) -> list[Observation]:
     """A Chinese entry's outcome that did not happen ("人脸识别没跑起来", "消息发不出去"), said done later of the
     same thing with the same verb ("人脸识别全部跑完 ✅", "消息都发出去了"): the failure is over. The line must
     come after the entry, be nobody's question and say it without a negation or a word of failure."""
     m = _NOT_DONE.search(it.folded)
     if not m:
-        return []
+        return _can_again(ctx, it)
     thing, verb = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
     thing = thing[-4:]
     done = re.compile(rf"{re.escape(thing)}[^，,。；;!！?？]{{0,6}}?{re.escape(verb)}"
@@ -259,11 +288,15 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     # is here ("lift"), and what the line says of it anywhere ("load-tested lift 3 …: back in the rotation")
     own_numbers = frozenset(x for x in numbered if (len(x[0]) >= 3 or not x[0].isascii()) and x[0] not in STOP
                             and not any(x in _numbered(y.entry.body) for y in ctx.items if y is not it))
+    # and a Chinese numbered thing said short, by its number and a character of its name right after 号 ("2 号位"
+    # for "2 号挤奶位"), when no other entry numbers a thing so
+    own_heads = _heads(e.body[:min(starts)] if starts else e.body) - frozenset().union(
+        *(_heads(y.entry.body) for y in ctx.items if y is not it))
     by_number: set[int] = set()
-    if own_numbers:
+    if own_numbers or own_heads:
         seen = {id(o) for o in about}
         for o in ctx.obs:
-            if _numbered(o.text) & own_numbers:
+            if _numbered(o.text) & own_numbers or own_heads and _heads(o.text, 1) & own_heads:
                 by_number.add(id(o))
         about = [o for o in ctx.obs if id(o) in seen or id(o) in by_number]  # (in window order)
     # the cheap tests first: most lines about the entry name none of its distinctive terms
@@ -289,6 +322,15 @@ def _numbered(text: str) -> frozenset[tuple[str, str]]:
 
 
 _NUMBERED_ZH = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*([\u4e00-\u9fff]{2})")
+_NUMBERED_HEAD = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*([\u4e00-\u9fff]{1,3})")
+
+
+def _heads(text: str, width: int = 3) -> frozenset[tuple[str, str]]:
+    """A Chinese numbered thing's number with each of the first `width` characters after 号 ("2 号挤奶位" → 2 with
+    挤, 奶, 位): what a short way of saying it ("2 号位") keeps."""
+    if "号" not in text and "號" not in text:
+        return frozenset()
+    return frozenset((to_simplified(c), m.group(1)) for m in _NUMBERED_HEAD.finditer(text) for c in m.group(2)[:width])
 
 
 def _numbered_otherwise(have: frozenset[tuple[str, str]], text: str) -> bool:
