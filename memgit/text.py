@@ -222,9 +222,21 @@ def strip_time(line: str) -> str:
     return TIME_PREFIX_RE.sub("", line, count=1).strip()
 
 
+@lru_cache(maxsize=1)
+def _snowball():
+    # Snowball's English (Porter 2) stemmer: one stem for a word's inflections and derivations alike
+    # ("calibrate", "calibrated", "calibration" → calibr), where the hand-written rules below gave three
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
 @lru_cache(maxsize=131072)
 def stem(word: str) -> str:
+    """A word's stem: Snowball's for a plain English word of four letters or more, else the light rules."""
     w = word.lower()
+    if len(w) > 3 and w.isascii() and w.isalpha():
+        return _snowball().stemWord(w)
     if len(w) > 4 and w.endswith("ies"):
         return w[:-3] + "y"
     if len(w) > 5 and w.endswith("ing"):
@@ -317,6 +329,12 @@ def cjk_words(run: str) -> tuple[str, ...]:
         if i + 1 < len(tagged) and not tagged[i + 1][1].startswith(_FUNCTION_POS):
             out.append(w + tagged[i + 1][0][0])
     return tuple(w for w in out if w not in STOP_ZH)
+
+
+@lru_cache(maxsize=16384)
+def cjk_cut(run: str) -> tuple[str, ...]:
+    """A run of (Simplified) Chinese characters cut into jieba's words, every one kept, lone characters too."""
+    return tuple(_segmenter().cut(run))
 
 
 # a word jieba's dictionary counts this often (需要, 问题, 系统) is common Chinese: it is in many

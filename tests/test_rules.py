@@ -2306,3 +2306,95 @@ def test_one_identifier_described_in_two_wordings_is_still_one_thing():
     c = ctx("## Scripts\n- `cusum-drift.py` — Page (1954) correction stream monitor\n"
             "- `cusum-drift.py` — Page (1954) correction drift monitor\n", [])
     assert [x.op.op for x in duplicates_and_contradictions(c)] == ["merge"]
+
+
+def test_a_thing_put_away_gives_its_part_to_the_one_the_work_now_goes_through():
+    mem = ("## Shop\n- [P1] Card payments and the till run on Square Register at the front counter (2026-02-03)\n"
+           "- [P1] Allergen labels print on the Dymo LabelWriter at the packing bench (2026-01-30)\n")
+    lines = [("2026-05-27", "Toast rep on site to install two terminals at the front counter"),
+             ("2026-05-28", "Opened on Toast. Square Register unplugged and boxed up; all card payments now go through Toast."),
+             ("2026-05-29", "Till closed on Toast, cash drawer matched."),
+             ("2026-05-30", "Zebra sent a quote for a label printer, no decision")]
+    assert [c.op.text for c in slot_changes(ctx(mem, lines))] == [
+        "[P1] Card payments and the till run on Toast at the front counter (2026-05-29)"]
+
+
+
+def test_a_fact_and_its_chinese_translation_merge_by_what_the_chinese_words_translate_to():
+    mem = ("## Studio\n- [P1] Refunds: an unused course is refunded within 30 days with the receipt (2026-02-09)\n"
+           "- [P1] 退款规则：没上过的课程 30 天内凭小票可退款 (2026-04-21)\n"
+           "- [P1] 会员退款：60 天内凭会员码可退款 (2026-04-21)\n")
+    got = [x for x in duplicates_and_contradictions(ctx(mem, [])) if x.op.op == "merge"]
+    assert [len(x.op.targets) for x in got] == [2]
+    assert all("60" not in t for t in got[0].op.targets)
+    # another number is another rule, however alike the words
+    other = mem.replace("30 天内凭小票", "7 天内凭小票")
+    assert [x for x in duplicates_and_contradictions(ctx(other, [])) if x.op.op == "merge"] == []
+    # the same hours of a bakery and of a clinic: two facts, whatever else their words share
+    two = ("## Shops\n- [P1] Bakery open 07:00–10:00, lunch 12:00–13:00 (2026-03-02)\n"
+           "- [P1] 诊所营业 07:00–10:00，午休 12:00–13:00 (2026-04-11)\n")
+    assert duplicates_and_contradictions(ctx(two, [])) == []
+
+
+def test_a_weekly_class_in_two_languages_merges_on_its_hours_and_a_word_translated():
+    mem = ("## Classes\n- [P1] Grade 4 Science: Sundays 10:00–11:30, Room 12, taught by Ms. Ho (2026-03-07)\n"
+           "- [P1] Grade 6 Science: Sundays 13:00–14:30, Room 12, taught by Ms. Ho (2026-03-07)\n"
+           "- [P1] 四年级科学：每周日 10:00–11:30，12 教室，何老师上课 (2026-04-18)\n")
+    got = [x for x in duplicates_and_contradictions(ctx(mem, [])) if x.op.op == "merge"]
+    assert len(got) == 1 and all("13:00" not in t for t in got[0].op.targets)
+
+
+def test_a_filing_queued_for_a_partys_review_is_approved_for_the_one_the_line_names():
+    mem = ("## 人员\n- [P1] 王医生的执业注册：材料已交，排队等市卫健局审批 (2026-05-06)\n"
+           "- [P1] 赵医生的执业注册：材料已交，排队等市卫健局审批 (2026-05-06)\n")
+    lines = [("2026-05-28", "市卫健局来电：王医生的执业注册审批通过了"), ("2026-05-29", "赵医生的还在排队，缺一份证明")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 王医生的执业注册：材料已交，已审批通过 (2026-05-28)"]
+
+
+def test_a_turn_saying_a_detail_stays_moves_nothing_in_its_place():
+    user = ("# USER\n\n## Preferences\n- [P1] Briefing 语音用 \"Nova\"，语速 1.2x (2026-10-20)\n"
+            "- [P1] 每日 briefing 用长段落叙述 (2026-09-18)\n")
+    turns = [("user", "以后 briefing 改用表格吧，一行一件事。"), ("assistant", "明白，以后每日 briefing 用表格。"),
+             ("user", "对。语音还是用 Nova，这个不变。")]
+    from memgit.dream.rules import restated_slots
+    assert restated_slots(_chat("## Notes\n", user, turns)) == []
+
+
+def test_a_rule_someone_states_that_two_other_days_bear_out_is_consolidated_in_its_own_words():
+    lines = [("2026-05-26", "下午要噴第二區，噴頭完全噴不出來，早上噴完沒用清水沖藥桶，藥劑在管子裡結塊"),
+             ("2026-05-28", "sprayer 的 nozzle 又塞住，收機前沒沖藥桶，殘藥乾掉了"),
+             ("2026-05-30", "阿芳訂規矩：以後每次噴完藥，藥桶加清水、開機空噴 5 分鐘把管路沖乾淨，再收機。"),
+             ("2026-05-31", "黑貓收件 12 箱")]
+    got = recurring(ctx("## Notes\n", lines))
+    assert [c.op.text for c in got] == ["[P1] 每次噴完藥，藥桶加清水、開機空噴 5 分鐘把管路沖乾淨，再收機。 (2026-05-30)"]
+
+
+@pytest.mark.parametrize("rule", [
+    # a switch of tool said from now on is a refresh's business, not a lesson
+    "阿芳決定了：以後每次出貨全部改用順豐，藥桶另外寄",
+    # a rule that names what it is about only in the story around it
+    "阿芳：以后都这样，先回温 2 小时。",
+    # no way of doing a thing
+    "From now on the sprayer is permanently parked in shed B.",
+])
+def test_a_stated_line_that_prescribes_nothing_of_its_own_is_no_lesson(rule):
+    lines = [("2026-05-26", "下午要噴第二區，噴頭完全噴不出來，早上噴完沒用清水沖藥桶，藥劑在管子裡結塊"),
+             ("2026-05-28", "sprayer 的 nozzle 又塞住，收機前沒沖藥桶，殘藥乾掉了"), ("2026-05-30", rule)]
+    assert recurring(ctx("## Notes\n", lines)) == []
+
+
+def test_a_stated_rule_with_no_trouble_on_other_days_is_no_lesson():
+    lines = [("2026-05-26", "第二區噴藥完成，藥桶沖乾淨了"), ("2026-05-28", "椪柑區噴藥完成，收機"),
+             ("2026-05-30", "阿芳訂規矩：以後每次噴完藥，藥桶加清水、開機空噴 5 分鐘把管路沖乾淨，再收機。")]
+    assert recurring(ctx("## Notes\n", lines)) == []
+
+
+def test_a_replaced_thing_with_a_detail_the_new_ones_lines_never_give_is_left_to_a_person():
+    mem = "## 后厨\n- [P1] 后厨出单打印机：佳博小票机，USB 接在收银台电脑上 (2026-01-08)\n"
+    lines = [("2026-05-27", "新打印机到了：芯烨网口小票机，小李接到路由器上，测试单打印正常"),
+             ("2026-05-27", "后厨出单全部切到芯烨，佳博那台收进仓库"),
+             ("2026-05-29", "午高峰出单一百多张，芯烨一张没卡")]
+    assert slot_changes(ctx(mem, lines)) == []
+    # the same lines, an entry without that detail: the new name takes the old one's place
+    one = "## 后厨\n- [P1] 后厨出单打印机：佳博小票机 (2026-01-08)\n"
+    assert [c.op.text for c in slot_changes(ctx(one, lines))] == ["[P1] 后厨出单打印机：芯烨小票机 (2026-05-29)"]

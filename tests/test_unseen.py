@@ -34,7 +34,8 @@ SUMMARY = re.compile(r"^work (?P<work>\d+)/(?P<work_total>\d+) \(\d+%\); guards 
 
 def _sealed_env(home: Path) -> dict[str, str]:
     """The hermetic seal of conftest, for a module-scoped run: no real home, no system git config."""
-    env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), GIT_CONFIG_NOSYSTEM="1",
+    env = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
+               GIT_CONFIG_NOSYSTEM="1",
                GIT_EDITOR="false", GIT_PAGER="cat", PAGER="cat", GIT_TERMINAL_PROMPT="0", NO_COLOR="1",
                MEMGIT_LOCK_TIMEOUT="2")
     for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_CONFIG_GLOBAL", "GIT_CONFIG",

@@ -451,8 +451,8 @@ def zh_number(run: str) -> int | None:
     return total + section + (digit or 0)
 
 
-# a lone numeral before one of these counts ("一号店", "三楼", "二期"); elsewhere it is a word's part (一起, 一直)
-_ORDINAL_AFTER = re.compile("[号號楼樓层層栋棟期区區组組班]")
+# a lone numeral before one of these counts ("一号店", "三楼", "二期", "五年级"); elsewhere it is a word's part (一起, 一直)
+_ORDINAL_AFTER = re.compile("[号號楼樓层層栋棟期区區组組班]|年[级級]")
 
 
 def zh_numbers(text: str) -> set[str]:

@@ -228,10 +228,12 @@ def displacements(ctx: Context) -> list[Candidate]:
         rivals = sorted(fits[(old, new)], key=lambda x: -x[0])
         if rivals[0][1] is not it or len(rivals) > 1 and rivals[1][0] == rivals[0][0]:
             continue  # another entry naming the old one fits the lines as well or better
-        replaced = _replaced(it, old, raw)
+        replaced = _replaced(it, old, raw, [folded[id(o)] for o in ends])
         if replaced is None:
             continue
         text, old_raw = replaced
+        if _detail_unsaid(it.entry.body, old, [folded[id(o)] for o in support]):
+            continue  # a detail the new one's lines never give ("USB 接在收银台电脑上"): it may be the old one's
         day = max(o.day for o in support)
         score = confidence("slot", extra_days=min(n_days - 1, 2), recent=ctx.recency(support))
         ev = sorted({id(o): o for o in (*ends, *support)}.values(), key=lambda o: (o.day, o.line))
@@ -260,9 +262,14 @@ def _context(entry: str, old: str, lines: list[str], new: str, span: int = 6) ->
     return best
 
 
-def _replaced(it: Item, old: str, new_raw: str) -> tuple[str, str] | None:
+# capitalised words right after a name, of the same name ("Square Register")
+_MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+]*)+")
+
+
+def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = ()) -> tuple[str, str] | None:
     """The entry's body with its one `old` name replaced by `new_raw` (in the entry's script), and the old
-    name as the entry writes it."""
+    name as the entry writes it: the whole of it, with the capitalised words after it that a line saying its
+    part is over writes with it too ("Square Register unplugged")."""
     body = it.entry.body
     simple = to_simplified(body)
     if len(simple) != len(body):
@@ -271,5 +278,34 @@ def _replaced(it: Item, old: str, new_raw: str) -> tuple[str, str] | None:
     if len(pos) != 1:
         return None
     a = pos[0]
+    b = a + len(old)
+    more = _MORE_NAME.match(body, b)
+    if more and not CJK_IN.match(old):
+        whole = body[a:more.end()].lower()
+        for k in range(len(more.group(0).split()), 0, -1):
+            name = " ".join(whole.split()[:k + 1])
+            if any(_said(name, f) for f in ending):
+                b = a + len(" ".join(body[a:more.end()].split()[:k + 1]))
+                break
     new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
-    return body[:a] + new + body[a + len(old):], body[a:a + len(old)]
+    return body[:a] + new + body[b:], body[a:b]
+
+
+_DETAIL_CLAUSE = re.compile(r"[，,；;。]")
+_LATIN_DETAIL = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9](?![\w-])")
+
+
+def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
+    """A clause of the entry besides the old name's holds a name, code or kind in Latin letters ("USB", "VLAN 20",
+    "ranger_bringup") that no line about the new one writes: what the entry says of the old one there may not hold
+    of the new one, so the swap is left to a person (as a tool swap is, memgit.dream.rules.versions)."""
+    said = "\n".join(lines)
+    for clause in _DETAIL_CLAUSE.split(body):
+        if old in fold(clause):
+            continue
+        for m in _LATIN_DETAIL.finditer(clause):
+            w = m.group(0).lower()
+            if w not in STOP and not _said(w, said):
+                return True
+    return False
+

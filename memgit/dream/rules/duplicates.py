@@ -7,12 +7,13 @@ from datetime import date
 from functools import lru_cache
 
 from memgit.dream import lexicon as lx
+from memgit.dream.glossary import glosses
 from memgit.memory import DATE_TAIL_RE as _DATE_TAIL
 from memgit.ops import Operation
 from memgit.text import STOP, cjk_share, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _label, _overlap, _values, Candidate, CJK_IN, compose, Context, DisjointSets, entry_evidence, fold,
+    _label, _overlap, _values, zh_numbers, Candidate, CJK_IN, compose, Context, DisjointSets, entry_evidence, fold,
     Item, LABEL_RE
 )
 
@@ -205,6 +206,8 @@ def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
     ids = frozenset(_CODE_ID.findall(rest_s))
     nums = frozenset(n for n in _PLAIN_NUM.findall(_CODE_ID.sub(" ", rest_s)))
     if chinese:
+        nums |= zh_numbers(rest_s)  # ("五年级" is the grade "Grade 5" gives)
+    if chinese:
         names = frozenset(w.lower() for w in _LATIN_WORD.findall(body))
     else:
         words = list(_LATIN_WORD.finditer(body))
@@ -238,13 +241,14 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
     by_key: dict[object, list[int]] = {}
     for j in range(len(items)):
         if not zh[j]:
-            for key in (*latin[j], *inv[j]["id"], *inv[j]["clock"]):
+            for key in (*latin[j], *inv[j]["id"], *inv[j]["clock"], *(("#", n) for n in inv[j]["num"])):
                 by_key.setdefault(key, []).append(j)
     fits: dict[int, list[int]] = {}
     for i, a in enumerate(items):
         if not zh[i] or a.frozen or a.step:
             continue
-        near = sorted({j for key in (*inv[i]["name"], *inv[i]["id"], *inv[i]["clock"]) for j in by_key.get(key, ())})
+        near = sorted({j for key in (*inv[i]["name"], *inv[i]["id"], *inv[i]["clock"], *(("#", n) for n in inv[i]["num"]))
+                       for j in by_key.get(key, ())})
         for j in near:
             b = items[j]
             if b.frozen or b.step or a.entry.file != b.entry.file:
@@ -278,12 +282,19 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
                       + len(x["floor"] & y["floor"]))
             # a name or a code both write; values alone (the same hours, a weekday and a number) only with
             # a concept of the bilingual lexicon both hold: a bakery and a clinic may open 07:00–10:00
-            alike = any(t.startswith("~") for t in a.subject & b.subject)
+            # (or a word of the English one that a Chinese word of the other translates to: "grade" / 年级)
+            cover, hits = _glossed(a, b)
+            alike = any(t.startswith("~") for t in a.subject & b.subject) or hits >= 1
             # (a clock time and two more values beside it: days or numbers both give)
             values = len(x["clock"] & y["clock"]) >= 2 or bool(x["clock"] & y["clock"]) and (
                 len(x["day"] & y["day"]) + len(x["num"] & y["num"]) >= 2 and bool(x["day"] & y["day"]))
             strong = bool(x["name"] & latin[j] or x["id"]) or alike and values
-            if shared >= 2 and strong:
+            # or one a translation of the other: every value the same (a number at least), most of the English
+            # one's words what the Chinese one's translate to, two Chinese words among them ("Refunds: an unused
+            # course is refunded within 30 days" / "退款规则：没上过的课程 30 天内凭小票可退款")
+            translated = all(x[k] == y[k] for k in x) and sum(len(v) for v in x.values()) >= 1 and cover >= 0.5 \
+                and hits >= 2
+            if shared >= 2 and strong or translated:
                 fits.setdefault(i, []).append(j)
     out = []
     by_j: dict[int, list[int]] = {}
@@ -325,6 +336,34 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
                               "other's details", evidence=tuple(entry_evidence(x) for x in pair), origin="offline")
         out.append(Candidate(op, "duplicate", score, {"entries": 2, "bilingual": True, "added": len(extra)}))
     return out
+
+
+def _alike(a: str, b: str) -> bool:
+    """Two stems of one word: the same, or one the other's start of four letters or more ("math" / "mathemat")."""
+    return a == b or min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))
+
+
+def _glossed(zh: Item, en: Item) -> tuple[float, int]:
+    """How much of an English entry a Chinese one translates: the share of the English one's words (function
+    words and names aside) that a Chinese word of the other glosses to, and how many Chinese words do; 0 when
+    a word of what the English one is about (its label or first clause, names aside) is none of them: the same
+    hours of a bakery and of a clinic (诊所) are two facts."""
+    words = {t for t in en.subject if t.isascii() and t.isalpha() and len(t) > 2 and t not in STOP}
+    if not words:
+        return 0.0, 0
+    g = glosses(t for t in zh.subject if CJK_IN.match(t))
+    said = {x for s in g.values() for x in s}
+    # (a word the bilingual lexicon gives a concept both hold is translated too: "Dr." / 医生)
+    hit = {w for w in words if any(_alike(w, x) for x in said) or f"~{lx.concept(w)}" in zh.subject}
+    body = en.entry.body
+    m = LABEL_RE.match(body)
+    lead = m.group(1) if m and _label(body) else _CLAUSE_CUT.split(body, maxsplit=1)[0]
+    # what it is about: the first two words of that, a name inside it aside
+    head = [t for k, w in enumerate(_LATIN_WORD.findall(lead)) if not (k and w[:1].isupper())
+            for t in term_set(w) if t in words][:2]
+    if set(head) - hit:
+        return 0.0, 0
+    return len(hit) / len(words), sum(1 for s in g.values() if any(_alike(w, x) for w in words for x in s))
 
 
 def _own_place(english: str, written: frozenset[str]) -> bool:

@@ -12,7 +12,8 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import TAG_RE, Document
 from memgit.ops import Operation
-from memgit.text import CJK_RE, STOP, cjk_share, is_traditional, term_set, to_simplified, to_traditional
+from memgit.text import (CJK_RE, CJK_RUN_RE, STOP, STOP_ZH, cjk_cut, cjk_share, is_common_word, is_traditional,
+                         stem, term_set, to_simplified, to_traditional)
 from memgit.dream.scoring import confidence
 from memgit.dream.model import Candidate, Context, DisjointSets, fold, TIMELINE
 
@@ -204,7 +205,131 @@ def recurring(ctx: Context) -> list[Candidate]:
                        evidence=ctx.evidence(members, 5, first=rep), origin="offline")
         out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
-    return _one_per_story(out)
+    taken = {e.source for c in out for e in c.op.evidence}
+    return _one_per_story(out + _stated_lessons(ctx, primary, taken))
+
+
+# -- consolidate: a rule someone states, that the days before or after bear out -----------------------------
+STATED_DAYS = 3  # the rule's day and the days of the lines it answers or that follow it
+
+
+def _units(o: Observation) -> list[frozenset[str]]:
+    """What a line speaks of, one set a word: an English word's stem, or the English a Chinese word translates to
+    (memgit.dream.glossary), so lines in two scripts about one thing meet ("rinse" / "沖", "nozzle" / "噴頭")."""
+    from memgit.dream.glossary import glosses
+
+    f = fold(o.text)
+    out = [frozenset((t,)) for t in o.terms if t.isascii() and t.isalpha() and len(t) > 3 and t not in STOP]
+    words = [w for run in CJK_RUN_RE.findall(f) for w in cjk_cut(run) if w not in STOP_ZH and not is_common_word(w)]
+    out += [frozenset(s) for s in glosses(words).values()]
+    return out
+
+
+def _speak_of(ctx: Context, a: Observation, b: Observation, ua: list[frozenset[str]], ub: list[frozenset[str]]) -> int:
+    """How many things two lines both speak of: specific terms they share, and words of one whose English the
+    other says (each word once)."""
+    shared = {t for t in a.terms & b.terms if ctx.anchor(t) and not t.startswith("~")}
+    said_b = frozenset().union(*ub) if ub else frozenset()
+    glossed = sum(1 for u in ua if u & said_b and not u & shared)
+    return len(shared) + min(glossed, sum(1 for u in ub if u & (frozenset().union(*ua) if ua else frozenset())))
+
+
+def _stated_sentence(text: str) -> str | None:
+    """The sentence of a line that states a standing rule: said from now on ("From now on: calibrate…",
+    "以后录成绩前…"), under a rule's label ("規矩：", "Rule:"), or in a rule's words; its own words, without who
+    said it or when it starts."""
+    parts = _sentences(text)
+    for test in (lambda p: lx.TIME_MARKER.search(fold(p)) or _MADE_RULE.search(fold(p)),
+                 lambda p: lx.RULE_LABEL.match(p)):
+        hits = [p for p in parts if test(p)]
+        if len(hits) == 1:
+            rule = _own_words(lx.RULE_LABEL.sub("", hits[0], count=1).strip())
+            return rule if len(rule) >= 8 and not lx.TIME_MARKER.match(fold(rule)) else None
+    return None
+
+
+def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> list[Candidate]:
+    """A rule someone states ("秀娟訂規矩：以後每次噴完藥…先沖乾淨再收機", "From now on: calibrate … before every
+    titration session") about what went wrong on other days: lines on two other days at least (one telling
+    trouble: an error, a complaint, a step not done) speak of two things the rule speaks of, in any script.
+    The rule is consolidated in its own words; memory must not hold it already."""
+    out = []
+    told = [o for o in ctx.obs if o.role != "assistant" and not o.sensitive and len(o.text) <= LESSON_CHARS
+            and f"{o.source}:{o.line}" not in taken]
+    if len(told) < 3:
+        return []
+    units: dict[int, list[frozenset[str]]] = {}
+
+    def units_of(o: Observation) -> list[frozenset[str]]:
+        if id(o) not in units:
+            units[id(o)] = _units(o)
+        return units[id(o)]
+
+    for r in told:
+        f = fold(r.text)
+        if lx.ASKED.search(f) or any(p.search(f) for p in NOT_LESSON) or LISTED.match(r.text):
+            continue
+        rule = _stated_sentence(r.text)
+        if rule is None or not _PRESCRIBES.search(fold(rule)) or any(p.search(fold(rule)) for p in _SWITCHES):
+            continue  # no way of doing a thing ("permanently non-Goodhartable"), or a switch of tool or party
+            # ("以後交件全部改用 …", "moving Ranger off Humble"): a refresh's, not a lesson
+        # what the rule itself names, not the line around it: a rule that says what it is about only there
+        # ("以后都这样，先回温 2 小时" after the story) is no entry of its own
+        said = Observation(r.source, r.line, r.day, rule, rule, r.kind, r.role, r.session)
+        ur = _units(said)
+        days: dict[date, list[Observation]] = {}
+        trouble = False
+        for o in told:
+            if o.day == r.day or o is r:
+                continue
+            if _speak_of(ctx, said, o, ur, units_of(o)) < 2:
+                continue
+            fo = fold(o.text)
+            bad = bool(lx.ERROR.search(fo) or lx.COMPLAINT.search(fo) or lx.AGAIN.search(fo)
+                       or re.search(lx.FORGOT, fo) or _NOT_DONE_RE.search(fo))
+            if o.day > r.day and not bad and not lx.PERSISTS.search(fo):
+                days.setdefault(o.day, []).append(o)  # done by the rule since ("calibration done before run")
+            elif bad:
+                days.setdefault(o.day, []).append(o)
+                trouble = True
+        if not trouble or len(days) + 1 < STATED_DAYS:
+            continue
+        core = r.terms & frozenset().union(*(o.terms for ls in days.values() for o in ls))
+        near_items = {i for t in r.terms for i in ctx._items_by_term.get(t, ())}
+        wr = max(ctx.weight(r.terms), 1e-9)
+        if any(ctx.weight(r.terms & ctx.items[i].subject) / wr >= 0.6 for i in near_items):
+            continue  # memory already holds it
+        text = _in_script(_clean(_without_otherwise(rule)), ctx, primary)
+        if not text or sensitive.has_sensitive(text):
+            continue
+        first = re.match(r"[a-z]+(?=\s)", text)
+        if first and stem(first.group(0)) != first.group(0):
+            text = text[0].upper() + text[1:]  # a sentence cut from after "From now on:" starts as one ("Calibrate …")
+        section, _ = _pick_section(ctx, primary, core or r.terms)
+        support = [o for ls in days.values() for o in ls]
+        all_days = sorted({r.day, *days})
+        score = confidence("recurring", extra_days=len(all_days) - 2, rule_form=True,
+                           sessions=min(len({o.session for o in (r, *support) if o.session}), 2),
+                           recent=ctx.recency([r, *support]))
+        op = Operation("consolidate", ctx.primary, (), text=f"[P1] {text} ({all_days[-1].isoformat()})",
+                       section=section, confidence=score,
+                       reason=f"a rule stated on {r.day.isoformat()} that {len(days)} other day(s) bear out; memory lacks it",
+                       evidence=ctx.evidence(support, 5, first=r), origin="offline")
+        out.append(Candidate(op, "recurring", score, {"days": len(all_days), "rule": True, "stated": True}))
+        taken |= {f"{o.source}:{o.line}" for o in (r, *support)}
+    return out
+
+
+# how a rule prescribes: when, in what order, how often ("before every titration session", "先…再收機", "每次")
+_PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenever)\b|每次|每回|每一[次回个個]|之前|以前|"
+                         r"前先|先.{0,16}再|一律|务必|必须|一定要|都要|之后再|完再|都这样|都这么做|照这样")
+# a change of tool or party, said as from now on: the refresh rules' business (memgit.dream.rules.displaced, …)
+_SWITCHES = (lx.SUPERSEDE, lx.PREFERENCE_CHANGE, lx.DISPLACED, lx.RETIRED, lx.HANDED_OVER, lx.TOOK_OVER,
+             re.compile(f"{lx.CHANGE_ZH}|\\b(?:{lx.CHANGE_EN})\\b"))
+
+
+# a step not done, said of the thing ("nobody calibrated", "hadn't been calibrated", "沒用清水沖", "没 rinse")
+_NOT_DONE_RE = re.compile(r"\b(?:nobody|no one|never|hadn't|hasn't|didn't|wasn't|not)\b|[没沒]\s*\S|未")
 
 
 @lru_cache(maxsize=8192)
@@ -464,7 +589,7 @@ _TITLED_SPEAKER = re.compile(r"^(?:[\u4e00-\u9fff]{1,3}"
                              r"(?:老师|老師|师傅|師傅|哥|姐|总|總|经理|經理|医生|醫生|主任|老板|老闆)"
                              r"|(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][\w'’-]*)\s*[:：]\s*(?=\S)")
 # a clause saying only that what follows is now a rule ("定成规矩，", "立个规矩：")
-_MADE_RULE = re.compile(r"^(?:定成|定个|定為|定为|立个|立個)?\s*规矩(?:是)?\s*[，,:：]\s*")
+_MADE_RULE = re.compile(r"^(?:[^，,:：\s]{1,8}?(?:订|訂|定|立)(?:了)?(?:个|個)?|定成|定个|定為|定为|立个|立個)?\s*规矩(?:是)?\s*[，,:：]\s*")
 
 
 def _own_words(rule: str) -> str:

@@ -38,6 +38,15 @@ def _hedged(f: str) -> bool:
     return any(not any(a <= m.start() < b for a, b in marks) for m in lx.PLANNED.finditer(f))
 
 
+def _without_cues(f: str) -> str:
+    """A folded turn with the words that say a change or what stays blanked out."""
+    chars = list(f)
+    for p in (*_CHANGE_CUES, _SINCE):
+        for m in p.finditer(f):
+            chars[m.start():m.end()] = " " * (m.end() - m.start())
+    return "".join(chars)
+
+
 def _said_change(f: str) -> bool:
     return any(p.search(f) for p in _CHANGE_CUES) or bool(_SINCE.search(f))
 
@@ -160,7 +169,8 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
             grounds.append(u)
     # what else the person asked for that the turn confirms (a channel, a tool: "改发钉钉群吧"), each put in the
     # place of the entry's words the turn says it instead of; the turn's other words are its own phrasing
-    asked = frozenset().union(*(u.terms for u in users if _said_change(fold(u.text))))
+    # (the words that say it, "改发", "这个不变", are no value)
+    asked = frozenset().union(*(term_set(_without_cues(fold(u.text))) for u in users if _said_change(fold(u.text))))
     wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)}
     al = _Aligned(body, r.text)
     slot_spans = [(a, b) for a, b, *_ in have_clocks] + [(a, b) for a, b, _ in have_days]
@@ -179,6 +189,8 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
         old_text = fb[old_span[0]:old_span[1]]
         if not any(_content(t[2]) for t in al.tb[i1:i2]) or j2 - j1 > 8 or i2 - i1 > 8 or old_text.strip() in f:
             return None
+        if any(c.isdigit() for c in old_text) and not any(c.isdigit() for c in theirs_text):
+            return None  # a number of the entry's ("语速 1.1x") is no word to put another in place of
         new_text = theirs_text.strip()
         nf = fold(new_text)
         u = _user_said(lambda t, uf: nf in uf and _said_change(uf), users)
