@@ -2398,3 +2398,75 @@ def test_a_replaced_thing_with_a_detail_the_new_ones_lines_never_give_is_left_to
     # the same lines, an entry without that detail: the new name takes the old one's place
     one = "## 后厨\n- [P1] 后厨出单打印机：佳博小票机 (2026-01-08)\n"
     assert [c.op.text for c in slot_changes(ctx(one, lines))] == ["[P1] 后厨出单打印机：芯烨小票机 (2026-05-29)"]
+
+
+def test_a_tool_swap_takes_the_new_tools_path_for_the_path_that_named_the_old_one():
+    mem = "## 服务\n- [P1] 反向代理用 Nginx，配置放在 /srv/nginx/conf.d (2026-01-18)\n"
+    said = [("2026-05-28", "正式切换：反向代理从 Nginx 换成 Caddy，配置在 /srv/caddy/Caddyfile，nginx 容器已停用")]
+    assert [c.op.text for c in slot_changes(ctx(mem, said))] == [
+        "[P1] 反向代理用 Caddy，配置放在 /srv/caddy/Caddyfile (2026-05-28)"]
+    # no path of the new one's said: the old one's path would stay beside it, so a person says what replaces it
+    bare = [("2026-05-28", "正式切换：反向代理从 Nginx 换成 Caddy，nginx 容器已停用")]
+    assert slot_changes(ctx(mem, bare)) == []
+
+
+def test_a_ruling_waited_for_ends_with_its_verdict_beside_who_rules():
+    mem = ("## Matters\n- [P1] Ortega v. Bayline: motion to compel filed, awaiting ruling from Judge Amari (2026-04-11)\n"
+           "- [P1] Pryce custody matter: motion for temporary orders filed, awaiting ruling (2026-04-19)\n")
+    lines = [("2026-05-25", "Ortega v. Bayline: Judge Amari ruled on the motion to compel -> GRANTED in part. Discovery reopens."),
+             ("2026-05-26", "Ortega: draft of the new interrogatories sent to Dana"),
+             ("2026-05-27", "Pryce: still no ruling on temporary orders")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == []  # "granted in part" is no verdict word
+    lines[0] = ("2026-05-25", "Ortega v. Bayline: Judge Amari ruled on the motion to compel -> DENIED. Trial date stands.")
+    got = status_changes(ctx(mem, lines))
+    assert [c.op.text for c in got] == ["[P1] Ortega v. Bayline: motion to compel filed, denied (2026-05-25)"]
+    assert got[0].features["contradicted"] is False  # another thing's draft is no new wait for the ruling
+
+
+def test_a_room_named_by_a_bare_number_is_the_entrys_in_a_line_giving_the_number_and_its_name():
+    mem = ("## 设备\n- [P1] 四楼 402 物理实验室投影仪一直黑屏，原因待查 (2026-05-08)\n"
+           "- [P1] 二楼语音室音响有电流声，等厂家 (2026-05-10)\n")
+    lines = [("2026-05-26", "402 投影仪换了 HDMI 线，投影恢复"), ("2026-05-27", "402 早读投影正常"),
+             ("2026-05-28", "402 投影正常")]
+    assert [c.op.targets for c in stale_entries(ctx(mem, lines))] == [
+        ("- [P1] 四楼 402 物理实验室投影仪一直黑屏，原因待查 (2026-05-08)",)]
+    # another room's projector ends nothing
+    other = [(d, t.replace("402", "405")) for d, t in lines]
+    assert stale_entries(ctx(mem, other)) == []
+
+
+def test_a_delivery_arriving_ends_no_wait_for_a_credit_check():
+    mem = ("## Suppliers\n- [P1] Wholesaler account with Meridian: application submitted, waiting for credit check (2026-05-04)\n"
+           "- [P1] Sensor kit: waiting for the sensors (2026-05-04)\n")
+    lines = [("2026-05-27", "Placed first Meridian order, due tomorrow"),
+             ("2026-05-28", "First Meridian delivery arrived, checked against the invoice"),
+             ("2026-05-29", "The sensors arrived today, all six")]
+    assert [c.op.targets[0] for c in status_changes(ctx(mem, lines))] == ["- [P1] Sensor kit: waiting for the sensors (2026-05-04)"]
+
+
+def test_an_inspection_waited_for_passes_only_for_the_building_the_line_numbers():
+    mem = ("## 工地\n- [P1] 7号楼 主体结构验收：资料已报，待监理验收 (2026-03-02)\n"
+           "- [P1] 9号楼 主体结构验收：资料已报，待监理验收 (2026-03-02)\n")
+    lines = [("2026-05-27", "监理 王工 来电：7号楼 主体结构验收通过，无整改项。"),
+             ("2026-05-28", "9号楼 等试块报告出来再约监理")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 7号楼 主体结构验收：资料已报，已验收通过 (2026-05-27)"]
+
+
+def test_a_thing_that_kept_going_offline_is_fixed_once_its_short_name_stays_online_two_days():
+    mem = "## 船上\n- [P1] 天通卫星电话一直掉线，原因不明，待查 (2026-05-03)\n- [P1] 冰机压缩机有异响，等厂家 (2026-05-06)\n"
+    lines = [("2026-05-26", "电工换了天线馈线，开机后在线"), ("2026-05-28", "天通 在线 24 小时，没掉过一次。"),
+             ("2026-05-30", "天通 自检通过，仍然在线。")]
+    assert [c.op.targets for c in stale_entries(ctx(mem, lines))] == [("- [P1] 天通卫星电话一直掉线，原因不明，待查 (2026-05-03)",)]
+    # offline again after: not fixed
+    later = lines + [("2026-05-31", "天通 又掉线了")]
+    assert stale_entries(ctx(mem, later)) == []
+
+
+def test_a_system_kept_read_only_gives_its_slot_to_the_one_the_work_now_comes_out_of():
+    mem = ("## Practice\n- [P1] Booking system: Vetstoria, the online calendar clients use (2025-11-03)\n"
+           "- [P1] Lab analyzer: IDEXX Catalyst, results auto-import (2025-09-18)\n")
+    lines = [("2026-05-25", "Cutover from Vetstoria this Saturday"),
+             ("2026-05-27", "Bookings now come out of Petsapp. Vetstoria is read-only, licence ends in June."),
+             ("2026-05-29", "Petsapp calendar full for Monday, clients like it")]
+    assert [c.op.text for c in slot_changes(ctx(mem, lines))] == [
+        "[P1] Booking system: Petsapp, the online calendar clients use (2026-05-29)"]

@@ -44,7 +44,7 @@ def _done() -> list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]]:
 
 # Done states, in order, with how far along each is; a tie keeps the first.
 DONE_RANKS = (("live", 3), ("deployed", 3), ("released", 3), ("arrived", 3), ("shipped", 2), ("pushed", 2),
-              ("merged", 2), ("approved", 2), ("repaired", 2), ("resolved", 2), ("completed", 2), ("done", 1))
+              ("merged", 2), ("approved", 2), ("ruled", 2), ("repaired", 2), ("resolved", 2), ("completed", 2), ("done", 1))
 # (rank, pattern, canonical English, canonical Chinese, the waits it alone ends); TRADITIONAL spells the
 # Chinese display.
 DONE: list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]] = _done()
@@ -135,14 +135,26 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
     `named` as waiting ("health permit: blocked until …" ends when the permit is issued); with `subject`
     (an entry's terms), only a state said of it, not of another noun ("funds released in April")."""
     best = None
+    # what the wait is for, as its words name it ("waiting for the sensors"): a state said of it ends the wait
+    obj = _EN_OBJECT.match(wait) if wait else None
+    awaited = frozenset(term_set(obj.group(1))) if obj and obj.group(1) not in _FUNCTION else frozenset()
     for rank, pat, en, zh, ends in (*DONE, *_echoes(wait)):
-        if ends and wait is not None and not any(w in wait or w in named for w in ends):
+        of_it = False
+        # ("!check": a wait this state never ends, whatever else it ends)
+        never = [w[1:] for w in ends if w.startswith("!")]
+        ends = [w for w in ends if not w.startswith("!")]
+        if never and wait is not None and any(w in wait for w in never):
             continue
+        if ends and wait is not None and not any(w in wait or w in named for w in ends):
+            if not awaited:
+                continue
+            of_it = True  # only said of what the wait is for
         # a wait's own English participle only said right after the entry's own word ("the venue contract
         # signed", "Orchid v3 was reviewed"; not "reviewed the exporter logs for Orchid")
         m = next((m for m in pat.finditer(text) if not negated_at(text, m.start())
                   and not _STILL_TO_WAIT.match(text, m.end())
-                  and (subject is None or _said_of(text, m.start(), subject, strict=not en))), None)
+                  and (subject is None or _said_of(text, m.start(), subject, strict=not en))
+                  and (not of_it or _said_of(text, m.start(), awaited, strict=True))), None)
         if m is not None and (best is None or rank > best[0]):
             best = (rank, en or m.group(0), zh, m.start(), m.end())  # a wait's own participle is its word
     return best

@@ -393,6 +393,17 @@ def aside_name(text: str) -> frozenset[str]:
     return _subject(m.group(1)) if m else frozenset()
 
 
+_NUMBERED_HEAD = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*([\u4e00-\u9fff]{1,3})")
+
+
+def numbered_heads(text: str, width: int = 3) -> frozenset[tuple[str, str]]:
+    """A Chinese numbered thing's number with each of the first `width` characters after 号 ("2 号挤奶位" → 2 with
+    挤, 奶, 位): what a short way of saying it ("2 号位") keeps."""
+    if "号" not in text and "號" not in text:
+        return frozenset()
+    return frozenset((to_simplified(c), m.group(1)) for m in _NUMBERED_HEAD.finditer(text) for c in m.group(2)[:width])
+
+
 # a numbered item: a kind and its number ("build 398", "Dock 3", "ticket #4471")
 NUMBERED_RE = re.compile(r"(?<![\w-])([A-Za-z]{2,12})[ \t#]*(\d{1,6})(?![\w.:/-])")
 # (a clock time's colon, "每天 08:30 開放", is no label's)

@@ -305,6 +305,8 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
             continue
         for m in _LATIN_DETAIL.finditer(clause):
             w = m.group(0).lower()
+            if m.group(0).islower() and m.group(0).isalpha():
+                continue  # a plain word of an English entry ("the online calendar clients use") is no name
             if w not in STOP and not _said(w, said):
                 return True
     return False

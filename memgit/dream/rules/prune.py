@@ -9,9 +9,10 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, is_common_word, STOP, term_set, to_simplified
+from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, cjk_cut, is_common_word, STOP, term_set, to_simplified
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (_negated, _subject, aside_name, Candidate, compose, Context, entry_evidence, fold,
+                                numbered_heads,
                                 LABEL_RE, NUMBERED_RE, TIMELINE)
 
 
@@ -60,8 +61,12 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 fixed = _outcome_reached(ctx, it)
             if fixed:
                 last = max((o.day, o.line) for o in fixed)
-                if any((o.day, o.line) > last and _failing(fold(o.text))
-                       for o in _reported(ctx, it, lx.ERROR, aliases)):
+                # (and the state it kept falling into, "又掉线了", is its failure again)
+                ended = [e.pattern for _, _, e in lx.STATE_PAIRS if e.search(f)]
+                fails = re.compile("|".join([lx.ERROR.source, *ended])) if ended else lx.ERROR
+                if any((o.day, o.line) > last and (_failing(fold(o.text)) or ended and fails.search(fold(o.text))
+                                                   and not _succeeded(f).search(fold(o.text)))
+                       for o in _reported(ctx, it, fails, aliases)):
                     fixed = []  # it failed again after the fix was reported
             if fixed:
                 days = len({o.day for o in fixed})
@@ -149,14 +154,22 @@ def _failing(f: str) -> bool:
 
 
 def _succeeded(f: str) -> re.Pattern[str]:
-    """The words of success for an entry's failure (folded text): the lexicon's, and the failed verb
-    done ("printed", "prints" for "fails to print")."""
+    """The words of success for an entry's failure (folded text): the lexicon's, the failed verb done ("printed",
+    "prints" for "fails to print"), the state a failure of a state pair ends ("在线" for "一直掉线", "online" for
+    "keeps going offline"), and that failure said not to happen ("没掉过一次", "没再掉线")."""
+    alts = [lx.SUCCEEDED.source]
     m = _FAILED_TO.search(f)
-    if not m or _WORKS.search(f):
-        return lx.SUCCEEDED  # (a way that works is named beside the failure: doing it again fixes nothing)
-    verb = m.group(1)
-    base = verb[:-1] if verb.endswith("e") else verb
-    return re.compile(rf"{lx.SUCCEEDED.source}|\b{re.escape(base)}(?:e?d|e?s)\b")
+    if m and not _WORKS.search(f):  # (a way that works named beside the failure: doing it again fixes nothing)
+        verb = m.group(1)
+        base = verb[:-1] if verb.endswith("e") else verb
+        alts.append(rf"\b{re.escape(base)}(?:e?d|e?s)\b")
+    for _, holds, ended in lx.STATE_PAIRS:
+        if (e := ended.search(f)) is not None:
+            alts.append(rf"(?<![不没沒未])(?:{holds.pattern})")
+            w = e.group(0)
+            if len(w) == 2 and CJK_RUN_RE.fullmatch(w):
+                alts.append(rf"[没沒]有?再?{re.escape(w[0])}过?{re.escape(w[1])}?")
+    return re.compile("|".join(alts)) if len(alts) > 1 else lx.SUCCEEDED
 
 
 _ERROR_CLAUSE = re.compile(r"[，；。！？：（）]|[,;.!?:()](?=\s|$)")
@@ -243,13 +256,18 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     # the words before an aside saying what the thing is ("出單機（櫃台那台熱感印表機）") are its name: a line
     # naming them all names it
     named_aside = aside_name(e.body[:min(starts)]) if starts else frozenset()
+    # and the first word of a Chinese name, what the thing is called for short ("北斗" of "北斗船载终端"), when it is
+    # no common word and no other entry writes it
+    first = cjk_cut(runs[0])[0] if runs else ""
+    if len(first) < 2 or is_common_word(first) or any(first in fold(y.entry.body) for y in ctx.items if y is not it):
+        first = ""
 
     def by_name(o: Observation) -> bool:
-        if not (grams or pairs_rx or named_aside):
+        if not (grams or pairs_rx or named_aside or first):
             return False
         f = fold(o.text)
         return bool(grams) and any(g in f for g in grams) or bool(pairs_rx and pairs_rx.search(f)) \
-            or bool(named_aside) and named_aside <= o.terms
+            or bool(named_aside) and named_aside <= o.terms or bool(first) and first in f
 
     # (only a line named by an alias is asked what else its clause names)
     others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases \
@@ -290,13 +308,19 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
                             and not any(x in _numbered(y.entry.body) for y in ctx.items if y is not it))
     # and a Chinese numbered thing said short, by its number and a character of its name right after 号 ("2 号位"
     # for "2 号挤奶位"), when no other entry numbers a thing so
-    own_heads = _heads(e.body[:min(starts)] if starts else e.body) - frozenset().union(
-        *(_heads(y.entry.body) for y in ctx.items if y is not it))
+    own_heads = numbered_heads(e.body[:min(starts)] if starts else e.body) - frozenset().union(
+        *(numbered_heads(y.entry.body) for y in ctx.items if y is not it))
+    # and a room or unit named by a bare number before its Chinese name ("301 多媒体教室投影仪"): a line giving that
+    # number and a pair of the name's characters ("301 投影正常") names it, when no other entry gives the number
+    lead_text = e.body[:min(starts)] if starts else e.body
+    own_bare = {n: pairs for n, pairs in _bare_numbered(lead_text).items()
+                if not any(n in _bare_numbered(y.entry.body) for y in ctx.items if y is not it)}
     by_number: set[int] = set()
-    if own_numbers or own_heads:
+    if own_numbers or own_heads or own_bare:
         seen = {id(o) for o in about}
         for o in ctx.obs:
-            if _numbered(o.text) & own_numbers or own_heads and _heads(o.text, 1) & own_heads:
+            if _numbered(o.text) & own_numbers or own_heads and numbered_heads(o.text, 1) & own_heads or own_bare and any(
+                    n in own_bare and pairs & own_bare[n] for n, pairs in _bare_numbered(o.text).items()):
                 by_number.add(id(o))
         about = [o for o in ctx.obs if id(o) in seen or id(o) in by_number]  # (in window order)
     # the cheap tests first: most lines about the entry name none of its distinctive terms
@@ -322,15 +346,19 @@ def _numbered(text: str) -> frozenset[tuple[str, str]]:
 
 
 _NUMBERED_ZH = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*([\u4e00-\u9fff]{2})")
-_NUMBERED_HEAD = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*([\u4e00-\u9fff]{1,3})")
+# a bare number of two to five digits naming a room or unit, then Chinese ("301 多媒体教室", "301 早读投影"): no
+# amount (元, 台, 次, 分钟…), no time, no date
+_BARE_NUMBERED = re.compile(r"(?<![\d.:/-])(\d{2,5})\s*(?![\d.:/%-])(?![元块個个台次天分秒小时時人张張件箱斤克米度℃号號楼樓层層年月日周週])"
+                            r"([\u4e00-\u9fff][^，,。；;]{0,16})")
 
 
-def _heads(text: str, width: int = 3) -> frozenset[tuple[str, str]]:
-    """A Chinese numbered thing's number with each of the first `width` characters after 号 ("2 号挤奶位" → 2 with
-    挤, 奶, 位): what a short way of saying it ("2 号位") keeps."""
-    if "号" not in text and "號" not in text:
-        return frozenset()
-    return frozenset((to_simplified(c), m.group(1)) for m in _NUMBERED_HEAD.finditer(text) for c in m.group(2)[:width])
+def _bare_numbered(text: str) -> dict[str, set[str]]:
+    """Each bare number naming a thing in a text, with the pairs of Chinese characters of what follows it."""
+    out: dict[str, set[str]] = {}
+    for m in _BARE_NUMBERED.finditer(to_simplified(text)):
+        run = "".join(re.findall(r"[\u4e00-\u9fff]+", m.group(2)))
+        out.setdefault(m.group(1), set()).update(run[k:k + 2] for k in range(len(run) - 1))
+    return out
 
 
 def _numbered_otherwise(have: frozenset[tuple[str, str]], text: str) -> bool:

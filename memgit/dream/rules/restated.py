@@ -112,13 +112,16 @@ def _content_terms(ctx: Context, it: Item) -> frozenset[str]:
                      and not _days(t) and not lx.WEEKDAY.fullmatch(t))
 
 
-def _restates(ctx: Context, it: Item, r: Observation) -> float:
-    """How many of the entry's own words (numbers and weekdays aside) the turn says, as a share: 0 when it names
-    none specific to it. (A count, not a weight: the words a restatement leaves out are the moved value's, which
-    a small window may make the rarest.)"""
+def _restates(ctx: Context, it: Item, r: Observation, talk: frozenset[str] = frozenset()) -> float:
+    """How many of the entry's own words (numbers and weekdays aside) the conversation up to the turn says (`talk`,
+    the turn's terms with it), as a share: 0 when the turn names none of them or the conversation none specific to
+    it. (A count, not a weight: the words a restatement leaves out are the moved value's, which a small window may
+    make the rarest; and a short confirmation, "Got it: Tuesday 12:00, …", restates what the turns before it
+    named: "about the weekly reminder".)"""
     own = _content_terms(ctx, it)
-    shared = own & r.terms
-    if len(shared) < min(2, len(own)) or not any(ctx.anchor(t) for t in shared):
+    said = r.terms | talk
+    shared = own & said
+    if not own & r.terms or len(shared) < min(2, len(own)) or not any(ctx.anchor(t) for t in shared):
         return 0.0
     return len(shared) / len(own)
 
@@ -174,8 +177,18 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
     wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)}
     al = _Aligned(body, r.text)
     slot_spans = [(a, b) for a, b, *_ in have_clocks] + [(a, b) for a, b, _ in have_days]
+    said_slots = [(a, b) for a, b, *_ in said_clocks] + [(a, b) for a, b, _ in said_days]
     for tag, i1, i2, j1, j2 in al.ops:
         if tag != "replace":
+            continue
+        # (a slot moved above that the same stretch holds, "07:00 发到她的邮箱" / "06:30，企业微信", is no part of it:
+        # what stands after it on both sides is)
+        while i1 < i2 and any(a <= al.tb[i1][0] < b for a, b in slot_spans):
+            i1 += 1
+        while j1 < j2 and (any(a <= al.ts[j1][0] < b for a, b in said_slots) or not al.ts[j1][2][0].isalnum()
+                           and not CJK_IN.match(al.ts[j1][2])):
+            j1 += 1
+        if i1 >= i2 or j1 >= j2:
             continue
         ns, ne = al.ts[j1][0], al.ts[j2 - 1][1]
         theirs_text = r.text[ns:ne]
@@ -191,11 +204,18 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
             return None
         if any(c.isdigit() for c in old_text) and not any(c.isdigit() for c in theirs_text):
             return None  # a number of the entry's ("语速 1.1x") is no word to put another in place of
-        new_text = theirs_text.strip()
+        new_text = theirs_text.strip(" ，,、;；。.")
         nf = fold(new_text)
         u = _user_said(lambda t, uf: nf in uf and _said_change(uf), users)
         if u is None:
             return None  # the person never asked for these words as they stand
+        # the verb the entry's words open with, when the person says it before the new value too ("发到她的邮箱" →
+        # "发企业微信", from "发企业微信给我")
+        uf = fold(u.text)
+        at = uf.find(nf)
+        lead = next((old_text[:k] for k in range(min(3, len(old_text)), 0, -1)
+                     if CJK_IN.match(old_text[0]) and uf[max(0, at - k):at] == old_text[:k]), "")
+        new_text = lead + new_text
         edits.append((old_span[0], old_span[1], new_text))
         grounds.append(u)
         wanted -= placed
@@ -230,7 +250,8 @@ def restated_slots(ctx: Context) -> list[Candidate]:
             if not earlier or not (_said_change(f) or any(_said_change(fold(u.text)) for u in earlier)):
                 continue
             index = {id(x): n for n, x in enumerate(ctx.items)}
-            rated = sorted(((_restates(ctx, it, r), index[id(it)]) for it in ctx.items_about(r)
+            talk = frozenset().union(*(t.terms for t in turns if t.day == r.day and (t.line <= r.line)))
+            rated = sorted(((_restates(ctx, it, r, talk), index[id(it)]) for it in ctx.items_about(r)
                             if not it.frozen and not it.step), reverse=True)
             if not rated or rated[0][0] < 0.5 or len(rated) > 1 and rated[1][0] >= rated[0][0] - 0.1:
                 continue  # the turn restates no entry, or two alike

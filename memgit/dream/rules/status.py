@@ -11,7 +11,7 @@ from memgit.text import cjk_share, is_common_word, is_traditional, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _affirmed, _negated, _script, _subject, _version_clash, aside_name, Candidate, CJK_IN, compose, Context,
-    entry_evidence, fold, LABEL_RE, NUMBERED_RE
+    entry_evidence, fold, LABEL_RE, NUMBERED_RE, numbered_heads
 )
 
 
@@ -29,7 +29,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         have = lx.done_state(lx.PENDING.sub(" ", it.folded))  # "待上线" is not "上线"
         blocked = bool(pend and lx.BLOCKED.search(it.folded))
+        heads = numbered_heads(it.entry.body[:pend.start()] if pend else it.entry.body)
         wait = _waited(it.folded, pend)
+        waited_on = frozenset(t for t in term_set(wait) if t in it.subject)
         support, best = [], None
         said_outright = False  # a line of the support says pushed, merged, live, or the very word "unblocked"
         about = ctx.obs_about(it)
@@ -67,6 +69,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
             goes_on = (o.source, o.line - 1) in told and not o.terms & theirs and not _names_another(ctx, it, o)
             if not by_words and not goes_on:
                 continue
+            if _numbered_apart(heads, o.text):
+                continue  # "3号楼 …验收通过" is not about 5号楼
             if _version_clash(it, o):
                 continue
             f = fold(o.text)
@@ -74,7 +78,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 _unblocked(f) if blocked else None)
             if not st or (have and st[0] <= have[0]):
                 continue
-            if not ctx.near(f, st[3], it.head or it.subject) and not goes_on and not (
+            # (or beside who or what the entry waits on: "awaiting ruling from Judge Okoye" / "Judge Okoye ruled on
+            # the motion to dismiss -> DENIED")
+            if not ctx.near(f, st[3], (it.head or it.subject) | waited_on) and not goes_on and not (
                     named_apart and ctx.near(f, st[3], mine, 24, False)):
                 continue  # the done word is about something else on a long line
             if lx.PENDING.search(f[st[3]:]):  # "deployed to staging, prod pending"
@@ -89,8 +95,12 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         later = [o for o in about if o.day > best[1].day and o not in support and ctx.mentions(o, it) >= 0.3
                  and o.role != "assistant"]
+        # (a wait again: the entry's own, said of what it waits on or in its words; "interrogatories draft sent" is
+        # another thing's draft)
         relapsed = [o for o in later if (_affirmed(lx.PENDING, fold(o.text)) or _affirmed(lx.ERROR, fold(o.text)))
-                    and not _done_here(ctx, it, fold(o.text), wait)]
+                    and not _done_here(ctx, it, fold(o.text), wait)
+                    and (not wait or o.terms & (term_set(wait) - it.head) or pend and pend.group(0) in fold(o.text)
+                         or _affirmed(lx.ERROR, fold(o.text)))]
         days = len({o.day for o in support})
         confirm = len({o.day for o in later}) - len({o.day for o in relapsed})
         st, o = best
@@ -117,6 +127,17 @@ def status_changes(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "status", score, feats))
     taken = {c.op.targets[0] for c in out}
     return out + [c for c in decided_choices(ctx) if c.op.targets[0] not in taken]
+
+
+def _numbered_apart(heads: frozenset[tuple[str, str]], text: str) -> bool:
+    """The line numbers the entry's numbered thing otherwise: "3号楼" for an entry about 5号楼 (the same character
+    after 号, another number, and never the entry's own)."""
+    if not heads:
+        return False
+    said = numbered_heads(text, 1)
+    kinds = {c for c, _ in heads}
+    mine = {x for x in said if x[0] in kinds}
+    return bool(mine) and not mine & heads
 
 
 _NOT_YET_ADVERB = re.compile(r"(?:尚|还|仍|都还)\s*$")

@@ -1011,6 +1011,30 @@ def _details_hold(it: Item, a: int, b: int, support: list[Observation]) -> bool:
     return ids <= said
 
 
+# a path, or a file or host name with a dot ("/srv/nginx/conf.d", "~/.config/x", "nginx.conf")
+_PATHLIKE = re.compile(r"(?:~|\.{1,2})?/[A-Za-z0-9_.@-]+(?:/[A-Za-z0-9_.@-]*)*"
+                       r"|(?<![A-Za-z0-9_/.-])[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+(?![A-Za-z0-9_/-])")
+
+
+def _owned_ids(body: str, old: str, new: str, support: list[Observation]) -> list[tuple[int, int, str]] | None:
+    """The paths and file names of an entry that name its old tool ("配置放在 /srv/nginx/conf.d" for Nginx): each
+    with the one path of the change's lines that names the new tool in its place ("配置在 /srv/caddy/Caddyfile"),
+    to be put there; None when one has no such counterpart (then the old tool's setting would stay beside the
+    new tool: a person says what takes its place). An empty list when no path names the old tool."""
+    o_low, n_low = old.lower(), new.lower()
+    out = []
+    for m in _PATHLIKE.finditer(body):
+        parts = re.split(r"[/._-]+", m.group(0).lower())
+        if o_low not in parts and not any(p.startswith(o_low) for p in parts if p):
+            continue
+        theirs = {x.group(0) for o in support for x in _PATHLIKE.finditer(o.text)
+                  if n_low in x.group(0).lower() and (x.group(0)[0] in "~/.") == (m.group(0)[0] in "~/.")}
+        if len(theirs) != 1:
+            return None
+        out.append((m.start(), m.end(), theirs.pop()))
+    return out
+
+
 _ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 _NAMED_ID = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+(?![\w/-])")
 _COMPOUND = re.compile(r"(?<![\w./-])([a-z][a-z0-9]*)[-_]([a-z][a-z0-9]*)(?![\w./-])")
@@ -1135,7 +1159,13 @@ def moved_slots(ctx: Context) -> list[Candidate]:
         if kind == "tool" and not _details_hold(it, a, b, support):
             continue  # a person says what of the old tool's setting the new one keeps
         old_raw = body[a:b]
+        owned = _owned_ids(body, old_raw, new_raw, support) if kind == "tool" else []
+        if owned is None:
+            continue  # a path or file of the old tool's ("/srv/nginx/conf.d") with no new one to put in its place
         new_body = body[:a] + new_raw + body[b:]
+        for ia, ib, inew in sorted(owned, reverse=True):  # (each after the slot: positions before it hold)
+            shift = len(new_raw) - (b - a) if ia > a else 0
+            new_body = new_body[:ia + shift] + inew + new_body[ib + shift:]
         if swap:  # the file the line removed, with the one it put in its place
             sa, sb, sn = swap
             new_body = (body[:sa] + sn + body[sb:a] + new_raw + body[b:] if sb <= a
