@@ -396,6 +396,7 @@ def aside_name(text: str) -> frozenset[str]:
 _NUMBERED_HEAD = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*([\u4e00-\u9fff]{1,3})")
 
 
+@lru_cache(maxsize=65536)
 def numbered_heads(text: str, width: int = 3) -> frozenset[tuple[str, str]]:
     """A Chinese numbered thing's number with each of the first `width` characters after 号 ("2 号挤奶位" → 2 with
     挤, 奶, 位): what a short way of saying it ("2 号位") keeps."""

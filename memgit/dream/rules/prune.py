@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from datetime import date, timedelta
 
 from memgit import sensitive
@@ -295,11 +296,15 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     if aliases:  # (a line naming the thing only by the logs' name for it shares no term with the entry)
         seen = {id(o) for o in about}
         about = [*about, *(o for o in ctx.obs if o.terms & aliases and id(o) not in seen)]
-    if grams or pairs_rx or named_aside:
-        # (nor need a line naming it by its name: a thing talked of every day is no anchor of the index, and it
-        # is the one most likely to have changed)
+    if grams or first:
+        # (nor need a line naming it by its Chinese name: a thing talked of every day is no anchor of the index,
+        # and it is the one most likely to have changed; the window's lines holding the name's first two
+        # characters are asked, from an index made once a run)
         seen = {id(o) for o in about}
-        extra = {id(o) for o in ctx.obs if id(o) not in seen and by_name(o)}
+        keys = {g[:2] for g in grams} | ({first[:2]} if first else set())
+        index = _pair_index(ctx)
+        extra = {id(ctx.obs[i]) for k in keys for i in index.get(k, ()) if id(ctx.obs[i]) not in seen
+                 and by_name(ctx.obs[i])}
         if extra:
             about = [o for o in ctx.obs if id(o) in seen or id(o) in extra]
     # a numbered thing only this entry names ("Lift 3") names it in any line, however common its kind's word
@@ -308,13 +313,15 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
                             and not any(x in _numbered(y.entry.body) for y in ctx.items if y is not it))
     # and a Chinese numbered thing said short, by its number and a character of its name right after 号 ("2 号位"
     # for "2 号挤奶位"), when no other entry numbers a thing so
-    own_heads = numbered_heads(e.body[:min(starts)] if starts else e.body) - frozenset().union(
-        *(numbered_heads(y.entry.body) for y in ctx.items if y is not it))
+    heads_in, bare_in = _numbers_in_memory(ctx)
+    mine = numbered_heads(e.body)
+    own_heads = frozenset(h for h in numbered_heads(e.body[:min(starts)] if starts else e.body)
+                          if heads_in.get(h, 0) <= (h in mine))
     # and a room or unit named by a bare number before its Chinese name ("301 多媒体教室投影仪"): a line giving that
     # number and a pair of the name's characters ("301 投影正常") names it, when no other entry gives the number
     lead_text = e.body[:min(starts)] if starts else e.body
-    own_bare = {n: pairs for n, pairs in _bare_numbered(lead_text).items()
-                if not any(n in _bare_numbered(y.entry.body) for y in ctx.items if y is not it)}
+    mine_bare = _bare_numbered(e.body)
+    own_bare = {n: pairs for n, pairs in _bare_numbered(lead_text).items() if bare_in.get(n, 0) <= (n in mine_bare)}
     by_number: set[int] = set()
     if own_numbers or own_heads or own_bare:
         seen = {id(o) for o in about}
@@ -336,6 +343,35 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
                  or id(o) in by_number or by_name(o) and ctx.near(f, m.start(), near, specific=False))]
 
 
+def _numbers_in_memory(ctx: Context) -> tuple[dict[tuple[str, str], int], dict[str, int]]:
+    """How many entries give each numbered head ("2 号" with 位) and each bare number ("301"), counted once a run."""
+    got = ctx.__dict__.get("_prune_numbers")
+    if got is None:
+        heads: dict[tuple[str, str], int] = {}
+        bare: dict[str, int] = {}
+        for y in ctx.items:
+            for h in numbered_heads(y.entry.body):
+                heads[h] = heads.get(h, 0) + 1
+            for n in _bare_numbered(y.entry.body):
+                bare[n] = bare.get(n, 0) + 1
+        got = ctx.__dict__["_prune_numbers"] = (heads, bare)
+    return got
+
+
+def _pair_index(ctx: Context) -> dict[str, list[int]]:
+    """The window's lines by each pair of Chinese characters they hold (folded), made once a run."""
+    index = ctx.__dict__.get("_prune_pairs")
+    if index is None:
+        index = {}
+        for i, o in enumerate(ctx.obs):
+            for run in CJK_RUN_RE.findall(fold(o.text)):
+                for k in range(len(run) - 1):
+                    index.setdefault(run[k:k + 2], []).append(i)
+        ctx.__dict__["_prune_pairs"] = index
+    return index
+
+
+@lru_cache(maxsize=65536)
 def _numbered(text: str) -> frozenset[tuple[str, str]]:
     """The numbered items a text names, as (kind, number): "Dock 3", and "2 号烤箱" (its kind the two characters
     after 号)."""
@@ -352,6 +388,7 @@ _BARE_NUMBERED = re.compile(r"(?<![\d.:/-])(\d{2,5})\s*(?![\d.:/%-])(?![元块�
                             r"([\u4e00-\u9fff][^，,。；;]{0,16})")
 
 
+@lru_cache(maxsize=65536)
 def _bare_numbered(text: str) -> dict[str, set[str]]:
     """Each bare number naming a thing in a text, with the pairs of Chinese characters of what follows it."""
     out: dict[str, set[str]] = {}

@@ -267,6 +267,9 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
 
     for r in told:
         f = fold(r.text)
+        # (cheapest first: most lines state nothing from now on, under no rule's label)
+        if not (lx.TIME_MARKER.search(f) or "规矩" in f or lx.RULE_LABEL.search(r.text)):
+            continue
         if lx.ASKED.search(f) or any(p.search(f) for p in NOT_LESSON) or LISTED.match(r.text):
             continue
         rule = _stated_sentence(r.text)
