@@ -2470,3 +2470,41 @@ def test_a_system_kept_read_only_gives_its_slot_to_the_one_the_work_now_comes_ou
              ("2026-05-29", "Petsapp calendar full for Monday, clients like it")]
     assert [c.op.text for c in slot_changes(ctx(mem, lines))] == [
         "[P1] Booking system: Petsapp, the online calendar clients use (2026-05-29)"]
+
+
+def test_a_restatement_puts_the_channel_said_instead_of_the_old_one_in_its_place_with_its_preposition():
+    user = "# USER\n\n## Preferences\n- [P1] Daily arrivals list at 07:00 by email, as a PDF, rooms sorted by floor (2026-03-12)\n"
+    turns = [("user", "About the arrivals list: 07:00 is too late for me."),
+             ("assistant", "Understood. What time would suit you better?"),
+             ("user", "Send it at 06:30. And post it in Slack, the #reception channel, instead of email."),
+             ("assistant", "Noted: from tomorrow the arrivals list goes to Slack #reception at 06:30, PDF sorted by floor.")]
+    from memgit.dream.rules import restated_slots
+    got = restated_slots(_chat("## Notes\n", user, turns))
+    assert [c.op.text for c in got] == [
+        "[P1] Daily arrivals list at 06:30 in Slack #reception, as a PDF, rooms sorted by floor (2026-05-30)"]
+
+
+def test_a_wait_for_a_party_to_confirm_ends_when_the_line_naming_the_family_says_it_is_signed():
+    mem = ("## 订单\n- [P1] 吴家婚礼（5月30日）主桌花艺方案：待新人确认 (2026-05-03)\n"
+           "- [P1] 许家满月宴桌花方案：待客户确认 (2026-05-05)\n")
+    lines = [("2026-05-27", "婚策回话：吴家新人看了第二版，很满意，已经签字确认，定金下周一转。"),
+             ("2026-05-28", "许家还没确认，周末再问")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 吴家婚礼（5月30日）主桌花艺方案：已签字确认 (2026-05-27)"]
+
+
+def test_a_software_swapped_loses_the_place_a_line_ending_the_old_one_speaks_of():
+    mem = "## 店务\n- [P1] 收银、会员用的是易掌柜，装在二楼办公室那台电脑上 (2025-11-18)\n"
+    lines = [("2026-05-25", "老板说这周开始把收银迁到银豹收银，易掌柜里的会员数据先导出来。"),
+             ("2026-05-26", "今天的单子已经全部在银豹上收了。"),
+             ("2026-05-28", "会计确认：以后收银、会员都走银豹，易掌柜停用。"),
+             ("2026-05-28", "二楼办公室电脑上的易掌柜已卸载。")]
+    assert [c.op.text for c in slot_changes(ctx(mem, lines))] == ["[P1] 收银、会员用的是银豹收银 (2026-05-28)"]
+
+
+def test_a_model_code_traded_in_gives_its_slot_to_the_one_everything_goes_through_now():
+    mem = "## Bench\n- [P1] Model scanner: Medit T310 on the bench by the window (2026-01-14)\n"
+    lines = [("2026-05-25", "Delivery in: the new bench scanner is a Medit T710. The T310 goes back to the reseller as a trade-in."),
+             ("2026-05-26", "First production day on the T710: 6 models scanned"),
+             ("2026-05-28", "Marta confirms the old T310 is boxed and collected; every model goes through the T710 now.")]
+    assert [c.op.text for c in slot_changes(ctx(mem, lines))] == [
+        "[P1] Model scanner: Medit T710 on the bench by the window (2026-05-28)"]

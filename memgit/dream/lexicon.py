@@ -178,8 +178,10 @@ def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tup
     if m:
         v = re.escape(m.group(1)[-2:])
         head = re.escape(m.group(1)[-2])
+        # (and the verb done in writing where its clause ends: "已经签字确认，")
         pat = re.compile(rf"已(?:经)?\s*(?:{v}|{head}(?![\u4e00-\u9fff])|{head}[好完])|{v}(?:好|完成|完)"
-                         rf"|{v}了(?=\s*(?:[。！!，,；;]|$))|{head}(?:好|完)了")
+                         rf"|{v}了(?=\s*(?:[。！!，,；;]|$))|{head}(?:好|完)了"
+                         rf"|已(?:经)?\s*(?:签字|签名|盖章|书面)\s*{v}(?=\s*(?:[。！!，,；;]|$))")
         zh = "已" + m.group(1)[-2:]
         return ((2, pat, zh, zh, ()),)
     # the noun right after the wait's words ("awaiting signature", "waiting for the permit"), no later one

@@ -405,6 +405,20 @@ def numbered_heads(text: str, width: int = 3) -> frozenset[tuple[str, str]]:
     return frozenset((to_simplified(c), m.group(1)) for m in _NUMBERED_HEAD.finditer(text) for c in m.group(2)[:width])
 
 
+def first_name_word(it: Item, items: list[Item]) -> str:
+    """The first word of the Chinese name an entry opens with ("周家" of "周家婚礼（6月21日）…", "北斗" of "北斗船载终端
+    一直掉线"), what the logs call it for short, when it is no common word and no other entry writes it; else ""."""
+    from memgit.text import CJK_RUN_RE, cjk_cut
+
+    m = CJK_RUN_RE.match(fold(it.entry.body).lstrip())
+    if not m or len(m.group(0)) < 3:
+        return ""
+    first = cjk_cut(m.group(0))[0]
+    if len(first) < 2 or is_common_word(first) or any(first in x.folded for x in items if x is not it):
+        return ""
+    return first
+
+
 # a numbered item: a kind and its number ("build 398", "Dock 3", "ticket #4471")
 NUMBERED_RE = re.compile(r"(?<![\w-])([A-Za-z]{2,12})[ \t#]*(\d{1,6})(?![\w.:/-])")
 # (a clock time's colon, "每天 08:30 開放", is no label's)

@@ -19,8 +19,8 @@ from memgit.text import (cjk_pairs, cjk_words, is_common_word, is_traditional, S
 
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
 # word is a kind (POS, SSD, CI) more often than a name
-_LATIN = re.compile(r"(?<![\w.-])(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
-                    r"(?![\w-])")
+_LATIN = re.compile(r"(?<![\w.-])(?:(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
+                    r"|[A-Z]{1,4}\d{2,5}[A-Za-z]?)(?![\w-])")  # (or a model's code: "T310", "DS920")
 # what comes before a capitalised word that opens a sentence (then it is any word, not a name)
 _OPENING = set(".!?;。！？；\"“”'‘’:：([*_—–")
 _STAMP = re.compile(r"\s*(?:[-*]\s+)?\d{1,2}:\d{2}")
@@ -203,8 +203,21 @@ def displacements(ctx: Context) -> list[Candidate]:
                 # a line names the subject besides the new name (which may share a word of it: "顺丰同城" for
                 # "同城配送"), said apart from the name ("同城单全部走顺丰同城")
                 # or in Chinese characters the segmenter cut otherwise ("同城配送" / "同城单": 同城)
-                named = [(o, pos) for o in told if o.day >= start and (pos := _said(new, folded[id(o)]))
-                         and (o.terms & own or term_set(rest_f := folded[id(o)].replace(new, " ")) & rest
+                # (a Chinese name of a brand and a product is said by either part: "精斗云" of "金蝶精斗云", "银豹" of
+                # "银豹收银"), a part no entry writes
+                shorts = [x for x in ((new[:2] if len(new) >= 4 else ""), (new[-3:] if len(new) >= 5 else ""))
+                          if x and CJK_IN.match(new) and not _said(x, memory)]
+
+                def said_new(f: str) -> list[int]:
+                    return _said(new, f) or next((p for x in shorts if (p := _said(x, f))), [])
+
+                def without_new(f: str) -> str:
+                    for x in (new, *shorts):
+                        f = f.replace(x, " ")
+                    return f
+
+                named = [(o, pos) for o in told if o.day >= start and (pos := said_new(folded[id(o)]))
+                         and (o.terms & own or term_set(rest_f := without_new(folded[id(o)])) & rest
                               or cjk_pairs(rest_f) & pairs)]
                 if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named):
                     continue  # said as a stand-in for it: no replacement
@@ -232,6 +245,7 @@ def displacements(ctx: Context) -> list[Candidate]:
         if replaced is None:
             continue
         text, old_raw = replaced
+        text = _without_old_details(text, raw, old, [folded[id(o)] for o in ends], [folded[id(o)] for o in support])
         if _detail_unsaid(it.entry.body, old, [folded[id(o)] for o in support]):
             continue  # a detail the new one's lines never give ("USB 接在收银台电脑上"): it may be the old one's
         day = max(o.day for o in support)
@@ -279,6 +293,15 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = ()) -> tuple
         return None
     a = pos[0]
     b = a + len(old)
+    if CJK_IN.match(old) and ending:
+        # the whole Chinese name the lines ending it write, where the segmenter cut its head off ("易掌柜", not "掌柜"):
+        # the character before it in the entry stands before it in every line that says it (what follows it may be
+        # the new one's too: "钉钉班级群" → "企业微信班级群")
+        low = simple.lower()
+        said = [(f, p) for f in ending for p in _said(old, f)]
+        while a > 0 and CJK_IN.match(low[a - 1]) and said and all(p > 0 and f[p - 1] == low[a - 1] for f, p in said):
+            said = [(f, p - 1) for f, p in said]
+            a -= 1
     more = _MORE_NAME.match(body, b)
     if more and not CJK_IN.match(old):
         whole = body[a:more.end()].lower()
@@ -310,4 +333,33 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
             if w not in STOP and not _said(w, said):
                 return True
     return False
+
+
+_CLAUSE_CUT = re.compile(r"[，,；;]\s*")
+_ENDING_CLAUSE = re.compile(r"[，,；;。！？!?]|(?<=[a-z0-9])\.\s")
+
+
+def _without_old_details(text: str, new: str, old: str, ending: list[str], support: list[str]) -> str:
+    """The replaced entry without a clause of it that a line ending the old one's part speaks of ("装在前台那台电脑上"
+    beside "前台电脑上的管家婆已卸载"): that was the old one's place or setting, not the new one's. What the first
+    clause says (the entry's subject) ties nothing to the old one, and the clause naming the new one stays."""
+    parts = _CLAUSE_CUT.split(text)
+    if len(parts) < 2:
+        return text
+    seps = _CLAUSE_CUT.findall(text)
+    subject = term_set(fold(parts[0])) | cjk_pairs(fold(parts[0]))
+    # (only what a line's clause naming the old one says: "Invoices now come out of ezyVet" is the new one's)
+    ending = [c for e in ending for c in _ENDING_CLAUSE.split(e) if old in c]
+    kept, k_seps = [parts[0]], []
+    for sep, part in zip(seps, parts[1:]):
+        f = fold(part)
+        mine = {t for t in term_set(f) | cjk_pairs(f) if t not in STOP and not is_common_word(t)} - subject
+        # (unless a line about the new one speaks of it too: "Toast on both terminals now" keeps "two terminals at
+        # the counter" that "removed from the counter" speaks of)
+        if new not in part and any(mine & (term_set(e) | cjk_pairs(e)) for e in ending) and not any(
+                mine & (term_set(x) | cjk_pairs(x)) for x in support):
+            continue
+        kept.append(part)
+        k_seps.append(sep)
+    return kept[0] + "".join(s + p for s, p in zip(k_seps, kept[1:]))
 

@@ -10,10 +10,10 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, cjk_cut, is_common_word, STOP, term_set, to_simplified
+from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, is_common_word, STOP, term_set, to_simplified
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (_negated, _subject, aside_name, Candidate, compose, Context, entry_evidence, fold,
-                                numbered_heads,
+                                first_name_word, numbered_heads,
                                 LABEL_RE, NUMBERED_RE, TIMELINE)
 
 
@@ -259,9 +259,7 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     named_aside = aside_name(e.body[:min(starts)]) if starts else frozenset()
     # and the first word of a Chinese name, what the thing is called for short ("北斗" of "北斗船载终端"), when it is
     # no common word and no other entry writes it
-    first = cjk_cut(runs[0])[0] if runs else ""
-    if len(first) < 2 or is_common_word(first) or any(first in fold(y.entry.body) for y in ctx.items if y is not it):
-        first = ""
+    first = first_name_word(it, ctx.items)
 
     def by_name(o: Observation) -> bool:
         if not (grams or pairs_rx or named_aside or first):
@@ -330,6 +328,15 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
                     n in own_bare and pairs & own_bare[n] for n, pairs in _bare_numbered(o.text).items()):
                 by_number.add(id(o))
         about = [o for o in ctx.obs if id(o) in seen or id(o) in by_number]  # (in window order)
+    # what the other entries name that this one does not: a clause saying the words of it ("VPN fixed, Ricoh
+    # waiting on the vendor") is about that one
+    own_terms = it.subject | it.head | aliases
+    others_named = _others_named(ctx)
+
+    def said_of_another(f: str, m: re.Match[str]) -> bool:
+        clause = term_set(_clause_of(f, m.start(), m.end()))
+        return bool(clause & others_named - own_terms) and not clause & own_terms
+
     # the cheap tests first: most lines about the entry name none of its distinctive terms
     return [o for o in about if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6)
                                  or o.terms & names or by_name(o) or o.terms & aliases or o.terms & codes
@@ -340,7 +347,17 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
                  or id(o) in by_number)
             and not _numbered_otherwise(numbered, o.text)
             and (ctx.near(f, m.start(), near) or bool(aliases) and ctx.near(f, m.start(), aliases, specific=False)
-                 or id(o) in by_number or by_name(o) and ctx.near(f, m.start(), near, specific=False))]
+                 or id(o) in by_number or by_name(o) and ctx.near(f, m.start(), near, specific=False))
+            and (id(o) in by_number or not said_of_another(f, m))]
+
+
+def _others_named(ctx: Context) -> frozenset[str]:
+    """The specific terms memory's entries name (what a clause may name instead of the entry asked about), once a run."""
+    got = ctx.__dict__.get("_prune_named")
+    if got is None:
+        got = ctx.__dict__["_prune_named"] = frozenset(
+            t for x in ctx.items for t in x.head or x.subject if ctx.anchor(t) and not t.startswith("~"))
+    return got
 
 
 def _numbers_in_memory(ctx: Context) -> tuple[dict[tuple[str, str], int], dict[str, int]]:

@@ -220,13 +220,51 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
         grounds.append(u)
         wanted -= placed
     if wanted:
-        return None  # the person asked for more than the turn puts in the entry's place: unsure
+        # the person said what it replaces ("post it in Slack, the #frontdesk channel, instead of email"): the old
+        # value the entry says once, with the preposition before it, gives way to the new one as the turn writes it
+        swap = _instead(body, r, users, wanted, edits)
+        if swap is None:
+            return None  # the person asked for more than the turn puts in the entry's place: unsure
+        edits.append(swap[0])
+        grounds.append(swap[1])
     if not edits:
         return None
     edits.sort()
     if any(a[1] > b[0] for a, b in zip(edits, edits[1:])):
         return None
     return edits, grounds
+
+
+_RATHER = re.compile(r"\binstead of\s+([a-z][\w-]*(?:\s+[a-z][\w-]*)?)|而不是\s*([\u4e00-\u9fffA-Za-z]{2,8})", re.I)
+_PREP = re.compile(r"\b(by|via|through|over|on|in|to)\s+$", re.I)
+
+
+def _instead(body: str, r: Observation, users: list[Observation], wanted: set[str],
+             edits: list[tuple[int, int, str]]) -> tuple[tuple[int, int, str], Observation] | None:
+    """The entry's old value the person said the new one replaces ("… instead of email"), found once in the entry
+    (with its preposition, "by email"), and the new one as the restatement writes it: the run of names there holding
+    every word asked for ("Slack #frontdesk"), after the preposition the person put before it ("post it in Slack")."""
+    for u in users:
+        m = _RATHER.search(u.text)
+        if not m:
+            continue
+        old = (m.group(1) or m.group(2)).strip()
+        hits = [x for x in re.finditer(rf"(?<![\w-]){re.escape(old)}(?![\w-])", body, re.I)]
+        if len(hits) != 1:
+            continue
+        a, b = hits[0].span()
+        if any(x < b and a < y for x, y, _ in edits):
+            continue
+        runs = [x for x in re.finditer(r"(?:#?[A-Z][\w-]*|#[\w-]+)(?:\s+(?:#?[A-Z][\w-]*|#[\w-]+))*", r.text)]
+        new = [x.group(0) for x in runs if all(t in term_set(x.group(0)) or t in x.group(0).lower() for t in wanted)]
+        if len(new) != 1:
+            continue
+        said = re.search(rf"\b(by|via|through|over|on|in|to)\s+(?:the\s+)?{re.escape(new[0].split()[0])}", u.text, re.I)
+        prep = _PREP.search(body[:a])
+        if prep and said:
+            return (prep.start(1), b, f"{said.group(1).lower()} {new[0]}"), u
+        return (a, b, new[0]), u
+    return None
 
 
 def restated_slots(ctx: Context) -> list[Candidate]:

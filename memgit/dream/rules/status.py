@@ -11,7 +11,7 @@ from memgit.text import cjk_share, is_common_word, is_traditional, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _affirmed, _negated, _script, _subject, _version_clash, aside_name, Candidate, CJK_IN, compose, Context,
-    entry_evidence, fold, LABEL_RE, NUMBERED_RE, numbered_heads
+    entry_evidence, first_name_word, fold, LABEL_RE, NUMBERED_RE, numbered_heads
 )
 
 
@@ -50,6 +50,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
         if not any(ctx.anchor(t) for t in aside) or any(
                 aside <= x.subject for x in ctx.items if x is not it):
             aside = frozenset()
+        # the first word of a Chinese name no other entry writes ("周家" of "周家婚礼（6月21日）…") names it in any line
+        short = first_name_word(it, ctx.items)
         told: set[tuple[str, int]] = set()  # lines told of the entry by their own words
         for o in about:
             if o.role == "assistant":
@@ -61,7 +63,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 continue  # what tells a sibling apart, and nothing of this one: the line is the sibling's
             # (the entry's own number, "#412", names it whatever else the line says)
             by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart \
-                or bool(o.terms & refs) or bool(aside) and aside <= o.terms
+                or bool(o.terms & refs) or bool(aside) and aside <= o.terms or bool(short) and short in fold(o.text)
             if by_words:
                 told.add((o.source, o.line))
             # the next line of the same log goes on with its story when it names nothing else
