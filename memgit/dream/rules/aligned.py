@@ -191,8 +191,7 @@ def _sets(f: str, at: int, entry_words: str, it: Item, ctx: Context) -> bool:
         if toks[k].group(0) in _DETERMINERS:
             continue
         words = " ".join(lead[toks[k].start():toks[-1].end()].split())
-        rx = re.compile(rf"(?<![a-z0-9]){_flex(words)}")
-        holders = [x for x in ctx.items if rx.search(x.folded)]
+        rx, holders = _holders(ctx, words)
         if not holders:
             continue
         # (the most of its words any entry holds say whose it is: "t1 heat alert", not "heat alert")
@@ -201,6 +200,17 @@ def _sets(f: str, at: int, entry_words: str, it: Item, ctx: Context) -> bool:
             return False
         return bool(lx.VALUE_SET.search(f, at, at + 6) or lx.VALUE_SET.search(lead[:toks[k].start()]))
     return False
+
+
+def _holders(ctx: Context, words: str) -> tuple[re.Pattern[str], list[Item]]:
+    """The pattern of some words, and the entries holding them, found once a run for each wording (every slot asks
+    of every line that sets a number)."""
+    cache = ctx.__dict__.setdefault("_aligned_holders", {})
+    got = cache.get(words)
+    if got is None:
+        rx = re.compile(rf"(?<![a-z0-9]){_flex(words)}")
+        got = cache[words] = (rx, [x for x in ctx.items if rx.search(x.folded)])
+    return got
 
 
 def _moved_to(lines: list[tuple[Observation, str]], it: Item, v: str, unit: str, set_to: re.Pattern[str],
