@@ -2508,3 +2508,9 @@ def test_a_model_code_traded_in_gives_its_slot_to_the_one_everything_goes_throug
              ("2026-05-28", "Marta confirms the old T310 is boxed and collected; every model goes through the T710 now.")]
     assert [c.op.text for c in slot_changes(ctx(mem, lines))] == [
         "[P1] Model scanner: Medit T710 on the bench by the window (2026-05-28)"]
+
+
+def test_a_chinese_range_of_afternoon_hours_ends_in_the_afternoon():
+    from memgit.dream.model import clocks, fold
+    assert [c[2] for c in clocks(fold("每天下午 2 點到 5 點"))] == [14 * 60, 17 * 60]
+    assert [c[2] for c in clocks(fold("上午 9 点到 11 点"))] == [9 * 60, 11 * 60]

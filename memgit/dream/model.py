@@ -534,6 +534,9 @@ def clocks(f: str) -> list[tuple[int, int, int, str]]:
                 continue  # "最多 5 点", "第一点": points counted, no time of day
             if m.group("per") in lx.CLOCK_PM and 1 <= h <= 11:
                 h += 12
+            elif not m.group("per") and 1 <= h <= 11 and out and out[-1][2] >= 720 and _RANGE_TO.fullmatch(
+                    f, out[-1][1], m.start()) and (h + 12) * 60 + mi > out[-1][2]:
+                h += 12  # "下午 2 點到 5 點" ends at 17:00, as "晚上 7:30 到 9:30" does at 21:30
             style = "zh"
         if h < 24 and mi < 60:
             out.append((m.start(), m.end(), h * 60 + mi, style))
