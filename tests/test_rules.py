@@ -2514,3 +2514,39 @@ def test_a_chinese_range_of_afternoon_hours_ends_in_the_afternoon():
     from memgit.dream.model import clocks, fold
     assert [c[2] for c in clocks(fold("每天下午 2 點到 5 點"))] == [14 * 60, 17 * 60]
     assert [c[2] for c in clocks(fold("上午 9 点到 11 点"))] == [9 * 60, 11 * 60]
+
+
+def test_a_word_said_only_as_the_topic_is_no_value_the_person_gives_up():
+    user = "# USER\n\n## Preferences\n- [P1] 每天 08:00 和 20:00 给妈妈发微信语音提醒吃药，同时抄送我一条文字 (2026-02-18)\n"
+    said = "跟你说下提醒的事。医生今天说早上那次药改成早饭后吃"
+    assert preference_changes(ctx("", [("2026-05-30", said)], user, role="user")) == []
+
+
+def test_a_hyphenated_name_is_displaced_like_any_other():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Tools\n- [P1] Renders are made in V-Ray for SketchUp on the two studio workstations (2026-01-14)\n"
+    said = [("2026-04-14", "Ilse decided: we drop V-Ray, renders move to Enscape starting this week."),
+            ("2026-04-15", "Enscape installed on both studio workstations. V-Ray subscription cancelled.")]
+    (out,) = displacements(ctx(mem, said))
+    assert "Enscape" in out.op.text and "V-Ray" not in out.op.text
+
+
+def test_siblings_alike_in_every_word_are_told_apart_by_their_letter():
+    mem = ("## 项目\n- [P1] 档案数字化 A 批次（1950–1979 年卷）：扫描完成，等待市馆验收 (2026-03-18)\n"
+           "- [P1] 档案数字化 B 批次（1980–1999 年卷）：扫描完成，等待市馆验收 (2026-03-25)\n")
+    said = [("2026-05-13", "收到市馆验收单，已签章：A 批次正式通过验收。"),
+            ("2026-05-14", "领导说 B 批次应该下周也能过，让先把上线公告准备着。"),
+            ("2026-05-15", "B 批次上线公告草稿放共享盘，先不发，等市馆结果。")]
+    (out,) = status_changes(ctx(mem, said))
+    assert "A 批次" in out.op.text and "等待" not in out.op.text and "验收" in out.op.text
+    # without the line naming A, nothing is done: an announcement to go live is no going live
+    assert status_changes(ctx(mem, said[1:])) == []
+
+
+def test_a_bare_done_verb_before_the_noun_it_qualifies_is_nothing_done():
+    from memgit.dream import lexicon as lx
+    assert lx.done_state("上线公告草稿放共享盘") is None
+    assert lx.done_state("部署文档写好一半") is None
+    assert lx.done_state("上线前再跑一遍回归") is None
+    assert lx.done_state("新版本已上线") is not None
+    assert lx.PENDING.search("还没开始看，等通知") and lx.PENDING.search("先不发，等省馆结果")

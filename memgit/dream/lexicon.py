@@ -126,6 +126,14 @@ def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False)
 
 # a done word a wait follows is still to come ("上架要等四周后", "live has to wait until June")
 _STILL_TO_WAIT = re.compile(r"\s*(?:还|也)?(?:要|得|需要)等|\s+(?:has|have|will have|needs?) to wait\b")
+DONE_NOUN = _re("done_noun")
+
+
+def _bare_noun(text: str, m: re.Match[str]) -> bool:
+    """A Chinese done verb said bare (no 已 before, no 了 after) right before a noun it names the kind of
+    ("上线公告草稿", "部署文档"): nothing is done."""
+    return bool(CJK_IN.match(m.group(0))) and not text[max(0, m.start() - 2):m.start()].rstrip().endswith(("已", "经")) \
+        and DONE_NOUN.match(text, m.end()) is not None
 
 
 def done_state(text: str, wait: str | None = None, subject: frozenset[str] | None = None, named: str = ""
@@ -152,7 +160,7 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
         # a wait's own English participle only said right after the entry's own word ("the venue contract
         # signed", "Orchid v3 was reviewed"; not "reviewed the exporter logs for Orchid")
         m = next((m for m in pat.finditer(text) if not negated_at(text, m.start())
-                  and not _STILL_TO_WAIT.match(text, m.end())
+                  and not _STILL_TO_WAIT.match(text, m.end()) and not _bare_noun(text, m)
                   and (subject is None or _said_of(text, m.start(), subject, strict=not en))
                   and (not of_it or _said_of(text, m.start(), awaited, strict=True))), None)
         if m is not None and (best is None or rank > best[0]):

@@ -19,7 +19,7 @@ from memgit.text import (cjk_pairs, cjk_words, is_common_word, is_traditional, S
 
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
 # word is a kind (POS, SSD, CI) more often than a name
-_LATIN = re.compile(r"(?<![\w.-])(?:(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
+_LATIN = re.compile(r"(?<![\w.-])(?:(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9.-]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
                     r"|[A-Z]{1,4}\d{2,5}[A-Za-z]?)(?![\w-])")  # (or a model's code: "T310", "DS920")
 # what comes before a capitalised word that opens a sentence (then it is any word, not a name)
 _OPENING = set(".!?;。！？；\"“”'‘’:：([*_—–")

@@ -263,6 +263,11 @@ def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
     if len(olds) != 1:
         return None  # no old value named, or several: which one changes is unsure
     at, seg = olds[0]
+    # the clause naming the old value says it is not wanted ("條列式太難掃了", "不要表格", "too long"): a word named
+    # only as the topic ("跟你说下提醒的事") is no value the person gives up
+    said_at = [m.start() for m in re.finditer(re.escape(seg), rest)]
+    if not any(_UNWANTED.search(_clause_around(rest, p)) for p in said_at):
+        return None
     # a time said with the new day replaces the time the old day is given with ("週日 20:00" → "週六 09:00")
     clock = _CLOCK_AFTER.match(fb, at + len(seg))
     if clock and _CLOCK.search(new) and not _CLOCK.search(seg):
@@ -278,6 +283,17 @@ def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
     if not new or fold(new) == seg:
         return None
     return at, stop, new
+
+
+# what says a way is not wanted: a refusal, a complaint, or that it is too much or too hard
+_UNWANTED = re.compile(rf"{lx.REFUSAL.source}|{lx.COMPLAINT.source}|太|难|難|麻烦|麻煩|不|没|沒|"
+                       r"\btoo\b|\bhard to\b|\bhate\b|\bannoying\b|\bpain\b|\bno longer\b|\bnot\b|n't\b|\bmiss\b")
+
+
+def _clause_around(f: str, pos: int) -> str:
+    a = max((x.end() for x in _CLAUSE_END.finditer(f, 0, pos)), default=0)
+    b = _CLAUSE_END.search(f, pos)
+    return f[a:b.start() if b else len(f)]
 
 
 _DETAIL = re.compile(r"(?<![\w.])\d+(?:[.:：]\d+)*|\b[A-Za-z]*[A-Z][A-Za-z0-9]*\b")

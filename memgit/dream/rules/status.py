@@ -43,6 +43,11 @@ def status_changes(ctx: Context) -> list[Candidate]:
         owned = frozenset(t for t in term_set(_OWNER.split(named)[-1]) if ctx.anchor(t)) if _OWNER.search(named) \
             else frozenset()
         mine, theirs = _contrast(ctx, it, pend, waits)
+        if any(t.startswith(MARK) for t in mine):
+            # (a line naming the entry by its mark and one of its words, however common: "A 批次正式通过验收")
+            seen = {id(o) for o in about}
+            more = [o for o in ctx.obs if id(o) not in seen and o.terms & it.subject and _with_marks(o, mine) & mine]
+            about = sorted([*about, *more], key=ctx.obs.index) if more else about
         refs = frozenset(t for t in it.subject if t.startswith("#"))
         # the name before an aside saying what it is ("有机认证（某认证中心）：…") names it in a line that says it
         # all, when no other entry holds that whole name
@@ -58,8 +63,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 continue
             # a line about the entry by most of its subject, or, beside a sibling written on the same
             # template ("… iOS 2.3 審核中" / "… Android 2.3 審核中"), by what tells the two apart
-            named_apart = bool(o.terms & mine) and not o.terms & theirs
-            if o.terms & theirs and not o.terms & mine:
+            held = _with_marks(o, mine | theirs)
+            named_apart = bool(held & mine) and not held & theirs
+            if held & theirs and not held & mine:
                 continue  # what tells a sibling apart, and nothing of this one: the line is the sibling's
             # (the entry's own number, "#412", names it whatever else the line says)
             by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart \
@@ -68,7 +74,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 told.add((o.source, o.line))
             # the next line of the same log goes on with its story when it names nothing else
             # ("iOS build 401 通過審核。" then "確認後手動發布，App Store 搜得到，正式上架。")
-            goes_on = (o.source, o.line - 1) in told and not o.terms & theirs and not _names_another(ctx, it, o)
+            goes_on = (o.source, o.line - 1) in told and not held & theirs and not _names_another(ctx, it, o)
             if not by_words and not goes_on:
                 continue
             if _numbered_apart(heads, o.text):
@@ -83,7 +89,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
             # (or beside who or what the entry waits on: "awaiting ruling from Judge Okoye" / "Judge Okoye ruled on
             # the motion to dismiss -> DENIED")
             if not ctx.near(f, st[3], (it.head or it.subject) | waited_on) and not goes_on and not (
-                    named_apart and ctx.near(f, st[3], mine, 24, False)):
+                    named_apart and (ctx.near(f, st[3], mine, 24, False) or _mark_near(o.text, st[3], mine))):
                 continue  # the done word is about something else on a long line
             if lx.PENDING.search(f[st[3]:]):  # "deployed to staging, prod pending"
                 continue
@@ -218,7 +224,36 @@ def _contrast(ctx: Context, it, pend: re.Match[str] | None, waits: dict[int, str
         return frozenset(), frozenset()
     other = frozenset().union(*(_plain(x.subject) for x in sibs))
     # a common word ("同步") tells nothing apart: names and rare words do
-    return frozenset(t for t in own - other if not is_common_word(t) and ctx.anchor(t) or t.isascii()), other - own
+    mine = frozenset(t for t in own - other if not is_common_word(t) and ctx.anchor(t) or t.isascii())
+    if mine or other - own:
+        return mine, other - own
+    # siblings whose words are all the same are told apart by their marks: a letter or a number the one
+    # writes and the other does not ("A 批次（1950–1979 年卷）" / "B 批次（1980–1999 年卷）")
+    have = _marks(it.entry.body)
+    others = frozenset().union(*(_marks(x.entry.body) for x in sibs))
+    return frozenset(MARK + t for t in have - others), frozenset(MARK + t for t in others - have)
+
+
+MARK = "#mark:"  # (a mark is no term: a line holds it when `_marks` finds it in the line's text)
+_MARK = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]|\d+)(?![A-Za-z0-9])")
+
+
+def _marks(text: str) -> frozenset[str]:
+    """The capital letters and numbers that stand alone in a text, its date tail aside."""
+    return frozenset(_MARK.findall(TAIL_DATE.sub("", text)))
+
+
+def _with_marks(o, terms: frozenset[str]) -> frozenset[str]:
+    """The line's terms, and its marks when `terms` holds marks."""
+    if not any(t.startswith(MARK) for t in terms):
+        return o.terms
+    return o.terms | frozenset(MARK + t for t in _marks(o.text))
+
+
+def _mark_near(text: str, pos: int, marks: frozenset[str], span: int = 24) -> bool:
+    """One of the marks stands alone within `span` characters of `pos` in `text`."""
+    window = _marks(text[max(0, pos - span):pos + span])
+    return any(t[len(MARK):] in window for t in marks if t.startswith(MARK))
 
 
 def _names_another(ctx: Context, it, o) -> bool:
