@@ -2550,3 +2550,35 @@ def test_a_bare_done_verb_before_the_noun_it_qualifies_is_nothing_done():
     assert lx.done_state("上线前再跑一遍回归") is None
     assert lx.done_state("新版本已上线") is not None
     assert lx.PENDING.search("还没开始看，等通知") and lx.PENDING.search("先不发，等省馆结果")
+
+
+def test_one_of_two_times_moves_when_the_person_says_the_other_stays():
+    user = "# USER\n\n## Preferences\n- [P1] 每天 08:00 和 20:00 给外婆发语音提醒吃药，同时抄送我一条文字 (2026-02-18)\n"
+    said = [("2026-05-30", "早上那条改到 07:45。晚上 20:00 那条不变，还是发语音，也照样抄送我一条文字。")]
+    (out,) = preference_changes(ctx("", said, user, role="user"))
+    assert out.op.text.startswith("[P1] 每天 07:45 和 20:00 给外婆发语音提醒吃药，同时抄送我一条文字")
+    # a question, or a move into the other half of the day, moves nothing
+    asked = [("2026-05-30", "晚上那条要不要推到 21:00？早上 08:00 那条不变。")]
+    assert preference_changes(ctx("", asked, user, role="user")) == []
+    far = [("2026-05-30", "那条改到 19:00。晚上 20:00 那条不变。")]
+    assert preference_changes(ctx("", far, user, role="user")) == []
+
+
+def test_a_rule_announced_after_near_misses_is_one_lesson_in_its_own_words():
+    lines = [("2026-05-26", "午餐車推到大班門口才發現花生過敏那份跟一般餐盤放同一層，折回廚房重裝"),
+             ("2026-05-28", "小班花生過敏的餐盤差點跟一般餐盤混在一起，出車前看到標籤才抽出來"),
+             ("2026-05-29", "主廚開會宣布：以後每次午餐車出廚房前，都要拿過敏名單對照餐盤標籤，對完在白板上打勾才可以推出去。"),
+             ("2026-05-30", "出車前對照過敏名單、白板打勾，大概花三分鐘。")]
+    (out,) = recurring(ctx("## 廚房\n", lines))
+    assert out.op.text.startswith("[P1] 每次午餐車出廚房前，都要拿過敏名單對照餐盤標籤") and "宣布" not in out.op.text
+    # without the near misses, the rule answers no trouble: nothing to consolidate
+    calm = [lines[2], lines[3], ("2026-05-27", "午餐車出廚房，過敏餐盤標籤都對")]
+    assert recurring(ctx("## 廚房\n", calm)) == []
+
+
+def test_a_fact_in_english_and_chinese_merges_by_the_concepts_the_lexicon_gives_both():
+    mem = ("## Courses\n- [P1] Individual trial lesson: 30 min, free, one per student (2026-02-03)\n"
+           "- [P1] Kids group trial class: 45 min, ¥50, deducted from the fee if they enrol (2026-02-03)\n"
+           "- [P1] 一对一试听课：30 分钟，免费，每位学员限一次 (2026-03-11)\n")
+    (out,) = duplicates_and_contradictions(ctx(mem, []))
+    assert len(out.op.targets) == 2 and "45" not in out.op.text and "Kids" not in " ".join(out.op.targets)

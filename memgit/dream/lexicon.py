@@ -67,6 +67,7 @@ DECIDED = _re("decided")  # the words that close it ("已确认", "went with")
 OPTIONS = _re("options")  # what lists its candidates ("候选：", "options:")
 # a complaint that a lesson was missed ("forgot to", "忘了", "浪费半小时"): not the lesson itself
 COMPLAINT = _re("complaint")
+MISHAP = _re("mishap")  # a near miss, or a fault found late: trouble a rule answers
 OTHERWISE = _re("otherwise")  # what follows a rule: what happens when it is broken
 # a label a rule is said under, at a sentence's start ("记住：", "Remember:", "Rule:")
 RULE_LABEL = LazyPattern(f"^(?:{alternation('as_written.rule_label')})\\s*[:：,，]\\s*", re.I,

@@ -354,8 +354,10 @@ def _glossed(zh: Item, en: Item) -> tuple[float, int]:
     g = glosses(t for t in zh.subject if CJK_IN.match(t))
     said = {x for s in g.values() for x in s}
     # (a word the bilingual lexicon gives a concept both hold is translated too: "Dr." / 医生)
-    hit = {w for w in words if any(_alike(w, x) for x in said) or f"~{lx.concept(w)}" in zh.subject}
     body = en.entry.body
+    # (each word's concept, from the word as written: "individual" of the stem "individu")
+    ideas = {t: c for w in _LATIN_WORD.findall(body) if (c := lx.concept(w)) for t in term_set(w)}
+    hit = {w for w in words if any(_alike(w, x) for x in said) or f"~{ideas.get(w) or lx.concept(w)}" in zh.subject}
     m = LABEL_RE.match(body)
     lead = m.group(1) if m and _label(body) else _CLAUSE_CUT.split(body, maxsplit=1)[0]
     # what it is about: the first two words of that, a name inside it aside

@@ -83,11 +83,22 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     if len({c[2] for c in news}) != 1:
         return None
     new = news[0]
-    if len(values) == 2 and len(olds) == 1 and (lx.PREFERENCE_CHANGE.search(f) or lx.TIME_MOVED.search(f)):
+    after_verb = any(0 <= new[0] - m.end() <= 2 for m in lx.TIME_MOVED.finditer(f))
+    # the entry's times the statement says stay ("晚上 20:00 那条不变"): no old time of the move
+    kept = {c[2] for c in said if c[2] != new[2] and lx.PREF_KEPT.search(_clause_around(f, c[0]))}
+    if kept:
+        # the one time the statement leaves unsaid moves, when the new one comes right after a time verb in the
+        # same half of the day ("早上那条改到 07:45" of "每天 08:00 和 20:00 …")
+        rest = [c for c in have if c[2] not in kept]
+        if not after_verb or len(rest) != 1 or {c[2] for c in have} - kept - {rest[0][2]} \
+                or values - kept - {new[2]} or (rest[0][2] < 720) != (new[2] < 720):
+            return None
+        old = rest[0]
+    elif len(values) == 2 and len(olds) == 1 and (lx.PREFERENCE_CHANGE.search(f) or lx.TIME_MOVED.search(f)):
         old = olds[0]
     # the one new time right after a time verb, said with "instead", or said from now on with the rest kept
     # ("以后…晚上 22:00 前发我就行，还是用 LINE")
-    elif len(values) == 1 and len(have) == 1 and (any(0 <= new[0] - m.end() <= 2 for m in lx.TIME_MOVED.finditer(f))
+    elif len(values) == 1 and len(have) == 1 and (after_verb
                                                   or _INSTEAD_NEXT.match(f, new[1])
                                                   or lx.TIME_MARKER.search(f) and lx.PREF_KEPT.search(f)):
         old = have[0]
@@ -523,6 +534,7 @@ def preference_changes(ctx: Context) -> list[Candidate]:
                                                           or lx.PREFERENCE_TITLE.search(it.entry.section or ""))]
     index = {id(it): k for k, it in enumerate(items)}
     changed: dict[int, list[tuple[Observation, tuple[int, int, str]]]] = {}
+    timed: dict[int, list[tuple[Observation, tuple[int, int, str]]]] = {}  # a time moved, no other change said
     by_session: dict[str, list[Observation]] = {}  # a session's lines: where its acknowledgements are
     for o in ctx.obs:
         if o.session:
@@ -534,7 +546,16 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         # the person's own words: what they typed, or a log line reporting what they said
         if o.role != "user" and not lx.PREFERENCE_SAID.search(f):
             continue
-        if not lx.PREFERENCE.search(f) or lx.EXCEPTION.search(f):
+        if lx.EXCEPTION.search(f):
+            continue
+        if not lx.PREFERENCE.search(f):
+            # the person moving one time and saying the rest stays ("早上那条改到 07:45。晚上 20:00 那条不变"): a
+            # moved time, and nothing else, is read from their words
+            if o.role == "user" and not lx.ASKED.search(f) and lx.TIME_MOVED.search(f) and lx.PREF_KEPT.search(f):
+                peers = by_session.get(o.session, []) if o.session else []
+                slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_time(it, o, peers))]
+                if len(slots) == 1:
+                    timed.setdefault(slots[0][0], []).append((o, slots[0][1]))
             continue
         slots = [(k, sl) for it in ctx.items_about(o) if (k := index.get(id(it))) is not None
                  and (sl := _rather_slot(it, o) or _changed_slot(it, o) or _instead_slot(it, o))]
@@ -572,6 +593,9 @@ def preference_changes(ctx: Context) -> list[Candidate]:
                 best, best_s = k, sc
         if best is not None and best_s >= 0.3:
             by_target.setdefault(best, []).append((o, best_s))
+    # (a statement of preference about the same entry says more than a moved time alone: it goes first)
+    timed = {k: v for k, v in timed.items() if k not in changed and k not in by_target}
+    changed.update(timed)
     kept = kept_part_changes(ctx, items)
     out = list(kept.values())
     for k, said_slots in changed.items():
@@ -585,7 +609,8 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         body = it.entry.body
         acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day
                 and x.role == "assistant" and fold(new) in fold(x.text)]
-        score = confidence("preference", negates_old=True, acknowledged=bool(acks), restated=len(said_slots) > 1,
+        # (a time moved is said of the old one without turning it down: "早上那条改到 07:45")
+        score = confidence("preference", negates_old=k not in timed, acknowledged=bool(acks), restated=len(said_slots) > 1,
                            again_days=len({x.day for x, _ in said_slots}) > 1, in_their_words=o.role == "user",
                            change_verb=True, recent=ctx.recency([o]))
         text = compose(it, body[:a] + new + body[b:], o.day)

@@ -304,7 +304,7 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
             if _speak_of(ctx, said, o, ur, units_of(o)) < 2:
                 continue
             fo = fold(o.text)
-            bad = bool(lx.ERROR.search(fo) or lx.COMPLAINT.search(fo) or lx.AGAIN.search(fo)
+            bad = bool(lx.ERROR.search(fo) or lx.COMPLAINT.search(fo) or lx.AGAIN.search(fo) or lx.MISHAP.search(fo)
                        or re.search(lx.FORGOT, fo) or _NOT_DONE_RE.search(fo))
             if o.day > r.day and not bad and not lx.PERSISTS.search(fo):
                 days.setdefault(o.day, []).append(o)  # done by the rule since ("calibration done before run")
@@ -596,7 +596,7 @@ def _before_first(text: str) -> str | None:
 
 
 _SAID_THEN = re.compile(r"^[^:：]{0,32}?(?:说|說|提醒|强调|強調|交代|叮嘱|叮囑|确认|確認|说好|說好|商定|约定|約定|"
-                        r"\bsaid|\bsays|\breminded|\bagreed)"
+                        r"宣布|宣佈|规定|規定|\bsaid|\bsays|\breminded|\bagreed|\bannounced)"
                         r"\s*[:：]\s*(?=\S)", re.I)
 # (a name in Latin letters may hold a space and a title: "Dr. Zhou 说以后…")
 _SPEAKER = re.compile(r"^(?:[^\s，,。:：;；]{1,8}?|(?:[A-Z][\w'’-]*\.?[ \t]){0,2}[A-Z][\w'’-]*[ \t]?)"
