@@ -2582,3 +2582,68 @@ def test_a_fact_in_english_and_chinese_merges_by_the_concepts_the_lexicon_gives_
            "- [P1] 一对一试听课：30 分钟，免费，每位学员限一次 (2026-03-11)\n")
     (out,) = duplicates_and_contradictions(ctx(mem, []))
     assert len(out.op.targets) == 2 and "45" not in out.op.text and "Kids" not in " ".join(out.op.targets)
+
+
+def test_a_tool_written_in_lower_case_by_terse_logs_is_still_the_name_memory_gives():
+    from memgit.dream.rules.displaced import displacements
+    mem = '## Shop\n- [P1] Repair tickets tracked in Trello, board "Workstand queue" (2026-02-03)\n'
+    said = [("2026-05-26", 'trello board hit the free-plan card limit. Ines: "we move the queue to Notion this week, done with trello"'),
+            ("2026-05-27", 'Ines + me moved every open ticket from Trello into the new Notion db "Workstand queue"'),
+            ("2026-05-27", "trello board archived (read only now)"),
+            ("2026-05-29", "all new repair tix logged straight into Notion today, works fine on the shop tablet")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Repair tickets tracked in Notion")
+    # only planned: nothing moved yet
+    assert displacements(ctx(mem, said[:1])) == []
+
+
+def test_a_licence_in_hand_ends_its_wait_and_not_its_siblings():
+    mem = ("## 证照\n- [P1] 食品经营许可证续期：材料已交区市场监管局，等审批 (2026-04-08)\n"
+           "- [P1] 户外招牌设置许可：材料已交城管窗口，等审批 (2026-04-15)\n")
+    said = [("2026-05-26", "开门前盘点，碧螺春只剩两罐"), ("2026-05-26", "区市场监管局来电：许可证续期材料齐了，这周出结果"),
+            ("2026-05-27", "去城管窗口问了招牌的事，还在排队"), ("2026-05-27", "打烊，今日流水正常"),
+            ("2026-05-28", "新的食品经营许可证拿到手了！！有效期到 2031 年"), ("2026-05-28", "午市有点忙"),
+            ("2026-05-29", "招牌许可没动静，不用催"), ("2026-05-29", "正常开门")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.targets[0].startswith("- [P1] 食品经营许可证") and "等审批" not in out.op.text
+    assert status_changes(ctx(mem, [*said[:4], ("2026-05-28", "新的食品经营许可证还没拿到手")])) == []
+
+
+def test_numbered_siblings_are_told_apart_by_their_numbers_and_keep_what_names_them():
+    mem = ("## Episodes\n- [P1] Ep 58 (guest: Hana Sato, urban foraging) - in final mix, waiting on Priya's listen (2026-05-02)\n"
+           "- [P1] Ep 59 (guest: Ruben Ortiz, lighthouse keepers) - in final mix, waiting on Priya's listen (2026-05-04)\n")
+    said = [("2026-05-28", "Priya on 58: \"all good, signed off\""), ("2026-05-29", "Ep 58 went live on Transistor"),
+            ("2026-05-30", "ep59 still waiting on Priya, no news")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Ep 58 (guest: Hana Sato, urban foraging) - live")
+    # a clock's numbers are no episode's ("cough @ 14:20" is not about an episode 14)
+    from memgit.dream.rules.status import _marks
+    assert _marks("cough @ 14:20, Ep 58 on 2026-06-10") == {"58", "ep#58"}
+
+
+def test_an_alarm_with_no_cause_found_is_pruned_once_it_stays_silent_on_two_days():
+    mem = ("## 罐\n- [P1] 3 号罐温控老是跳报警，温度忽高忽低，还没找到原因，先人工每 2 小时看一次 (2026-05-20)\n"
+           "- [P1] 灌装线偶尔卡瓶，设备商说下个月派工程师来看 (2026-05-22)\n")
+    said = [("2026-05-26", "电工来查 3 号罐：温度探头接线端子氧化，换了新探头，重新标定"),
+            ("2026-05-27", "3号罐一夜 12℃ 稳稳的，零报警"), ("2026-05-28", "3 号罐连续三天没报警，人工盯温可以撤了")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune" and out.op.targets[0].startswith("- [P1] 3 号罐")
+    # alarms again after: still open
+    again = [*said, ("2026-05-29", "3号罐 又跳了一次高温报警")]
+    assert stale_entries(ctx(mem, again)) == []
+
+
+def test_a_restatement_holding_the_entrys_own_this_week_and_rephrasing_the_persons_words_refreshes():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] 排练提醒：每周五 18:00 发到合唱团微信群，附本周曲目和谱子链接 (2026-03-05)\n"
+    turns = [("user", "排练提醒周五晚上才发太晚了"), ("assistant", "您想改到哪天什么时间发？"),
+             ("user", "改成每周三晚上八点发吧。还是发合唱团微信群，曲目和谱子链接照旧附上，别的都不变"),
+             ("assistant", "好的，以后每周三 20:00 发到合唱团微信群，附本周曲目和谱子链接。")]
+    (out,) = restated_slots(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] 排练提醒：每周三 20:00 发到合唱团微信群，附本周曲目和谱子链接")
+    en = "# USER\n\n## Preferences\n- [P1] Weekly invoice digest: Friday 16:00, PDF attachment by email, grouped by client (2026-02-12)\n"
+    turns = [("user", "the friday 4pm invoice digest is useless to me"), ("assistant", "When would you like it instead?"),
+             ("user", "Monday 08:30. and sort it by due date rather than by client. Still a PDF, still by email"),
+             ("assistant", "Got it: from next week the digest goes out Mondays at 08:30 as a PDF by email, sorted by due date.")]
+    (out,) = restated_slots(_chat("## Notes\n", en, turns))
+    assert out.op.text.startswith("[P1] Weekly invoice digest: Monday 08:30, PDF attachment by email, sorted by due date")

@@ -55,8 +55,9 @@ def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int) -
     before it."""
     for p in positions:
         lo, hi = max(0, p - _NEAR), p + size + _NEAR
-        for m in pattern.finditer(f, lo, hi):
-            if not lx.negated_at(f, m.start()):
+        # (a word whose match reaches into the window: "moved every open ticket from" before "trello")
+        for m in pattern.finditer(f, max(0, lo - 60), hi):
+            if m.end() > lo and not lx.negated_at(f, m.start()):
                 return True
     return False
 
@@ -95,14 +96,16 @@ class _Names:
     word by word (few words are ever asked), each answer kept."""
 
     def __init__(self, ctx: Context):
-        self.text = "\n".join((*(it.entry.body for it in ctx.items), *(o.text for o in ctx.obs if len(o.text) <= 400)))
+        memory = "\n".join(it.entry.body for it in ctx.items)
+        self.text = "\n".join((memory, *(o.text for o in ctx.obs if len(o.text) <= 400)))
         self.low = self.text.lower()
+        self.memory_end = len(memory)
         self.known: dict[str, bool] = {}
 
     def __contains__(self, word: str) -> bool:
         v = self.known.get(word)
         if v is None:
-            cap = low = 0
+            cap = low = mem_cap = mem_low = 0
             at = self.low.find(word)
             while at >= 0:
                 end = at + len(word)
@@ -111,10 +114,14 @@ class _Names:
                         end < len(self.low) and (self.low[end].isalnum() or self.low[end] in "_-")):
                     if self.text[at:end].islower():
                         low += 1
+                        mem_low += at < self.memory_end
                     elif not _opens(self.text, at, line=True):
                         cap += 1
+                        mem_cap += at < self.memory_end
                 at = self.low.find(word, end)
-            v = self.known[word] = cap >= 1 and cap >= 2 * low
+            # (terse logs write names in lower case, "done with trello": memory, written with care, capitalising
+            # it inside a sentence and never otherwise, and a line doing so too, names it)
+            v = self.known[word] = cap >= 1 and (cap >= 2 * low or mem_cap >= 1 and mem_low == 0 and cap >= 2)
         return v
 
 

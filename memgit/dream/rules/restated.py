@@ -18,7 +18,7 @@ from memgit.dream.model import Candidate, CJK_IN, clock_as, clocks, compose, Con
 from memgit.dream.rules.schedule import _DATED_DAY, _SINCE, _day_as, _days
 from memgit.dream.scoring import confidence
 from memgit.ops import Operation
-from memgit.text import STOP, is_common_word, term_set
+from memgit.text import STOP, is_common_word, stem, term_set
 
 # a text's tokens for aligning two wordings: a clock time, a word of Latin letters or digits, one Chinese
 # character, or one mark
@@ -93,7 +93,33 @@ class _Aligned:
         self.body, self.said = body, said
         self.tb, self.ts = _tokens(body), _tokens(said)
         sm = difflib.SequenceMatcher(None, [t[2] for t in self.tb], [t[2] for t in self.ts], autojunk=False)
-        self.ops = sm.get_opcodes()
+        ops = sm.get_opcodes()
+        # two replacements one function word apart are one ("grouped by client" → "sorted by due date")
+        merged: list[tuple[str, int, int, int, int]] = []
+        for op in ops:
+            if (len(merged) >= 2 and op[0] == "replace" and merged[-2][0] == "replace" and merged[-1][0] == "equal"
+                    and merged[-1][2] - merged[-1][1] == 1 and self.tb[merged[-1][1]][2] in STOP):
+                merged[-2:] = [("replace", merged[-2][1], op[2], merged[-2][3], op[4])]
+            else:
+                merged.append(op)
+        self.ops = merged
+
+
+def _own_words(new: str, said: str) -> bool:
+    """Every word of `new` (Latin letters, folded) is one the person said, in some form ("sorted by due date" of
+    "sort it by due date")."""
+    words = re.findall(r"[a-z0-9]+", new)
+    if not words or CJK_IN.search(new):
+        return False
+    theirs = {stem(w) for w in re.findall(r"[a-z0-9]+", said)}
+    return all(stem(w) in theirs for w in words)
+
+
+def _phrase(text: str) -> bool:
+    """A run of words that opens and ends with a content word (no "is …", "from today …")."""
+    words = re.findall(r"[a-z0-9]+", text)
+    return bool(words) and words[0] not in STOP and words[-1] not in STOP and not (
+        set(words) & {"is", "are", "was", "were", "from", "today", "now"})
 
 
 def _user_said(value_check, users: list[Observation]) -> Observation | None:
@@ -206,9 +232,13 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
             return None  # a number of the entry's ("语速 1.1x") is no word to put another in place of
         new_text = theirs_text.strip(" ，,、;；。.")
         nf = fold(new_text)
-        u = _user_said(lambda t, uf: nf in uf and _said_change(uf), users)
+        # (as they stand, or every word of them the person's own: "sorted by due date" of "sort it by due date")
+        # (the person's words in another form only for a phrase in the place of one: "sorted by due date" for
+        # "grouped by client", never a clause with its verb, "is grouped by aisle", for ": flat checklist")
+        phrase = old_text[:1].isalnum() and old_text[-1:].isalnum() and _phrase(nf)
+        u = _user_said(lambda t, uf: (nf in uf or phrase and _own_words(nf, uf)) and _said_change(uf), users)
         if u is None:
-            return None  # the person never asked for these words as they stand
+            return None  # the person never asked for these words
         # the verb the entry's words open with, when the person says it before the new value too ("发到她的邮箱" →
         # "发企业微信", from "发企业微信给我")
         uf = fold(u.text)
@@ -281,8 +311,7 @@ def restated_slots(ctx: Context) -> list[Candidate]:
             continue
         for k, r in enumerate(turns):
             f = fold(r.text)
-            if len(r.text) > 400 or _QUESTION.search(f) or lx.EXCEPTION.search(f) or (
-                    r.role == "user" and _hedged(f)):
+            if len(r.text) > 400 or _QUESTION.search(f) or (r.role == "user" and _hedged(f)):
                 continue
             earlier = [u for u in users if (u.day, u.line) <= (r.day, r.line) and u.day == r.day]
             if not earlier or not (_said_change(f) or any(_said_change(fold(u.text)) for u in earlier)):
@@ -295,6 +324,8 @@ def restated_slots(ctx: Context) -> list[Candidate]:
                 continue  # the turn restates no entry, or two alike
             cover, i = rated[0]
             it = ctx.items[i]
+            if any(m.group(0) not in it.folded for m in lx.EXCEPTION.finditer(f)):
+                continue  # a one-off ("just this week"), but for the entry's own words ("附本周曲目")
             moved = _moves(it, r, earlier)
             if moved is None:
                 continue

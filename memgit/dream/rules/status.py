@@ -225,22 +225,27 @@ def _contrast(ctx: Context, it, pend: re.Match[str] | None, waits: dict[int, str
     other = frozenset().union(*(_plain(x.subject) for x in sibs))
     # a common word ("同步") tells nothing apart: names and rare words do
     mine = frozenset(t for t in own - other if not is_common_word(t) and ctx.anchor(t) or t.isascii())
-    if mine or other - own:
-        return mine, other - own
-    # siblings whose words are all the same are told apart by their marks: a letter or a number the one
-    # writes and the other does not ("A 批次（1950–1979 年卷）" / "B 批次（1980–1999 年卷）")
+    # and by their marks: a letter, a number or a numbered thing the one writes and the other does not ("A 批次
+    # （1950–1979 年卷）" / "B 批次（1980–1999 年卷）", "Ep 58 (…)" / "Ep 59 (…)")
     have = _marks(it.entry.body)
     others = frozenset().union(*(_marks(x.entry.body) for x in sibs))
-    return frozenset(MARK + t for t in have - others), frozenset(MARK + t for t in others - have)
+    if have - others and others - have:
+        return (mine | frozenset(MARK + t for t in have - others),
+                other - own | frozenset(MARK + t for t in others - have))
+    return mine, other - own
 
 
 MARK = "#mark:"  # (a mark is no term: a line holds it when `_marks` finds it in the line's text)
-_MARK = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]|\d+)(?![A-Za-z0-9])")
+# (a number of a clock, a date or a decimal is no mark: "14:20", "2026-06-10", "3.5")
+_MARK = re.compile(r"(?<![A-Za-z0-9])(?<!\d[:./-])(?:[A-Z]|\d+)(?![A-Za-z0-9])(?![:./-]\d)")
 
 
 def _marks(text: str) -> frozenset[str]:
-    """The capital letters and numbers that stand alone in a text, its date tail aside."""
-    return frozenset(_MARK.findall(TAIL_DATE.sub("", text)))
+    """The capital letters and numbers that stand alone in a text, and its numbered things ("ep#58" of "Ep 58"
+    and "ep58"), its date tail aside."""
+    text = TAIL_DATE.sub("", text)
+    return frozenset(_MARK.findall(text)) | frozenset(
+        f"{m.group(1).lower()}#{m.group(2)}" for m in NUMBERED_RE.finditer(text))
 
 
 def _with_marks(o, terms: frozenset[str]) -> frozenset[str]:
@@ -401,7 +406,7 @@ def _restate(body: str, st: tuple) -> str:
         # leave "… live sign-off for the new DPA"
         end += len(_CLAUSE_REST.match(body, end).group(0).rstrip())
     new = body[:begin] + word + body[end:]
-    parts = re.split(r"([，,；;。])", new)
+    parts = _split_outside_brackets(new)
     kept, pos = [], 0
     for k in range(0, len(parts), 2):
         cl = parts[k]
@@ -411,11 +416,28 @@ def _restate(body: str, st: tuple) -> str:
         over = lx.WAITING.search(fold(cl)) or st[1] == lx.REPAIRED and lx.ERROR.search(fold(cl))
         if holds_state or not over:
             kept.append(cl + sep)
+        elif cl[:over.start()].rstrip().endswith(("-", "—", "–", ":", "：")) and cl[:over.start()].strip(" -—–:："):
+            kept.append(cl[:over.start()])  # (what the entry names before the stage stays: "Ep 58 (…) - in final mix")
         elif not kept and (lab := LABEL_RE.match(cl)):
             kept.append(lab.group(0))  # (the entry's label stays: "LINE 訂餐機器人：" of "…：還在內部測試")
         pos += len(cl) + len(sep)
     out = "".join(kept).strip().rstrip("，,；;")
     return re.sub(r"\s{2,}", " ", out).strip()
+
+
+def _split_outside_brackets(text: str) -> list[str]:
+    """`re.split(r"([，,；;。])", text)`, a separator inside brackets aside ("(guest: Hana Sato, urban foraging)" is
+    one clause's part)."""
+    parts, depth, at = [], 0, 0
+    for k, ch in enumerate(text):
+        if ch in "(（[【":
+            depth += 1
+        elif ch in ")）]】":
+            depth = max(0, depth - 1)
+        elif ch in "，,；;。" and depth == 0:
+            parts += [text[at:k], ch]
+            at = k + 1
+    return parts + [text[at:]]
 
 
 def state_regressions(ctx: Context) -> list[Candidate]:
