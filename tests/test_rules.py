@@ -2647,3 +2647,41 @@ def test_a_restatement_holding_the_entrys_own_this_week_and_rephrasing_the_perso
              ("assistant", "Got it: from next week the digest goes out Mondays at 08:30 as a PDF by email, sorted by due date.")]
     (out,) = restated_slots(_chat("## Notes\n", en, turns))
     assert out.op.text.startswith("[P1] Weekly invoice digest: Monday 08:30, PDF attachment by email, sorted by due date")
+
+
+def test_a_till_cut_over_to_another_keeps_the_details_its_lines_say_in_another_form():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Bar\n- [P1] Taproom till runs on Square; bar staff log in with their own 4-digit PIN (2026-02-11)\n"
+    said = [("2026-05-26", "Lightspeed guy in, fitted 2 terminals behind the bar. Square stays live till Thurs."),
+            ("2026-05-28", "cutover done - taproom till now on Lightspeed, Square logged out. PINs carried over, same 4 digits per person."),
+            ("2026-05-30", "2 days on Lightspeed, zero till issues. Boxed the old Square reader to send back.")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Taproom till runs on Lightspeed; bar staff log in with their own 4-digit PIN")
+
+
+def test_a_chinese_brand_and_its_model_give_way_to_the_new_products_whole_name():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 化验\n- [P1] 血常规用迈瑞 BC-5000Vet，每天开诊前跑一次质控 (2026-01-15)\n"
+    said = [("2026-05-26", "IDEXX 工程师上门装 ProCyte One，下午培训"),
+            ("2026-05-27", "从今天起血常规全部上 IDEXX ProCyte One，迈瑞那台停用，等厂家来拉走"),
+            ("2026-05-29", "质控通过，ProCyte One 连着三天没问题")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 血常规用 IDEXX ProCyte One，每天开诊前跑一次质控")
+
+
+def test_an_inspection_passed_ends_its_wait_for_sign_off_and_not_its_sisters():
+    mem = ("## Fleet\n- [P1] MV Kestrel annual MCA survey: booked 14 Jul, awaiting inspector sign-off (2026-05-02)\n"
+           "- [P1] MV Shearwater annual MCA survey: booked 21 Jul, awaiting inspector sign-off (2026-05-02)\n")
+    said = [("2026-05-27", "Kestrel survey PASSED - Munro signed off, new passenger cert issued on the spot."),
+            ("2026-05-29", "Shearwater: survey still on for 21 Jul, nothing signed yet")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] MV Kestrel annual MCA survey: booked 14 Jul, passed")
+    assert status_changes(ctx(mem, [("2026-05-27", "Kestrel survey: the ball passed to the MCA office")])) == []
+
+
+def test_a_daily_check_stated_as_a_rule_after_two_misses_is_one_lesson():
+    lines = [("2026-05-26", "开馆后才发现 3 号自动保护器日检没做，挂了停用牌，补检完才放人上去"),
+             ("2026-05-28", "auto-belay 日检表又是空的😅 小周说不知道要她签。我带着逐台拉了一遍、看了回收，补签"),
+             ("2026-05-30", "阿Ken 在群里定规矩：每天开馆前，4 台自动保护器逐台做日检，日检表签字后才能开放顶绳区")]
+    (out,) = recurring(ctx("## 安全\n", lines))
+    assert out.op.text.startswith("[P1] 每天开馆前，4 台自动保护器逐台做日检")

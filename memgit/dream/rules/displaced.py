@@ -14,7 +14,7 @@ from memgit.dream.collect import Observation
 from memgit.dream.model import _label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, Item, LABEL_RE
 from memgit.dream.scoring import confidence
 from memgit.ops import Operation
-from memgit.text import (cjk_pairs, cjk_words, is_common_word, is_traditional, STOP, term_set, to_simplified,
+from memgit.text import (cjk_pairs, cjk_words, is_common_word, is_traditional, STOP, stem, term_set, to_simplified,
                          to_traditional)
 
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
@@ -248,6 +248,7 @@ def displacements(ctx: Context) -> list[Candidate]:
         rivals = sorted(fits[(old, new)], key=lambda x: -x[0])
         if rivals[0][1] is not it or len(rivals) > 1 and rivals[1][0] == rivals[0][0]:
             continue  # another entry naming the old one fits the lines as well or better
+        raw = _whole_new(raw, old, [o.text for o in ends])
         replaced = _replaced(it, old, raw, [folded[id(o)] for o in ends])
         if replaced is None:
             continue
@@ -285,6 +286,18 @@ def _context(entry: str, old: str, lines: list[str], new: str, span: int = 6) ->
 
 # capitalised words right after a name, of the same name ("Square Register")
 _MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+]*)+")
+# a model's code after a brand ("迈瑞 BC-5000Vet"): letters and a number, one word
+_MODEL_AFTER = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9.+-]*\d[A-Za-z0-9.+-]*(?![\w-])")
+# a run of capitalised words and numbers: a product's whole name ("IDEXX ProCyte One")
+_NAME_RUN = re.compile(r"(?<![\w.-])(?:[A-Z][\w+-]*|\d+)(?:[ \t]+(?:[A-Z][\w+-]*|\d+))*(?![\w-])")
+
+
+def _whole_new(raw: str, old: str, ending: list[str]) -> str:
+    """The new name as the line saying the part is over writes it whole, when that line writes it in a run of
+    capitalised words ("全部上 IDEXX ProCyte One" for "ProCyte"); else as found."""
+    runs = {m.group(0) for t in ending for m in _NAME_RUN.finditer(t)
+            if re.search(rf"(?<![\w-]){re.escape(raw)}(?![\w-])", m.group(0)) and old not in m.group(0).lower()}
+    return runs.pop() if len(runs) == 1 and len(next(iter(runs))) <= 40 else raw
 
 
 def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = ()) -> tuple[str, str] | None:
@@ -309,6 +322,9 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = ()) -> tuple
         while a > 0 and CJK_IN.match(low[a - 1]) and said and all(p > 0 and f[p - 1] == low[a - 1] for f, p in said):
             said = [(f, p - 1) for f, p in said]
             a -= 1
+    model = _MODEL_AFTER.match(body, b)
+    if model and CJK_IN.match(old):
+        b = model.end()  # (the old brand's model goes with it: "迈瑞 BC-5000Vet")
     more = _MORE_NAME.match(body, b)
     if more and not CJK_IN.match(old):
         whole = body[a:more.end()].lower()
@@ -318,6 +334,11 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = ()) -> tuple
                 b = a + len(" ".join(body[a:more.end()].split()[:k + 1]))
                 break
     new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
+    # (a Latin name beside Chinese stands a space apart: "用迈瑞" → "用 IDEXX ProCyte One")
+    if new[:1].isascii() and new[:1].isalnum() and a > 0 and CJK_IN.match(body[a - 1]):
+        new = " " + new
+    if new[-1:].isascii() and new[-1:].isalnum() and b < len(body) and CJK_IN.match(body[b]):
+        new = new + " "
     return body[:a] + new + body[b:], body[a:b]
 
 
@@ -330,6 +351,7 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
     "ranger_bringup") that no line about the new one writes: what the entry says of the old one there may not hold
     of the new one, so the swap is left to a person (as a tool swap is, memgit.dream.rules.versions)."""
     said = "\n".join(lines)
+    stems = {stem(x) for x in re.findall(r"[a-z][a-z0-9_-]*", said)}  # (in any form: "PINs carried over" of "PIN")
     for clause in _DETAIL_CLAUSE.split(body):
         if old in fold(clause):
             continue
@@ -337,7 +359,7 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
             w = m.group(0).lower()
             if m.group(0).islower() and m.group(0).isalpha():
                 continue  # a plain word of an English entry ("the online calendar clients use") is no name
-            if w not in STOP and not _said(w, said):
+            if w not in STOP and not _said(w, said) and stem(w) not in stems:
                 return True
     return False
 

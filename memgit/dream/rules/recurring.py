@@ -340,8 +340,9 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
 
 
 # how a rule prescribes: when, in what order, how often ("before every titration session", "先…再收機", "每次")
-_PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenever)\b|每次|每回|每一[次回个個]|之前|以前|"
-                         r"前先|先.{0,16}再|一律|务必|必须|一定要|都要|之后再|完再|都这样|都这么做|照这样")
+_PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenever|only after)\b|每次|每回|每一[次回个個]|之前|"
+                         r"以前|前先|先.{0,16}再|一律|务必|必须|一定要|都要|之后再|完再|都这样|都这么做|照这样|"
+                         r"每[天日晚早周](?!都没)|后才(?:能|可以|可|准)")
 # a change of tool or party, said as from now on: the refresh rules' business (memgit.dream.rules.displaced, …)
 _SWITCHES = (lx.SUPERSEDE, lx.PREFERENCE_CHANGE, lx.DISPLACED, lx.RETIRED, lx.HANDED_OVER, lx.TOOK_OVER,
              re.compile(f"{lx.CHANGE_ZH}|\\b(?:{lx.CHANGE_EN})\\b"))
