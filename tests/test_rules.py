@@ -2685,3 +2685,56 @@ def test_a_daily_check_stated_as_a_rule_after_two_misses_is_one_lesson():
              ("2026-05-30", "阿Ken 在群里定规矩：每天开馆前，4 台自动保护器逐台做日检，日检表签字后才能开放顶绳区")]
     (out,) = recurring(ctx("## 安全\n", lines))
     assert out.op.text.startswith("[P1] 每天开馆前，4 台自动保护器逐台做日检")
+
+
+@pytest.mark.parametrize("mem, said, want", [
+    ("## Tools\n- [P1] Roof layouts and shade reports are done in Aurora Solar (2025-11-04)\n",
+     [("2026-05-26", "OpenSolar trial acct set up, imported the 3 open designs from Aurora."),
+      ("2026-05-28", "Gareth: cancel Aurora, we're on OpenSolar from today. layouts + shade reports now done in OpenSolar."),
+      ("2026-05-29", "first two quotes out with OpenSolar layouts + shading")],
+     "[P1] Roof layouts and shade reports are done in OpenSolar"),
+    # a switch planned, then done on a later day in the new one's words only
+    ("## 系统\n- [P1] 进销存用 管家婆，每天打烊后导出销售日报 (2025-12-01)\n",
+     [("2026-05-25", "周姐拍板：下周起进销存从 管家婆 换成 海典，管家婆 只留着查历史"),
+      ("2026-05-27", "今天起收银+进销存全部走 海典"), ("2026-05-28", "打烊，海典 日报导出正常")],
+     "[P1] 进销存用 海典，每天打烊后导出销售日报"),
+])
+def test_a_switch_told_over_or_planned_then_done_gives_the_part_to_the_new_name(mem, said, want):
+    from memgit.dream.rules.displaced import displacements
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith(want)
+    # the plan alone moves nothing
+    assert displacements(ctx(mem, said[:1])) == []
+
+
+def test_a_step_still_to_do_ends_when_the_order_is_handed_over():
+    mem = ("## 訂單\n- [P1] 「日光咖啡」客製杯 120 個：素燒完成，待上釉 (2026-04-02)\n"
+           "- [P1] 「海風民宿」盤子 60 個：素燒完成，待上釉 (2026-04-05)\n")
+    said = [("2026-05-25", "日光咖啡 120 個杯子今天開始上釉"), ("2026-05-26", "日光的杯子上釉完，入窯"),
+            ("2026-05-27", "開窯！日光杯子出窯 120 個全部 OK"), ("2026-05-28", "海風的盤子還在素燒架上"),
+            ("2026-05-29", "日光咖啡來載貨，120 個客製杯點交完畢、尾款收到 ✔"), ("2026-05-29", "掃地關窯")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.targets[0].startswith("- [P1] 「日光咖啡」") and "待上釉" not in out.op.text
+    from memgit.dream import lexicon as lx
+    assert not lx.PENDING.search("期待下次合作") and not lx.PENDING.search("员工待遇不错")
+
+
+@pytest.mark.parametrize("lines, want", [
+    ([("2026-05-26", "Hyde Park flat (4th fl): lift reserved by another resident til 11, lads carried the lot up the stairs. "
+                     "nobody had rung the block's management beforehand"),
+      ("2026-05-27", "Park Square office move: concierge had no idea we were coming, service lift key was with the managing "
+                     "agent, ~90 min stood around. same problem as Monday"),
+      ("2026-05-29", "Woodhouse student block: goods lift not available, no one had booked it with the building office"),
+      ("2026-05-29", "Priya: rule from now on — ring building management 48h before any flat/office job, book the lift + "
+                     "loading bay, tick it on the job sheet")],
+     "[P1] ring building management 48h before any flat/office job, book the lift + loading bay"),
+    ([("2026-05-26", "试课前音乐放不出来，老师从手机拷的 m4a，音响不认"),
+      ("2026-05-27", "成人体验课的音乐又是 flac，U 盘插上显示不支持的格式，白等 10 分钟"),
+      ("2026-05-29", "林老师定了：所有上课用的音乐一律先转成 MP3 再拷进 U 盘，手机里的 m4a、flac 不要直接拿来用。")],
+     "[P1] 所有上课用的音乐一律先转成 MP3 再拷进 U 盘"),
+])
+def test_a_rule_someone_decided_is_consolidated_without_who_decided_it(lines, want):
+    noise = [("2026-05-25", "crews out on time"), ("2026-05-25", "会员续费提醒自动发出"), ("2026-05-26", "quote sent"),
+             ("2026-05-27", "两个家长问暑期集训价格"), ("2026-05-28", "van 3 tyre pressure topped up"), ("2026-05-28", "关灯锁门")]
+    (out,) = recurring(ctx("## Notes\n", [*noise, *lines]))
+    assert out.op.text.startswith(want)

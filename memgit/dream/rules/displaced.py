@@ -143,7 +143,7 @@ def _new_chinese(f: str, text: str) -> list[tuple[str, str]]:
     """Chinese names a line gives as taking a part: the run right after a word that says so ("改用企业微信")."""
     out = []
     for m in lx.TAKING_PART.finditer(f):
-        run = _CJK_RUN.match(f, m.end())
+        run = _CJK_RUN.match(f, m.end() + len(f[m.end():]) - len(f[m.end():].lstrip(" \t")))  # ("换成 海典")
         if run and not lx.negated_at(f, m.start()) and not _stand_in(f, [run.start()], len(run.group(0))):
             out.append((run.group(0), text[run.start():run.end()]))
     return out
@@ -180,11 +180,15 @@ def displacements(ctx: Context) -> list[Candidate]:
             alone = len(_said(old, memory)) == 1
             ends = [o for o in ending_lines if (pos := _said(old, folded[id(o)]))
                     and _marked(lx.DISPLACED, folded[id(o)], pos, len(old)) and (alone or o.terms & rest)]
-            if not ends or all(lx.PLANNED.search(folded[id(o)]) for o in ends):
+            if not ends:
                 continue
+            # only planned ("下周起进销存从管家婆换成海典"): done when a later line, itself no plan, gives the entry's
+            # part to the new name (a taking-part word beside it: "今天起收银+进销存全部走海典")
+            planned_only = all(lx.PLANNED.search(folded[id(o)]) for o in ends)
             first, last = min(o.day for o in ends), max(o.day for o in ends)
             start = first - timedelta(days=_BEFORE)  # a new name may be used from a few days before
-            over = min(o.day for o in ends if not lx.PLANNED.search(folded[id(o)]))  # told as done, not planned
+            # told as done, not planned
+            over = last if planned_only else min(o.day for o in ends if not lx.PLANNED.search(folded[id(o)]))
             # named for the entry's subject after its part was told over: still in use, unless the line
             # names the new one too ("企微比钉钉群清爽多了" compares the two)
             later = [o for o in told if o.day > last and (pos := _said(old, folded[id(o)])) and o.terms & rest
@@ -230,6 +234,10 @@ def displacements(ctx: Context) -> list[Candidate]:
                     continue  # said as a stand-in for it: no replacement
                 support = [o for o, _ in named]
                 days = {o.day for o in support}
+                if planned_only and not any(
+                        o.day > last and not lx.PLANNED.search(folded[id(o)]) and o.terms & rest
+                        and _marked(lx.TAKING_PART, folded[id(o)], pos, len(new)) for o, pos in named):
+                    continue  # the switch only planned
                 if len(days) < 2 or max(days) < first:
                     continue
                 if any(o.day >= over and o not in ends and _said(old, folded[id(o)]) for o in support):
@@ -249,7 +257,7 @@ def displacements(ctx: Context) -> list[Candidate]:
         if rivals[0][1] is not it or len(rivals) > 1 and rivals[1][0] == rivals[0][0]:
             continue  # another entry naming the old one fits the lines as well or better
         raw = _whole_new(raw, old, [o.text for o in ends])
-        replaced = _replaced(it, old, raw, [folded[id(o)] for o in ends])
+        replaced = _replaced(it, old, raw, [folded[id(o)] for o in ends], [folded[id(o)] for o in support])
         if replaced is None:
             continue
         text, old_raw = replaced
@@ -300,7 +308,8 @@ def _whole_new(raw: str, old: str, ending: list[str]) -> str:
     return runs.pop() if len(runs) == 1 and len(next(iter(runs))) <= 40 else raw
 
 
-def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = ()) -> tuple[str, str] | None:
+def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support: list[str] = ()
+              ) -> tuple[str, str] | None:
     """The entry's body with its one `old` name replaced by `new_raw` (in the entry's script), and the old
     name as the entry writes it: the whole of it, with the capitalised words after it that a line saying its
     part is over writes with it too ("Square Register unplugged")."""
@@ -333,6 +342,12 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = ()) -> tuple
             if any(_said(name, f) for f in ending):
                 b = a + len(" ".join(body[a:more.end()].split()[:k + 1]))
                 break
+        else:
+            # (or words no line writes at all, no day's name: "Aurora Solar" of "cancel Aurora")
+            tail = more.group(0).split()
+            if not any(lx.WEEKDAY.search(w.lower()) for w in tail) and not any(
+                    _said(w.lower(), f) for w in tail for f in (*ending, *support)):
+                b = more.end()
     new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
     # (a Latin name beside Chinese stands a space apart: "用迈瑞" → "用 IDEXX ProCyte One")
     if new[:1].isascii() and new[:1].isalnum() and a > 0 and CJK_IN.match(body[a - 1]):

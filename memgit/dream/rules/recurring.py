@@ -255,7 +255,7 @@ def _stated_sentence(text: str) -> str | None:
     "以后录成绩前…"), under a rule's label ("規矩：", "Rule:"), or in a rule's words; its own words, without who
     said it or when it starts."""
     parts = _sentences(text)
-    for test in (lambda p: lx.TIME_MARKER.search(fold(p)) or _MADE_RULE.search(fold(p)),
+    for test in (lambda p: lx.TIME_MARKER.search(fold(p)) or _MADE_RULE.search(fold(p)) or _DECIDED.search(fold(p)),
                  lambda p: lx.RULE_LABEL.match(p)):
         hits = [p for p in parts if test(p)]
         if len(hits) == 1:
@@ -284,12 +284,14 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
     for r in told:
         f = fold(r.text)
         # (cheapest first: most lines state nothing from now on, under no rule's label)
-        if not (lx.TIME_MARKER.search(f) or "规矩" in f or lx.RULE_LABEL.search(r.text)):
+        if not (lx.TIME_MARKER.search(f) or "规矩" in f or lx.RULE_LABEL.search(r.text) or _DECIDED.search(f)):
             continue
         if lx.ASKED.search(f) or any(p.search(f) for p in NOT_LESSON) or LISTED.match(r.text):
             continue
         rule = _stated_sentence(r.text)
-        if rule is None or not _PRESCRIBES.search(fold(rule)) or any(p.search(fold(rule)) for p in _SWITCHES):
+        # (its own "from now on" is when the rule holds, no switch of tool: blanked before the switches are asked)
+        bare = lx.TIME_MARKER.sub(lambda m: " " * len(m.group(0)), fold(rule)) if rule else ""
+        if rule is None or not _PRESCRIBES.search(fold(rule)) or any(p.search(bare) for p in _SWITCHES):
             continue  # no way of doing a thing ("permanently non-Goodhartable"), or a switch of tool or party
             # ("以後交件全部改用 …", "moving Ranger off Humble"): a refresh's, not a lesson
         # what the rule itself names, not the line around it: a rule that says what it is about only there
@@ -608,6 +610,10 @@ _SPEAKER = re.compile(r"^(?:[^\s，,。:：;；]{1,8}?|(?:[A-Z][\w'’-]*\.?[ \t
 _TITLED_SPEAKER = re.compile(r"^(?:[\u4e00-\u9fff]{1,3}"
                              r"(?:老师|老師|师傅|師傅|哥|姐|总|總|经理|經理|医生|醫生|主任|老板|老闆)"
                              r"|(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][\w'’-]*)\s*[:：]\s*(?=\S)")
+# who said it, by name, before a colon ("Priya:"), or that they decided it ("林老师定了：")
+_NAMED_SPEAKER = re.compile(r"^(?:(?:[A-Z][\w'’.-]*[ \t]?){1,3}|[\u4e00-\u9fff]{1,4}?(?:定了|定下了?|决定了?|规定))\s*[:：]\s*(?=\S)")
+_DECIDED = re.compile(r"^[\u4e00-\u9fff]{1,4}?(?:定了|定下了?|决定了?|规定)\s*[:：]")
+_RULE_WORD = re.compile(r"^(?:new\s+)?rule\b\s*(?=from now on|going forward|starting)", re.I)
 # a clause saying only that what follows is now a rule ("定成规矩，", "立个规矩：")
 _MADE_RULE = re.compile(r"^(?:[^，,:：]{1,12}?\s*(?:订|訂|定|立)(?:了)?(?:个|個)?|定成|定个|定為|定为|立个|立個)?\s*规矩(?:是)?\s*[，,:：]\s*")
 
@@ -622,11 +628,14 @@ def _own_words(rule: str) -> str:
         out = re.sub(r"^(?:说|說)[:：，,]?\s*", "", rule[m.end():])
     elif m := _TITLED_SPEAKER.match(rule):
         out = rule[m.end():]  # ("陳老師：…", "Dr. Zhou: …": who said it)
+    elif m := _NAMED_SPEAKER.match(rule):
+        out = rule[m.end():]  # ("Priya: rule from now on — …", "林老师定了：…": who said it)
+        out = _RULE_WORD.sub("", out, count=1)
     if m := _MADE_RULE.match(fold(out)):
         out = out[m.end():]  # ("定成規矩，以後…": that it is a rule, not what it says)
     t = lx.TIME_MARKER.match(fold(out))
     if t:
-        out = out[t.end():].lstrip(" ,，:：")
+        out = out[t.end():].lstrip(" ,，:：—–-")
     return out if len(out) >= 6 else rule
 
 
