@@ -2666,7 +2666,7 @@ def test_a_chinese_brand_and_its_model_give_way_to_the_new_products_whole_name()
             ("2026-05-27", "从今天起血常规全部上 IDEXX ProCyte One，迈瑞那台停用，等厂家来拉走"),
             ("2026-05-29", "质控通过，ProCyte One 连着三天没问题")]
     (out,) = displacements(ctx(mem, said))
-    assert out.op.text.startswith("[P1] 血常规用 IDEXX ProCyte One，每天开诊前跑一次质控")
+    assert out.op.text.startswith("[P1] 血常规用 ProCyte One，每天开诊前跑一次质控")
 
 
 def test_an_inspection_passed_ends_its_wait_for_sign_off_and_not_its_sisters():
@@ -2737,4 +2737,29 @@ def test_a_rule_someone_decided_is_consolidated_without_who_decided_it(lines, wa
     noise = [("2026-05-25", "crews out on time"), ("2026-05-25", "会员续费提醒自动发出"), ("2026-05-26", "quote sent"),
              ("2026-05-27", "两个家长问暑期集训价格"), ("2026-05-28", "van 3 tyre pressure topped up"), ("2026-05-28", "关灯锁门")]
     (out,) = recurring(ctx("## Notes\n", [*noise, *lines]))
+    assert out.op.text.startswith(want)
+
+
+def test_a_reader_posted_back_is_done_and_a_shop_named_before_the_new_one_is_no_part_of_its_name():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Shop\n- [P1] Card payments in both shops go through SumUp readers paired to the shop iPads (2026-02-11)\n"
+    said = [("2026-05-25", "two Zettle starter kits delivered. P. wants them live this week, SumUp contract runs out Fri"),
+            ("2026-05-26", "paired the Zettle reader at Leith Walk w/ the shop iPad, test txn 50p, refunded"),
+            ("2026-05-28", "Stockbridge Zettle reader paired + tested. Both SumUp readers boxed to post back"),
+            ("2026-05-28", "all card takings now on Zettle in both shops"),
+            ("2026-05-29", "SumUp readers posted back, tracking in the Admin folder")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Card payments in both shops go through Zettle readers paired to the shop iPads")
+
+
+@pytest.mark.parametrize("mem, line, want", [
+    ("## 许可\n- [P1] 外籍科学家 Lena Brandt（基尔大学）登船许可：审批中 (2026-05-20)\n",
+     "海事局回电：Lena Brandt 的登船许可批了！批文号 ZS-2026-0712", "[P1] 外籍科学家 Lena Brandt（基尔大学）登船许可：已批准"),
+    ("## Orders\n- [P1] Order #A-5521 (goBILDA drive motors x4): awaiting shipment (2026-05-03)\n",
+     "motors unboxed in lab, all 4 there + spin-tested. A-5521 closed out", "[P1] Order #A-5521 (goBILDA drive motors x4): closed"),
+])
+def test_a_permit_approved_in_a_word_or_an_order_closed_out_ends_its_wait(mem, line, want):
+    noise = [("2026-05-27", "tracking A-5521: out for delivery"), ("2026-05-27", "伙食采购预算批了"),
+             ("2026-05-28", "Hale signed for the box at the front office")]
+    (out,) = status_changes(ctx(mem, [*noise, ("2026-05-29", line)]))
     assert out.op.text.startswith(want)

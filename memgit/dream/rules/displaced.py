@@ -256,7 +256,7 @@ def displacements(ctx: Context) -> list[Candidate]:
         rivals = sorted(fits[(old, new)], key=lambda x: -x[0])
         if rivals[0][1] is not it or len(rivals) > 1 and rivals[1][0] == rivals[0][0]:
             continue  # another entry naming the old one fits the lines as well or better
-        raw = _whole_new(raw, old, [o.text for o in ends])
+        raw = _whole_new(raw, old, [o.text for o in {id(o): o for o in (*ends, *support)}.values()])
         replaced = _replaced(it, old, raw, [folded[id(o)] for o in ends], [folded[id(o)] for o in support])
         if replaced is None:
             continue
@@ -300,12 +300,21 @@ _MODEL_AFTER = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9.+-]*\d[A-Za-z0-9.+-]*(?![\w
 _NAME_RUN = re.compile(r"(?<![\w.-])(?:[A-Z][\w+-]*|\d+)(?:[ \t]+(?:[A-Z][\w+-]*|\d+))*(?![\w-])")
 
 
-def _whole_new(raw: str, old: str, ending: list[str]) -> str:
-    """The new name as the line saying the part is over writes it whole, when that line writes it in a run of
-    capitalised words ("全部上 IDEXX ProCyte One" for "ProCyte"); else as found."""
-    runs = {m.group(0) for t in ending for m in _NAME_RUN.finditer(t)
-            if re.search(rf"(?<![\w-]){re.escape(raw)}(?![\w-])", m.group(0)) and old not in m.group(0).lower()}
-    return runs.pop() if len(runs) == 1 and len(next(iter(runs))) <= 40 else raw
+def _whole_new(raw: str, old: str, lines: list[str]) -> str:
+    """The new name as the lines write it whole: the longest run of capitalised words holding it that two lines
+    or more write ("ProCyte One" for "ProCyte"; not "Stockbridge Zettle", a shop's name before it once); else as
+    found."""
+    seen: dict[str, int] = {}
+    for t in lines:
+        for r in {m.group(0) for m in _NAME_RUN.finditer(t)}:
+            words = r.split()
+            for a in range(len(words)):
+                for b in range(a + 1, len(words) + 1):
+                    run = " ".join(words[a:b])
+                    if raw in words[a:b] and old not in run.lower():
+                        seen[run] = seen.get(run, 0) + 1
+    best = [r for r, n in seen.items() if n >= 2 and len(r) <= 40]
+    return max(best, key=lambda r: (len(r.split()), seen[r])) if best else raw
 
 
 def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support: list[str] = ()

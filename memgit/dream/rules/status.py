@@ -48,7 +48,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
             seen = {id(o) for o in about}
             more = [o for o in ctx.obs if id(o) not in seen and o.terms & it.subject and _with_marks(o, mine) & mine]
             about = sorted([*about, *more], key=ctx.obs.index) if more else about
-        refs = frozenset(t for t in it.subject if t.startswith("#"))
+        # (and an order's or a ticket's code no other entry gives: "A-5521" of "Order #A-5521")
+        refs = frozenset(t for t in it.subject if t.startswith("#") or _CODE.fullmatch(t)
+                         and not any(t in x.subject for x in ctx.items if x is not it))
         # the name before an aside saying what it is ("有机认证（某认证中心）：…") names it in a line that says it
         # all, when no other entry holds that whole name
         aside = aside_name(it.entry.body[:pend.start()] if pend else it.entry.body)
@@ -135,6 +137,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "status", score, feats))
     taken = {c.op.targets[0] for c in out}
     return out + [c for c in decided_choices(ctx) if c.op.targets[0] not in taken]
+
+
+_CODE = re.compile(r"[a-z]{1,4}-\d{3,}")
 
 
 def _numbered_apart(heads: frozenset[tuple[str, str]], text: str) -> bool:
@@ -350,7 +355,7 @@ _CLAUSE_REST = re.compile(r"[^，,；;。:：()（）—\n]*")
 
 
 _PARTICIPLE = re.compile(r"\b([a-z]{3,}ed)\b")
-_ZH_STATE = re.compile(r"^(?:已经|已)?\s*([\u4e00-\u9fff]{2,4}?)了?$")
+_ZH_STATE = re.compile(r"^(?:已经|已)?\s*([\u4e00-\u9fff]{1,4}?)了?$")
 
 
 _BROUGHT = re.compile(r"(?:已)?送(?:过)?(?:来|到)")
@@ -372,7 +377,8 @@ def _as_said(st: tuple, o, body: str) -> tuple:
         if st[3] and o.text[st[3] - 1] == "已":
             raw = "已" + raw
         m = _ZH_STATE.match(raw.strip())
-        word = "已" + m.group(1) if m and not lx.PENDING.search(fold(m.group(1))) else None
+        # (a verb of one character says too little alone: "批了" reads as the canonical 已批准)
+        word = "已" + m.group(1) if m and len(m.group(1)) >= 2 and not lx.PENDING.search(fold(m.group(1))) else None
         return (*st[:5], word)
     m = _PARTICIPLE.findall(raw.lower())
     if not m or raw.lower().rstrip().endswith((" to", " from")):
