@@ -2763,3 +2763,23 @@ def test_a_permit_approved_in_a_word_or_an_order_closed_out_ends_its_wait(mem, l
              ("2026-05-28", "Hale signed for the box at the front office")]
     (out,) = status_changes(ctx(mem, [*noise, ("2026-05-29", line)]))
     assert out.op.text.startswith(want)
+
+
+def test_an_acknowledgement_asking_whether_the_rest_stays_restates_by_its_statement():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] 每天早上 07:00 用 email 寄當日預約總表給我，表格格式、依治療師分組 (2026-04-08)\n"
+    turns = [("user", "早上那封總表改一下"), ("assistant", "好的，想改哪裡？"),
+             ("user", "七點才寄真的太晚。改成 06:45，直接傳 LINE 給我，email 就不用寄了"),
+             ("assistant", "了解：改成每天 06:45 用 LINE 傳當日預約總表，不再寄 email。表格和依治療師分組照舊嗎？"),
+             ("user", "對，表格、按治療師分，其他都不變")]
+    (out,) = restated_slots(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] 每天早上 06:45 用 LINE 傳當日預約總表給我，表格格式、依治療師分組")
+
+
+def test_a_restatement_of_a_change_that_also_adds_something_is_left_to_a_person():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] 每晚 21:00 在微信发当天喂奶汇总，按时间顺序列，奶量用 ml (2026-06-05)\n"
+    turns = [("user", "每晚那个汇总能不能换个点发"), ("assistant", "可以呀，想改到几点？"),
+             ("user", "九点正好在哄睡。改到 20:15 吧"), ("user", "还有 奶量最后加一行当天总量"),
+             ("assistant", "好的：汇总改到每晚 20:15，最后加一行当天奶量总计。其他照旧：微信发、按时间顺序、奶量用 ml。")]
+    assert restated_slots(_chat("## Notes\n", user, turns)) == []

@@ -9,6 +9,7 @@ of the entry stays as they wrote it.
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 
@@ -25,6 +26,7 @@ from memgit.text import STOP, is_common_word, stem, term_set
 _TOKEN = re.compile(r"\d{1,2}[:：]\d{2}|[a-z0-9](?:[a-z0-9'._-]*[a-z0-9])?|[\u4e00-\u9fff]|[^\sa-z0-9\u4e00-\u9fff]")
 # the words a conversation says a change with, besides the lexicon's preference words
 _CHANGE_CUES = (lx.PREFERENCE, lx.PREFERENCE_CHANGE, lx.TIME_MOVED, lx.TIME_MARKER, lx.PREF_KEPT, lx.SUPERSEDE)
+_SENTENCE = re.compile(r"[^。！？!?]+[。！？!?]*|[^.]+(?:\.\s+|$)")
 _QUESTION = re.compile(r"[?？]|[吗嗎呢](?=\s*(?:[。.!！]|$))")
 # a value said as what is no longer wanted ("No Monday report", "drop the Monday one", "不要周一发")
 _DROPPED_BEFORE = re.compile(r"(?:\b(?:no|not|drop(?:ped)?|skip|cancel(?:led)?|without)\s+(?:the\s+)?|"
@@ -106,10 +108,13 @@ class _Aligned:
 
 
 def _own_words(new: str, said: str) -> bool:
-    """Every word of `new` (Latin letters, folded) is one the person said, in some form ("sorted by due date" of
-    "sort it by due date")."""
+    """Every word of `new` (folded) is one the person said, in some form ("sorted by due date" of "sort it by due
+    date"), or, with Chinese in it, every one of its few tokens in another order ("LINE 传" of "直接传 LINE 给我")."""
+    if CJK_IN.search(new):
+        toks = [t for _, _, t in _tokens(new) if t.strip()]
+        return 0 < len(toks) <= 4 and set(toks) <= {t for _, _, t in _tokens(said)}
     words = re.findall(r"[a-z0-9]+", new)
-    if not words or CJK_IN.search(new):
+    if not words:
         return False
     theirs = {stem(w) for w in re.findall(r"[a-z0-9]+", said)}
     return all(stem(w) in theirs for w in words)
@@ -164,6 +169,8 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
     have_clocks, have_days = _slot_values(body)
     edits: list[tuple[int, int, str]] = []
     grounds: list[Observation] = []
+    if any(lx.PREF_ADDED.search(fold(u.text)) for u in users):
+        return None  # something added ("最后加一行当天总量"): no slot of the entry's holds it, a person writes it in
     # a time: the entry gives one, the turn one other (besides one it says is dropped)
     new_clocks = {c[2] for c in said_clocks if _kept(f, c[0])}
     if new_clocks:
@@ -235,7 +242,7 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
         # (as they stand, or every word of them the person's own: "sorted by due date" of "sort it by due date")
         # (the person's words in another form only for a phrase in the place of one: "sorted by due date" for
         # "grouped by client", never a clause with its verb, "is grouped by aisle", for ": flat checklist")
-        phrase = old_text[:1].isalnum() and old_text[-1:].isalnum() and _phrase(nf)
+        phrase = old_text[:1].isalnum() and old_text[-1:].isalnum() and (bool(CJK_IN.search(nf)) or _phrase(nf))
         u = _user_said(lambda t, uf: (nf in uf or phrase and _own_words(nf, uf)) and _said_change(uf), users)
         if u is None:
             return None  # the person never asked for these words
@@ -310,6 +317,11 @@ def restated_slots(ctx: Context) -> list[Candidate]:
         if not users:
             continue
         for k, r in enumerate(turns):
+            if r.role == "assistant" and _QUESTION.search(fold(r.text)):
+                # an acknowledgement that ends by asking whether the rest stays ("…，不再寄 email。表格…照舊嗎？"):
+                # its statement, the question aside (the person's answer is theirs to give)
+                said = "".join(x for x in _SENTENCE.findall(r.text) if not _QUESTION.search(fold(x))).strip()
+                r = dataclasses.replace(r, text=said) if said else r
             f = fold(r.text)
             if len(r.text) > 400 or _QUESTION.search(f) or (r.role == "user" and _hedged(f)):
                 continue
