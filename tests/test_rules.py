@@ -2783,3 +2783,18 @@ def test_a_restatement_of_a_change_that_also_adds_something_is_left_to_a_person(
              ("user", "九点正好在哄睡。改到 20:15 吧"), ("user", "还有 奶量最后加一行当天总量"),
              ("assistant", "好的：汇总改到每晚 20:15，最后加一行当天奶量总计。其他照旧：微信发、按时间顺序、奶量用 ml。")]
     assert restated_slots(_chat("## Notes\n", user, turns)) == []
+
+
+def test_a_state_quoted_as_a_value_and_a_part_that_arrived_move_no_status():
+    # an error entry quoting the state orders are stuck in is no wait of its own
+    mem = "## App\n- [P1] 预约小程序付款回调一直失败，订单卡在“待确认”，原因待查 (2026-05-12)\n"
+    said = [("2026-05-26", "小吴查到回调失败的原因了：平台证书过期。换了新证书，重新部署"),
+            ("2026-05-26", "手动把卡住的 17 单改成已确认"), ("2026-05-27", "小程序今天 23 单，付款后都自动变成已确认，回调正常"),
+            ("2026-05-28", "小程序付款→确认 全部正常，这几天没有一单卡住")]
+    assert status_changes(ctx(mem, said)) == []
+    # the gearbox a bus waits on arrived: the bus is not "arrived"
+    bus = "## Fleet\n- [P1] Bus 214 is VOR, waiting on a replacement gearbox from Voith (2026-05-02)\n"
+    said = [("2026-05-26", "summary out, fleet: 214 still VOR"),
+            ("2026-05-27", "Voith gearbox for 214 arrived on a pallet, Gary says fitting tmrw"),
+            ("2026-05-28", "Gary: gearbox going into 214 this morning, road test after lunch")]
+    assert status_changes(ctx(bus, said)) == []

@@ -176,6 +176,7 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
 _ZH_WAITED = re.compile(r"(?:待|等)\s*([\u4e00-\u9fff]{2,6})")
 _EN_OBJECT = re.compile(r"(?:pending|awaiting|waiting(?:\s+(?:on|for))?|in|out|for)\s+"
                         r"(?:(?:on|for|the|a|an|their|his|her|our|its|final)\s+)*([a-z]+)\b(?:\s+([a-z]+)\b)?")
+EN_OBJECT = _EN_OBJECT  # (what an English wait is for: memgit.dream.rules.status)
 _FUNCTION = frozenset(("about", "after", "before", "since", "until", "which", "their", "there", "where", "while"))
 
 

@@ -27,6 +27,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
         todo = lx.TODO.search(it.folded)
         if not pend and not todo:
             continue
+        if pend and _QUOTED.match(it.folded[max(0, pend.start() - 1):pend.start() + 1]):
+            continue  # a state quoted as a value ("订单卡在“待确认”"): what a thing shows, not where the entry stands
         have = lx.done_state(lx.PENDING.sub(" ", it.folded))  # "待上线" is not "上线"
         blocked = bool(pend and lx.BLOCKED.search(it.folded))
         heads = numbered_heads(it.entry.body[:pend.start()] if pend else it.entry.body)
@@ -95,6 +97,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 continue  # the done word is about something else on a long line
             if lx.PENDING.search(f[st[3]:]):  # "deployed to staging, prod pending"
                 continue
+            if st[1] == _ARRIVED and _part_arrived(f, st[3], wait, lead | it.head):
+                continue  # a part it waits on arrived ("new gearbox arrived"): the entry's own state is still to come
             if owned and not o.terms & owned and not goes_on:
                 continue  # "新官网正式上线" is the site's state, not its filing's
             support.append(o)
@@ -137,6 +141,22 @@ def status_changes(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "status", score, feats))
     taken = {c.op.targets[0] for c in out}
     return out + [c for c in decided_choices(ctx) if c.op.targets[0] not in taken]
+
+
+_QUOTED = re.compile(r"^[“\"「『'‘]")
+_ARRIVED = lx.table("done", "en")["arrived"]["display"] if hasattr(lx, "table") else "arrived"
+
+
+def _part_arrived(f: str, at: int, wait: str, own: frozenset[str]) -> bool:
+    """The arrival at `at` is said of a thing the entry waits on ("waiting on a replacement gearbox" / "gearbox
+    arrived"), not of the entry's own subject: a part in, not the entry's state reached."""
+    obj = lx.EN_OBJECT.search(wait) if wait else None  # (the thing an English wait names: "a replacement gearbox")
+    if not obj:
+        return False
+    awaited = term_set(" ".join(g for g in obj.groups() if g)) - own
+    # (what the clause names before the word: "Voith gearbox for 214 arrived")
+    clause = re.split(r"[,;.!?，；。！？:：]", f[max(0, at - 40):at])[-1]
+    return bool(term_set(clause) & awaited)
 
 
 _CODE = re.compile(r"[a-z]{1,4}-\d{3,}")
