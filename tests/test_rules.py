@@ -2798,3 +2798,9 @@ def test_a_state_quoted_as_a_value_and_a_part_that_arrived_move_no_status():
             ("2026-05-27", "Voith gearbox for 214 arrived on a pallet, Gary says fitting tmrw"),
             ("2026-05-28", "Gary: gearbox going into 214 this morning, road test after lunch")]
     assert status_changes(ctx(bus, said)) == []
+
+
+def test_a_rule_said_by_a_bare_name_before_from_now_on_is_consolidated_without_the_name():
+    from memgit.dream.rules.recurring import _own_words
+    assert _own_words("阿哲：以後開館前每台自動確保器都要先拉繩測一次") == "開館前每台自動確保器都要先拉繩測一次"
+    assert _own_words("注意：开馆前每台都要测一次") == "注意：开馆前每台都要测一次"  # no name: a label, left to the label rule
