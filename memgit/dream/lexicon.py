@@ -49,6 +49,7 @@ DONE_RANKS = (("live", 3), ("deployed", 3), ("released", 3), ("arrived", 3), ("s
 # Chinese display.
 DONE: list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]] = _done()
 REPAIRED = table("done", "en")["repaired"]["display"]  # a state that also ends the fault it names
+ARRIVED = table("done", "en")["arrived"]["display"]  # a thing come in: of the entry, or only of a part it waits on
 TRADITIONAL = {d["display"]: d.get("traditional", d["display"]) for d in table("done", "zh").values()}
 NEGATED_BEFORE = LazyPattern(_NEG + r"\s*\S{0,6}$", key="negation")
 

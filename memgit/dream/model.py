@@ -29,6 +29,13 @@ CJK_IN = re.compile("[\u4e00-\u9fff]")
 NUM_RE = PERCENT_RE  # a percentage
 
 
+def clause_at(f: str, pos: int, marks: re.Pattern[str]) -> str:
+    """The clause of `f` holding `pos`: from the last of `marks` before it to the next one after it."""
+    start = max((m.end() for m in marks.finditer(f, 0, pos)), default=0)
+    end = marks.search(f, pos)
+    return f[start:end.start() if end else len(f)]
+
+
 @lru_cache(maxsize=131072)
 def fold(text: str) -> str:
     """Lower case and Simplified, keeping every character's position."""

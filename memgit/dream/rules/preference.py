@@ -12,7 +12,7 @@ from memgit.ops import Operation
 from memgit.text import cjk_pairs, clauses, is_common_word, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _label, Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, LABEL_RE
+    _label, Candidate, CJK_IN, clause_at, clock_as, clocks, compose, Context, entry_evidence, fold, LABEL_RE
 )
 
 
@@ -85,7 +85,7 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     new = news[0]
     after_verb = any(0 <= new[0] - m.end() <= 2 for m in lx.TIME_MOVED.finditer(f))
     # the entry's times the statement says stay ("晚上 20:00 那条不变"): no old time of the move
-    kept = {c[2] for c in said if c[2] != new[2] and lx.PREF_KEPT.search(_clause_around(f, c[0]))}
+    kept = {c[2] for c in said if c[2] != new[2] and lx.PREF_KEPT.search(clause_at(f, c[0], _CLAUSE_END))}
     if kept:
         # the one time the statement leaves unsaid moves, when the new one comes right after a time verb in the
         # same half of the day ("早上那条改到 07:45" of "每天 08:00 和 20:00 …")
@@ -277,7 +277,7 @@ def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
     # the clause naming the old value says it is not wanted ("條列式太難掃了", "不要表格", "too long"): a word named
     # only as the topic ("跟你说下提醒的事") is no value the person gives up
     said_at = [m.start() for m in re.finditer(re.escape(seg), rest)]
-    if not any(_UNWANTED.search(_clause_around(rest, p)) for p in said_at):
+    if not any(_UNWANTED.search(clause_at(rest, p, _CLAUSE_END)) for p in said_at):
         return None
     # a time said with the new day replaces the time the old day is given with ("週日 20:00" → "週六 09:00")
     clock = _CLOCK_AFTER.match(fb, at + len(seg))
@@ -299,12 +299,6 @@ def _changed_slot(it, o: Observation) -> tuple[int, int, str] | None:
 # what says a way is not wanted: a refusal, a complaint, or that it is too much or too hard
 _UNWANTED = re.compile(rf"{lx.REFUSAL.source}|{lx.COMPLAINT.source}|太|难|難|麻烦|麻煩|不|没|沒|"
                        r"\btoo\b|\bhard to\b|\bhate\b|\bannoying\b|\bpain\b|\bno longer\b|\bnot\b|n't\b|\bmiss\b")
-
-
-def _clause_around(f: str, pos: int) -> str:
-    a = max((x.end() for x in _CLAUSE_END.finditer(f, 0, pos)), default=0)
-    b = _CLAUSE_END.search(f, pos)
-    return f[a:b.start() if b else len(f)]
 
 
 _DETAIL = re.compile(r"(?<![\w.])\d+(?:[.:：]\d+)*|\b[A-Za-z]*[A-Z][A-Za-z0-9]*\b")

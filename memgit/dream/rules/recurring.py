@@ -611,10 +611,11 @@ _TITLED_SPEAKER = re.compile(r"^(?:[\u4e00-\u9fff]{1,3}"
                              r"(?:老师|老師|师傅|師傅|哥|姐|总|總|经理|經理|医生|醫生|主任|老板|老闆)"
                              r"|(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][\w'’-]*)\s*[:：]\s*(?=\S)")
 # who said it, by name, before a colon ("Priya:"), or that they decided it ("林老师定了：")
-_NAMED_SPEAKER = re.compile(r"^(?:(?:[A-Z][\w'’.-]*[ \t]?){1,3}|[\u4e00-\u9fff]{1,4}?(?:定了|定下了?|决定了?|规定)"
+_DECIDING = r"(?:定了|定下了?|决定了?|规定)"  # (that someone decided it: "林老师定了")
+_NAMED_SPEAKER = re.compile(rf"^(?:(?:[A-Z][\w'’.-]*[ \t]?){{1,3}}|[\u4e00-\u9fff]{{1,4}}?{_DECIDING}"
                             r"|[\u4e00-\u9fff]{2,3}(?=\s*[:：]\s*(?:以后|以後|今后|今後|从现在|從現在|从今|從今)))"
                             r"\s*[:：]\s*(?=\S)")
-_DECIDED = re.compile(r"^[\u4e00-\u9fff]{1,4}?(?:定了|定下了?|决定了?|规定)\s*[:：]")
+_DECIDED = re.compile(rf"^[\u4e00-\u9fff]{{1,4}}?{_DECIDING}\s*[:：]")
 _RULE_WORD = re.compile(r"^(?:new\s+)?rule\b\s*(?=from now on|going forward|starting)", re.I)
 # a clause saying only that what follows is now a rule ("定成规矩，", "立个规矩：")
 _MADE_RULE = re.compile(r"^(?:[^，,:：]{1,12}?\s*(?:订|訂|定|立)(?:了)?(?:个|個)?|定成|定个|定為|定为|立个|立個)?\s*规矩(?:是)?\s*[，,:：]\s*")

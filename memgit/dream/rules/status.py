@@ -48,8 +48,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
         if any(t.startswith(MARK) for t in mine):
             # (a line naming the entry by its mark and one of its words, however common: "A 批次正式通过验收")
             seen = {id(o) for o in about}
-            more = [o for o in ctx.obs if id(o) not in seen and o.terms & it.subject and _with_marks(o, mine) & mine]
-            about = sorted([*about, *more], key=ctx.obs.index) if more else about
+            more = {id(o) for o in ctx.obs if id(o) not in seen and o.terms & it.subject and _with_marks(o, mine) & mine}
+            about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about  # (in window order)
         # (and an order's or a ticket's code no other entry gives: "A-5521" of "Order #A-5521")
         refs = frozenset(t for t in it.subject if t.startswith("#") or _CODE.fullmatch(t)
                          and not any(t in x.subject for x in ctx.items if x is not it))
@@ -97,7 +97,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 continue  # the done word is about something else on a long line
             if lx.PENDING.search(f[st[3]:]):  # "deployed to staging, prod pending"
                 continue
-            if st[1] == _ARRIVED and _part_arrived(f, st[3], wait, lead | it.head):
+            if st[1] == lx.ARRIVED and _part_arrived(f, st[3], wait, lead | it.head):
                 continue  # a part it waits on arrived ("new gearbox arrived"): the entry's own state is still to come
             if owned and not o.terms & owned and not goes_on:
                 continue  # "新官网正式上线" is the site's state, not its filing's
@@ -144,7 +144,6 @@ def status_changes(ctx: Context) -> list[Candidate]:
 
 
 _QUOTED = re.compile(r"^[“\"「『'‘]")
-_ARRIVED = lx.table("done", "en")["arrived"]["display"] if hasattr(lx, "table") else "arrived"
 
 
 def _part_arrived(f: str, at: int, wait: str, own: frozenset[str]) -> bool:

@@ -13,7 +13,7 @@ from memgit.text import (CODE_SPAN, CODE_SPAN_RE, clauses, compile_words, is_com
                          STOP, term_set, to_simplified, version_key, versions)
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _a_count, _label, Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, Item, LABEL_RE
+    _a_count, _label, Candidate, CJK_IN, clause_at, clock_as, clocks, compose, Context, entry_evidence, fold, Item, LABEL_RE
 )
 
 
@@ -335,9 +335,7 @@ def _own_terms(it: Item, name_terms: frozenset[str]) -> frozenset[str]:
 
 
 def _clause_at(f: str, pos: int) -> str:
-    starts = [m.end() for m in _CLAUSE_END.finditer(f, 0, pos)]
-    end = _CLAUSE_END.search(f, pos)
-    return f[starts[-1] if starts else 0:end.start() if end else len(f)]
+    return clause_at(f, pos, _CLAUSE_END)
 
 
 def named_releases(ctx: Context) -> list[Candidate]:
