@@ -2804,3 +2804,68 @@ def test_a_rule_said_by_a_bare_name_before_from_now_on_is_consolidated_without_t
     from memgit.dream.rules.recurring import _own_words
     assert _own_words("阿哲：以後開館前每台自動確保器都要先拉繩測一次") == "開館前每台自動確保器都要先拉繩測一次"
     assert _own_words("注意：开馆前每台都要测一次") == "注意：开馆前每台都要测一次"  # no name: a label, left to the label rule
+
+
+def test_a_review_that_passed_or_whose_approval_letter_came_ends_the_wait():
+    mem = ("## 补助\n- [P1] 活动中心屋顶修缮补助：已送区公所，审查中 (2026-04-22)\n"
+           "- [P1] 社区路灯汰换补助：已送区公所，审查中 (2026-04-24)\n")
+    said = [("2026-06-08", "区公所来电，活动中心屋顶修缮那案过了！公文这周寄出"),
+            ("2026-06-08", "路灯汰换案顺便问了，承办说还在排审查"),
+            ("2026-06-11", "屋顶修缮补助核定公文收到了，已归档")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 活动中心屋顶修缮补助：已送区公所，已核定")
+    # a case not yet passed ("还没过") is no approval
+    from memgit.dream import lexicon as lx
+    assert lx.done_state("那案还没过了") is None and lx.done_state("周末过了，开始估价") is None
+    assert lx.done_state("那案过了！") is not None
+
+
+def test_what_a_fault_keeps_doing_said_not_to_happen_on_two_days_ends_it():
+    mem = ("## Space\n- [P2] Laser room door: RFID reader keeps rejecting valid fobs, cause unknown (2026-09-28)\n"
+           "- [P2] Prusa #2 clogs on PETG every few prints, nobody knows why yet (2026-10-01)\n")
+    said = [("2026-10-12", "Tom flashed new firmware on the laser-room reader, tested with 3 fobs"),
+            ("2026-10-13", "laser room: 9 fob swipes tonight, zero rejects"),
+            ("2026-10-13", "Prusa #2 clogged again on PETG"),
+            ("2026-10-16", "laser-room door: no rejected fobs all week per the controller log")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune" and "RFID" in out.op.targets[0]
+    # said on one day only, it is not yet over
+    assert stale_entries(ctx(mem, said[:3])) == []
+
+
+def test_a_count_of_nought_errors_is_no_failure_after_the_fix():
+    mem = "## App\n- [P1] 预约小程序付款回调一直失败，订单卡在“待确认”，原因待查 (2026-05-12)\n"
+    said = [("2026-05-26", "小吴查到回调失败的原因了：平台证书过期。换了新证书，重新部署"),
+            ("2026-05-27", "小程序今天 23 单，付款后都自动变成已确认，回调正常"),
+            ("2026-05-28", "小程序付款→确认 全部正常，这几天没有一单卡住"),
+            ("2026-05-29", "回调日志看了一下，周一到现在 0 报错")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune"
+    # a count that is not nought is a failure again
+    assert stale_entries(ctx(mem, [*said[:3], ("2026-05-29", "付款回调日志看了一下，今天又有 3 个报错")])) == []
+    from memgit.dream import lexicon as lx
+    assert not lx.negated_at("v2.0 error", 5) and lx.negated_at("0 errors", 2)
+
+
+def test_a_system_the_work_is_on_from_this_morning_takes_the_part():
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## Practice\n- [P1] Patient records and appointment book run on Optisoft (2025-06-18)\n"
+           "- [P1] Autorefractor in room 1: Topcon KR-800 (2025-09-14)\n")
+    said = [("2026-04-13", "Topcon rep dropped off a brochure for the new KR-1W, maybe next spring"),
+            ("2026-04-14", "We're on Acuitas from this morning. Optisoft left read-only until the licence runs out"),
+            ("2026-04-17", "third full day on Acuitas, bookings + records all fine")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Patient records and appointment book run on Acuitas")
+
+
+def test_a_restatement_keeps_what_the_person_wants_as_well_and_drops_the_last_time_the_old_way():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] 每日马匹状况简报：晚上 8 点发微信，一匹马一段，附当天喂料量 (2026-01-08)\n"
+    turns = [("user", "简报以后别晚上八点发了，那会儿我在喂马根本看不了，好麻烦。"), ("assistant", "明白。想改到什么时候？"),
+             ("user", "早上7:30吧。别的不变，还是发微信、一匹马一段，喂料量也要附上。"),
+             ("assistant", "好的，从明天起每天早上 7:30 微信发，格式不变。今晚还按 8 点发最后一次。")]
+    (out,) = restated_slots(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] 每日马匹状况简报：早上 7:30 发微信，一匹马一段，附当天喂料量")
+    # something the entry lacks, wanted as well, is an addition a person writes in
+    added = [*turns[:2], ("user", "早上7:30吧。别的不变，体重也要附上。"), turns[3]]
+    assert restated_slots(_chat("## Notes\n", user, added)) == []

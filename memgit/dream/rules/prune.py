@@ -83,6 +83,8 @@ def stale_entries(ctx: Context) -> list[Candidate]:
 
 
 _FAILED_TO = re.compile(r"\bfail(?:s|ed|ing)?\s+to\s+([a-z]{3,})\b")
+# a failure said as what the thing keeps doing ("keeps rejecting valid fobs"): its verb's stem
+_KEEPS = re.compile(r"\b(?:keeps?|kept|still)\s+([a-z]{4,})ing\b")
 _WORKS = re.compile(r"\bworks?\b|\bworking\b|\bfine\b|\bok\b|正常|可以用")
 
 
@@ -164,6 +166,12 @@ def _succeeded(f: str) -> re.Pattern[str]:
         verb = m.group(1)
         base = verb[:-1] if verb.endswith("e") else verb
         alts.append(rf"\b{re.escape(base)}(?:e?d|e?s)\b")
+    # what it keeps doing wrong said not to happen ("zero rejects", "no rejected fobs" for "keeps rejecting
+    # valid fobs")
+    if (k := _KEEPS.search(f)) is not None:
+        stem = k.group(1)
+        stem = stem[:-1] if len(stem) >= 5 and stem[-1] == stem[-2] else stem  # ("dropping" → "drop")
+        alts.append(rf"\b(?:no|zero|without)\s+(?:more\s+)?{re.escape(stem)}(?:s|ed|ions?|ing)?\b")
     for _, holds, ended in lx.STATE_PAIRS:
         if (e := ended.search(f)) is not None:
             alts.append(rf"(?<![不没沒未])(?:{holds.pattern})")

@@ -27,6 +27,9 @@ _TOKEN = re.compile(r"\d{1,2}[:：]\d{2}|[a-z0-9](?:[a-z0-9'._-]*[a-z0-9])?|[\u4
 # the words a conversation says a change with, besides the lexicon's preference words
 _CHANGE_CUES = (lx.PREFERENCE, lx.PREFERENCE_CHANGE, lx.TIME_MOVED, lx.TIME_MARKER, lx.PREF_KEPT, lx.SUPERSEDE)
 _SENTENCE = re.compile(r"[^。！？!?]+[。！？!?]*|[^.]+(?:\.\s+|$)")
+# a sentence saying what happens once more, or once only: no standing arrangement ("今晚还按 8 点发最后一次", "one last
+# time tonight at 8", "just this week")
+_ONE_OFF = re.compile(f"{lx.EXCEPTION.pattern}|最后一次|最後一次|\\b(?:one )?last time\\b", re.I)
 _QUESTION = re.compile(r"[?？]|[吗嗎呢](?=\s*(?:[。.!！]|$))")
 # a value said as what is no longer wanted ("No Monday report", "drop the Monday one", "不要周一发")
 _DROPPED_BEFORE = re.compile(r"(?:\b(?:no|not|drop(?:ped)?|skip|cancel(?:led)?|without)\s+(?:the\s+)?|"
@@ -66,6 +69,34 @@ def _slot_values(text: str) -> tuple[list[tuple[int, int, int, str]], list[tuple
 def _kept(f: str, start: int) -> bool:
     """A value not said as the one dropped ("No Monday report")."""
     return not _DROPPED_BEFORE.search(f[max(0, start - 14):start]) and not lx.negated_at(f, start)
+
+
+_PERIODS = frozenset((*lx.CLOCK_AM, *lx.CLOCK_PM))
+_PERIOD_BEFORE = re.compile(rf"(?:{'|'.join(sorted(_PERIODS, key=len, reverse=True))})\s*$")
+
+
+def _with_period(text: str, a: int, b: int) -> str:
+    """The time at text[a:b] with the part of the day said right before it ("早上 7:30")."""
+    m = _PERIOD_BEFORE.search(text[max(0, a - 6):a])
+    return text[a - len(m.group(0)) if m else a:b].strip()
+
+
+def _adds(entry: str, uf: str) -> bool:
+    """The person's turn (folded) asks for something added to the arrangement (`entry`, folded): a word of adding
+    ("加一行", "也要") in a clause naming what the entry lacks ("最后加一行当天总量"); a clause naming only what the
+    entry has already ("喂料量也要附上") keeps it."""
+    for m in lx.PREF_ADDED.finditer(uf):
+        a = max((x.end() for x in _CLAUSE_MARK.finditer(uf, 0, m.start())), default=0)
+        b = _CLAUSE_MARK.search(uf, m.end())
+        # (what is added stands after the word, "再加一行总量"; what is wanted as well, before it: "喂料量也要")
+        said_of = uf[a:m.start()] if m.group(0).startswith("也") else uf[m.end():b.start() if b else len(uf)]
+        said = [t for t in term_set(said_of) if not t.startswith("~") and _placeable(t)]
+        if not said or not all(t in entry for t in said):
+            return True
+    return False
+
+
+_CLAUSE_MARK = re.compile(r"[，,。；;！!？?、]")
 
 
 def _one(values: set) -> object | None:
@@ -169,7 +200,7 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
     have_clocks, have_days = _slot_values(body)
     edits: list[tuple[int, int, str]] = []
     grounds: list[Observation] = []
-    if any(lx.PREF_ADDED.search(fold(u.text)) for u in users):
+    if any(_adds(fb, fold(u.text)) for u in users):
         return None  # something added ("最后加一行当天总量"): no slot of the entry's holds it, a person writes it in
     # a time: the entry gives one, the turn one other (besides one it says is dropped)
     new_clocks = {c[2] for c in said_clocks if _kept(f, c[0])}
@@ -186,9 +217,12 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
             if written is None or written not in r.text and written not in u.text and not any(
                     c[2] == new and c[3] == old[3] for c in clocks(fold(u.text)) + said_clocks):
                 # written as someone in the conversation wrote it, so the new value is grounded
-                written = next((r.text[c[0]:c[1]].strip() for c in said_clocks if c[2] == new), None)
+                written = next((_with_period(r.text, c[0], c[1]) for c in said_clocks if c[2] == new), None)
             if not written:
                 return None
+            # (a time in digits next to Chinese stands a space apart from it: "早上 7:30 发微信")
+            if written[-1:].isdigit() and CJK_IN.match(body[old[1]:old[1] + 1]):
+                written += " "
             edits.append((old[0], old[1], written))
             grounds.append(u)
     new_days = {d[2] for d in said_days if _kept(f, d[0])}
@@ -207,7 +241,8 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
     # place of the entry's words the turn says it instead of; the turn's other words are its own phrasing
     # (the words that say it, "改发", "这个不变", are no value)
     asked = frozenset().union(*(term_set(_without_cues(fold(u.text))) for u in users if _said_change(fold(u.text))))
-    wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)}
+    wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)
+              and t not in _PERIODS}  # ("早上" is the time's, moved with it)
     al = _Aligned(body, r.text)
     slot_spans = [(a, b) for a, b, *_ in have_clocks] + [(a, b) for a, b, _ in have_days]
     said_slots = [(a, b) for a, b, *_ in said_clocks] + [(a, b) for a, b, _ in said_days]
@@ -317,10 +352,12 @@ def restated_slots(ctx: Context) -> list[Candidate]:
         if not users:
             continue
         for k, r in enumerate(turns):
-            if r.role == "assistant" and _QUESTION.search(fold(r.text)):
-                # an acknowledgement that ends by asking whether the rest stays ("…，不再寄 email。表格…照舊嗎？"):
-                # its statement, the question aside (the person's answer is theirs to give)
-                said = "".join(x for x in _SENTENCE.findall(r.text) if not _QUESTION.search(fold(x))).strip()
+            if r.role == "assistant" and (_QUESTION.search(fold(r.text)) or _ONE_OFF.search(fold(r.text))):
+                # an acknowledgement that ends by asking whether the rest stays ("…，不再寄 email。表格…照舊嗎？"), or
+                # by saying what happens once more the old way ("今晚还按 8 点发最后一次。"): its statement of the
+                # change, the question and the one-off aside (the person's answer is theirs to give)
+                said = "".join(x for x in _SENTENCE.findall(r.text)
+                               if not _QUESTION.search(fold(x)) and not _ONE_OFF.search(fold(x))).strip()
                 r = dataclasses.replace(r, text=said) if said else r
             f = fold(r.text)
             if len(r.text) > 400 or _QUESTION.search(f) or (r.role == "user" and _hedged(f)):
