@@ -2869,3 +2869,198 @@ def test_a_restatement_keeps_what_the_person_wants_as_well_and_drops_the_last_ti
     # something the entry lacks, wanted as well, is an addition a person writes in
     added = [*turns[:2], ("user", "早上7:30吧。别的不变，体重也要附上。"), turns[3]]
     assert restated_slots(_chat("## Notes\n", user, added)) == []
+
+
+@pytest.mark.parametrize("line", [
+    'council re Roundhay oak: decision "expected next week". If consent comes through Mon we start Tue, otherwise the week after',
+    "圆山橡树：区里说下周出结果，如果批下来了周二就开工",
+])
+def test_a_wait_said_to_end_only_on_a_condition_has_not_ended(line):
+    mem = "## Jobs\n- [P2] Roundhay oak crown reduction: waiting for council consent (2026-09-01)\n" \
+          "- [P2] 圆山橡树修剪：等区里批准 (2026-09-01)\n"
+    assert status_changes(ctx(mem, [("2026-09-16", line)])) == []
+    # said outright, it has
+    done = line.replace("If consent comes through Mon we start Tue", "Consent came through, we start Tue") \
+        .replace("如果批下来了周二就开工", "已经批下来了，周二开工")
+    assert len(status_changes(ctx(mem, [("2026-09-16", done)]))) == 1
+
+
+def test_a_name_of_two_words_gives_its_part_whole_and_a_routine_as_always_is_no_lesson():
+    from memgit.dream.rules.displaced import displacements
+    from memgit.dream.rules.recurring import recurring
+    mem = ("## Studio\n- [P0] Photographers: Marco (owner, lead), Giulia (second shooter) (2026-01-12)\n"
+           "- [P1] Culling of the wedding RAWs is done in Photo Mechanic, then editing in Lightroom Classic (2026-01-12)\n"
+           "- [P1] Client galleries are delivered on Pic-Time (2026-02-03)\n")
+    said = [("2026-06-08", 'Marco: "Photo Mechanic is too slow for me, for this wedding I try Aftershoot, the AI culling"'),
+            ("2026-06-09", "Aftershoot culled the Saturday wedding in 40 minutes, Marco checked it"),
+            ("2026-06-09", 'Marco: "ok, is decided. From now all the culling in Aftershoot, Photo Mechanic I don\'t renew"'),
+            ("2026-06-10", "Aftershoot yearly licence paid, installed also on Giulia laptop"),
+            ("2026-06-10", "Photo Mechanic licence: auto-renew switched off"),
+            ("2026-06-11", "culled the Tuesday small wedding in Aftershoot, then to Lightroom for editing as always"),
+            ("2026-06-11", "Giulia culled her part also in Aftershoot, no problem")]
+    c = ctx(mem, said)
+    (out,) = displacements(c)
+    assert out.op.text.startswith("[P1] Culling of the wedding RAWs is done in Aftershoot, then editing in Lightroom Classic")
+    assert recurring(c) == []
+
+
+@pytest.mark.parametrize("mem, said, want", [
+    # a show named by the two words that tell it from its sibling, cleared
+    ('## Shows\n- [P1] Spring show "The Salt Orchard": performance rights applied for, awaiting clearance from the licensor (2026-01-19)\n'
+     '- [P1] Autumn show "Paper Lanterns": performance rights applied for, awaiting clearance from the licensor (2026-02-02)\n',
+     [("2026-03-02", "Hal chased Concord again about Salt Orchard, nothing back yet"),
+      ("2026-03-02", "TicketSource page for Salt Orchard drafted, not published"),
+      ("2026-03-03", "Priya tried a new wash state for the orchard scene, kept it"),
+      ("2026-03-03", "Salt Orchard rehearsal, Act 1 blocking"),
+      ("2026-03-04", "email from Concord: The Salt Orchard, licence countersigned, PDF attached"),
+      ("2026-03-04", "Hal: Salt Orchard is cleared, go ahead and put tickets on sale"),
+      ("2026-03-05", "first 40 Salt Orchard tickets sold"),
+      ("2026-03-05", "Paper Lanterns: still nothing from the licensor")],
+     '[P1] Spring show "The Salt Orchard": performance rights applied for, cleared'),
+    # a filing waiting to be recorded (等核備), recorded; the form going live on a later date is a plan
+    ("## 課程\n- [P1] 秋季新課「木工入門」：已送教育局審查，等核備 (2026-06-03)\n- [P1] 秋季新課「手機攝影」：已送教育局審查，等核備 (2026-06-03)\n",
+     [("2026-06-24", "教育局公文到了：「木工入門」准予核備 ✅"), ("2026-06-25", "「手機攝影」承辦回覆：要補件"),
+      ("2026-06-27", "木工入門報名表給王組長看過，確認 6/29 上線")],
+     "[P1] 秋季新課「木工入門」：已送教育局審查，已准予核備"),
+    # a container through customs inspection, let go
+    ("## 櫃\n- [P1] 德昌五金 螺絲一櫃 TGHU 8823141：海關 C3 查驗中，等開櫃 (2026-08-03)\n"
+     "- [P1] 綠野食品 冷凍毛豆一櫃 SEGU 5510236：海關 C3 查驗中，等開櫃 (2026-08-04)\n",
+     [("2026-08-10", "德昌五金 TGHU 8823141 海關開櫃查完了，貨證相符，下午系統顯示「放行」"),
+      ("2026-08-10", "綠野 SEGU 5510236 還在排 X 光"), ("2026-08-12", "德昌倉庫簽收單回傳，這票可以結案了")],
+     "[P1] 德昌五金 螺絲一櫃 TGHU 8823141：海關 C3 已放行"),
+])
+def test_a_clearance_a_recording_or_a_release_ends_its_wait_and_the_sibling_stays(mem, said, want):
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith(want)
+
+
+@pytest.mark.parametrize("mem, said", [
+    ("## Screens\n- [P1] Screen 2 KDM ingest keeps failing on the Doremi server, cause unknown (2026-10-03)\n",
+     [("2026-10-19", "Tom: Doremi clock 3 days behind, NTP back on"), ("2026-10-23", "Screen 2 KDM ingest fine again"),
+      ("2026-10-24", "Tom: Screen 2 key problem sorted, it was the server clock. Ticket closed")]),
+    ("## 系统\n- [P1] 约车提醒短信一直发不出去，原因不明，待查 (2026-09-07)\n",
+     [("2026-09-21", "小王翻短信平台后台：签名审核过期被停了"), ("2026-09-23", "提醒短信 27 条全部送达"),
+      ("2026-09-25", "提醒短信全部送达（29 条）")]),
+])
+def test_a_fault_sorted_its_ticket_closed_or_everything_delivered_since_is_over(mem, said):
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune"
+
+
+def test_a_page_switched_off_ends_a_tool_and_its_whole_name_goes():
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## Studio\n- [P1] Stencil printer: Brother PocketJet 7, thermal paper rolls (2025-11-04)\n"
+           "- [P1] Bookings and deposits run through Tattoodo Pro; clients get an SMS reminder 24 h before (2025-10-02)\n")
+    said = [("2026-03-09", "Dani: Tattoodo Pro put its fees up again, we're moving bookings + deposits over to Fresha this week"),
+            ("2026-03-10", "Fresha account set up, imported 212 client records from the Tattoodo CSV export"),
+            ("2026-03-12", "all new bookings go through Fresha now; Tattoodo booking page switched off, Insta bio link swapped"),
+            ("2026-03-12", "first Fresha SMS reminders went out (24 h before)"),
+            ("2026-03-13", "Dani: Tattoodo sub cancelled, we're fully on Fresha, deposits too")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Bookings and deposits run through Fresha; clients get an SMS reminder")
+
+
+def test_a_quoted_chinese_name_taken_down_gives_its_part_whole():
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## 菇房\n- [P1] 菇房环控：用「农博士」温控箱，手机上看温湿度 (2025-10-12)\n"
+           "- [P1] 灭菌：常压灭菌灶，一锅 1200 包 (2025-09-05)\n")
+    said = [("2026-05-18", "老周说农博士那个温控箱三天两头掉线，换慧农 HN-20，厂家周三来装"),
+            ("2026-05-20", "慧农师傅到了，1–6 号房温控全换成 HN-20，旧的农博士箱子拆了堆仓库"),
+            ("2026-05-20", "手机装了慧农 app，温湿度、CO2 都能看"),
+            ("2026-05-22", "老周：以后温湿度就看慧农 app，农博士那个账号注销了")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 菇房环控：用「慧农」温控箱，手机上看温湿度")
+
+
+def test_a_rule_someone_settled_on_is_stated():
+    from memgit.dream.rules.recurring import _stated_sentence
+    assert _stated_sentence("芳姐开会拍板：喂完药当场在白板上打勾，写上名字和时间") == "喂完药当场在白板上打勾，写上名字和时间"
+    assert _stated_sentence("芳姐开会：白板画好表格") is None
+    from memgit.dream.rules.recurring import _own_words
+    assert _own_words("阿凱定下來：以後每天開烘前先把銀皮桶倒乾淨") == "每天開烘前先把銀皮桶倒乾淨"
+
+
+def test_a_rule_set_at_a_meeting_and_said_again_in_a_chat_is_one_lesson():
+    from memgit.dream.rules.recurring import recurring
+    lines = [("2026-08-17", "Comfort #3 換完 brake pads; 交車前 師傅 check 發現 rear right 兩粒 wheel nut 淨係手收, 冇打 torque"),
+             ("2026-08-18", "Civic customer came back, clunk from front left. Wheel nuts loose after the tyre swap. Re-torqued to spec, customer not happy"),
+             ("2026-08-20", "morning meeting: 郭師傅 set the rule — 凡係拆過 wheel 嘅車, 交車前一定要用 torque wrench 按 spec 收 lug nuts, 做完喺 job card 簽名."),
+             ("2026-08-21", "Comfort #4 tyre rotation, lug nuts torque wrench 收好, job card signed")]
+    c = ctx("## Workshop\n- [P1] Bay 2 lift serviced every March (2026-01-01)\n", lines)
+    chat = Observation("sessions/k2.jsonl", 1, date(2026, 8, 20), "你都記住: 拆過 wheel 就要 torque wrench 收 lug nuts, job card 簽名先可以交車.",
+                       "", "session", "user", "k2")
+    c = Context(Collected(NOW, date(2026, 8, 10), [*c.obs, chat], c.col.docs, []), "MEMORY.md", None)
+    (out,) = recurring(c)
+    assert out.op.text.startswith("[P1] 凡係拆過 wheel 嘅車, 交車前一定要用 torque wrench 按 spec 收 lug nuts")
+
+
+@pytest.mark.parametrize("mem, keep", [
+    ("## 器材外借\n- [P1] Telescope loan: members only, max 14 days, ¥300 deposit, return to the equipment cabinet (2026-02-10)\n"
+     "- [P1] 双筒镜外借：最长 7 天，押金 100 元 (2025-11-05)\n"
+     "- [P1] 望远镜外借：仅限社员，最长 14 天，押金 300 元，还到器材柜 (2025-09-18)\n",
+     "[P1] 望远镜外借：仅限社员，最长 14 天，押金 300 元，还到器材柜"),
+    ("## 规则\n- [P1] Parcels not picked up within 7 days are returned to the sender (2026-03-04)\n"
+     "- [P1] 普通包裹超过 7 天没人取，退回寄件人 (2026-05-18)\n"
+     "- [P1] 生鲜/冷链件 48 小时内没取，先打电话给收件人，再退回 (2026-05-18)\n",
+     "[P1] 普通包裹超过 7 天没人取，退回寄件人"),
+])
+def test_a_loan_or_a_pickup_written_in_both_languages_is_one_fact(mem, keep):
+    (out,) = duplicates_and_contradictions(ctx(mem, []))
+    assert out.op.op == "merge" and out.op.text.startswith(keep) and len(out.op.targets) == 2
+
+
+def test_also_turning_down_what_the_entry_has_is_no_addition():
+    from memgit.dream.rules import restated_slots
+    user = ("# USER\n\n## Preferences\n- [P1] Weekly team roster: Sunday 17:00 by SMS to each team leader, one message per "
+            "team, jobs in route order with addresses (2026-01-11)\n")
+    turns = [("user", "about the roster on sunday. 17:00 is not good, I am with family. Also the girls dont read SMS anymore."),
+             ("assistant", "Understood. What time and which channel would work better?"),
+             ("user", "From now please send it Sunday 20:00, on WhatsApp to each team leader. Rest stay same - one message per team."),
+             ("assistant", "OK: from now on the weekly roster goes out Sunday 20:00 on WhatsApp to each team leader, one message "
+                           "per team, jobs in route order with addresses.")]
+    (out,) = restated_slots(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] Weekly team roster: Sunday 20:00 on WhatsApp to each team leader, one message per team")
+    # also asking for something the entry lacks is an addition a person writes in
+    more = [("user", turns[0][1].replace("Also the girls dont read SMS anymore.", "Also add the key codes.")), *turns[1:]]
+    assert restated_slots(_chat("## Notes\n", user, more)) == []
+
+
+def test_a_numbered_thing_written_by_its_initial_is_named_and_a_later_sentence_leaves_it_done():
+    mem = ("## Lots in question\n- [P1] Lot 114 (Georgian silver teapot, hallmark query): with specialist for authentication, "
+           "on hold for catalogue (2026-08-20)\n"
+           "- [P1] Lot 127 (Clarice Cliff vase, possible restoration): with specialist for authentication, on hold for "
+           "catalogue (2026-08-21)\n")
+    said = [("2026-09-01", "L114: Assay Off. emailed back, marks genuine"),
+            ("2026-09-02", 'Harriet signed L114 off: "green light, put it in the Sept cat." → moved to the draft for the 24 Sep sale'),
+            ("2026-09-02", "L127: H. still wants a UV check. Stays out of cat. for now")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Lot 114 (Georgian silver teapot, hallmark query)") and "on hold" not in out.op.text
+
+
+def test_a_fault_named_by_a_word_of_its_thing_the_logs_use_every_day_is_over_when_it_holds():
+    mem = ("## 設備\n- [P0] 早市拍賣 04:30 開始 (2026-01-10)\n"
+           "- [P1] 拍賣場電子磅秤跟拍賣系統的連線一直斷，原因不明，先手抄重量、散場後補登 (2026-07-22)\n"
+           "- [P1] 2 號製冰機出冰量偏低，等廠商報價 (2026-07-28)\n")
+    said = [("2026-08-03", "早市開拍前檢查，磅秤又斷線，照舊手抄"),
+            ("2026-08-03", "資訊廠商來看磅秤，換掉 RS-232 轉 USB 那條線"),
+            ("2026-08-03", "午市磅秤資料直接進系統，一次都沒斷"),
+            ("2026-08-04", "早市：磅秤連線正常，整場自動登錄"),
+            ("2026-08-05", "早市磅秤 OK，手抄單已經沒在用")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune" and "磅秤" in out.op.targets[0]
+    # broken again after, it is not
+    assert stale_entries(ctx(mem, [*said, ("2026-08-06", "磅秤又斷線，手抄")])) == []
+
+
+def test_a_rule_said_to_admit_no_exception_after_a_regretted_step_is_a_lesson():
+    from memgit.dream.rules.recurring import recurring
+    lines = [("2026-10-19", "set came up one short: 2nd bassoon. should've counted it against the hire sheet before taping the box, lost the morning"),
+             ("2026-10-21", "went through the rest of Dvořák against Schott's inventory list part by part, all there now, box sealed"),
+             ("2026-10-23", "Mina at the librarians' meeting: every hire set is counted part by part against the publisher's "
+                            "inventory sheet before the box gets sealed. no exceptions"),
+             ("2026-10-23", "printed Nov rehearsal schedule")]
+    (out,) = recurring(ctx("## Library\n- [P1] Folders go out on Thursdays (2026-01-01)\n", lines))
+    assert out.op.text.startswith("[P1] Every hire set is counted part by part against the publisher's inventory sheet")
+    # said without its "no exceptions", it is a report of that day
+    plain = [*lines[:2], ("2026-10-23", lines[2][1].replace(" no exceptions", "")), lines[3]]
+    assert recurring(ctx("## Library\n- [P1] Folders go out on Thursdays (2026-01-01)\n", plain)) == []

@@ -71,7 +71,7 @@ COMPLAINT = _re("complaint")
 MISHAP = _re("mishap")  # a near miss, or a fault found late: trouble a rule answers
 OTHERWISE = _re("otherwise")  # what follows a rule: what happens when it is broken
 # a label a rule is said under, at a sentence's start ("记住：", "Remember:", "Rule:")
-RULE_LABEL = LazyPattern(f"^(?:{alternation('as_written.rule_label')})\\s*[:：,，]\\s*", re.I,
+RULE_LABEL = LazyPattern(f"^(?:(?:你们|你們|你|大家|我们|我們|各位)都?\\s*)?(?:{alternation('as_written.rule_label')})\\s*[:：,，]\\s*", re.I,
                          key="as_written.rule_label")
 # what was done to fix it, which, recurring, is a workaround in all but name
 REMEDY = _re("remedy")
@@ -247,6 +247,7 @@ UPGRADED = _re("upgraded")
 SWITCHED = _re("switched")
 ASKED = _re("asked")
 PLANNED = _re("planned")
+CONDITIONAL = _re("conditional")  # a condition ("if", "如果"): what it leads is not said to have happened
 DENIED = _re("denied")
 HELD = _re("held")
 
@@ -380,6 +381,23 @@ def concepts(text: str) -> set[str]:
                 break
         i += step
     return found
+
+
+def concept_words(text: str) -> dict[str, str]:
+    """Each English word of `text` inside a form of a concept ("picked", "up" of "picked up"), and that concept."""
+    forms = _english_forms()
+    ws = _EN_WORD.findall(norm(text))
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(ws):
+        step = 1
+        for seq, cid in forms.get(ws[i], ()):
+            if tuple(ws[i:i + len(seq)]) == seq:
+                out.update((w, cid) for w in seq)
+                step = len(seq)
+                break
+        i += step
+    return out
 
 
 def concept_terms(text: str) -> frozenset[str]:

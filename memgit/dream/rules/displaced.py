@@ -20,7 +20,7 @@ from memgit.text import (cjk_pairs, cjk_words, is_common_word, is_traditional, S
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
 # word is a kind (POS, SSD, CI) more often than a name
 _LATIN = re.compile(r"(?<![\w.-])(?:(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9.-]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
-                    r"|[A-Z]{1,4}\d{2,5}[A-Za-z]?)(?![\w-])")  # (or a model's code: "T310", "DS920")
+                    r"|[A-Z]{1,4}-?\d{2,5}[A-Za-z]?|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")  # (and "W&B")  # (or a model's code: "T310", "DS920")
 # what comes before a capitalised word that opens a sentence (then it is any word, not a name)
 _OPENING = set(".!?;。！？；\"“”'‘’:：([*_—–")
 _STAMP = re.compile(r"\s*(?:[-*]\s+)?\d{1,2}:\d{2}")
@@ -39,6 +39,7 @@ def _opens(text: str, pos: int, line: bool = False) -> bool:
         or bool(_STAMP.fullmatch(before))
 _OPENS_ENTRY = re.compile(r"(?:^(?:\[[^\]]*\]\s*)?|[.!?。！？(\[*_—–\"“]\s*|\s-\s+)$")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,10}")
+_QUOTED_CJK = re.compile(r"[「『“\"]([\u4e00-\u9fff]{2,8})[」』”\"]")
 _NEAR = 24      # characters between a name and the word said of it
 _BEFORE = 3     # days before the first ending a line may already use the new name ("the Toast guy comes monday")
 
@@ -47,7 +48,7 @@ def _said(name: str, f: str) -> list[int]:
     """Where `name` (folded) stands in the folded text `f`, as a whole word when it is Latin."""
     if CJK_IN.match(name):
         return [m.start() for m in re.finditer(re.escape(name), f)]
-    return [m.start() for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-])", f)]
+    return [m.start() for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", f)]  # (not "mlflow.start_run")
 
 
 def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int) -> bool:
@@ -55,9 +56,10 @@ def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int) -
     before it."""
     for p in positions:
         lo, hi = max(0, p - _NEAR), p + size + _NEAR
-        # (a word whose match reaches into the window: "moved every open ticket from" before "trello")
-        for m in pattern.finditer(f, max(0, lo - 60), hi):
-            if m.end() > lo and not lx.negated_at(f, m.start()):
+        # (a word whose match reaches into the window: "moved every open ticket from" before "trello"; or begins in
+        # it and ends past it: "Tattoodo booking page switched off")
+        for m in pattern.finditer(f, max(0, lo - 60), hi + 40):
+            if m.end() > lo and m.start() < hi and not lx.negated_at(f, m.start()):
                 return True
     return False
 
@@ -74,16 +76,32 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str) -> list[str
     f, body = it.folded, it.entry.body
     lab = LABEL_RE.match(body) if _label(body) else None
     out = []
+    # a name of several capitalised words said whole near an ending ("Photo Mechanic I don't renew") is one name
+    whole = []
+    for m in _NAME_RUN.finditer(body):
+        words = m.group(0).split()
+        n = m.group(0).lower()
+        if len(words) >= 2 and not any(w.isdigit() for w in words) and n in around and len(_said(n, f)) == 1 \
+                and not (lab and m.start() < lab.end(1)) and all(w.lower() in names for w in words):
+            out.append(n)
+            whole.append((m.start(), m.end()))
     for m in _LATIN.finditer(body):
         n = m.group(0).lower()
         if n in STOP or n not in around or lx.WEEKDAY.search(n) or len(n) < 3:
             continue
+        if any(a <= m.start() < b for a, b in whole):
+            continue  # (a word of a whole name found above)
         if lab and m.start() < lab.end(1) or _OPENS_ENTRY.search(body[:m.start()]) and m.group(0)[1:].islower():
             continue  # what the entry is about ("Till / POS: …"), or any word opening a sentence
         if len(_said(n, f)) == 1 and n in names:
             out.append(n)
+    # a Chinese name the entry quotes (用「农博士」温控箱) is one name, however the segmenter cuts it
+    quoted = [q for q in _QUOTED_CJK.findall(f) if q in around and len(_said(q, f)) == 1]
+    out += quoted
     for run in _CJK_RUN.findall(f):
         for w in cjk_words(run):
+            if any(w in q for q in quoted):
+                continue
             if len(w) >= 2 and w in around and ctx.anchor(w) and not is_common_word(w) and len(_said(w, f)) == 1:
                 out.append(w)
     return list(dict.fromkeys(out))
@@ -111,7 +129,8 @@ class _Names:
                 end = at + len(word)
                 edge = self.low[at - 1:at] if at else ""
                 if not (edge and (edge.isalnum() or edge in "_.-")) and not (
-                        end < len(self.low) and (self.low[end].isalnum() or self.low[end] in "_-")):
+                        end < len(self.low) and (self.low[end].isalnum() or self.low[end] in "_-")) and not (
+                        self.low[end:end + 1] == "." and self.low[end + 1:end + 2].isalnum()):  # ("mlflow.start_run")
                     if self.text[at:end].islower():
                         low += 1
                         mem_low += at < self.memory_end
@@ -348,7 +367,7 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         whole = body[a:more.end()].lower()
         for k in range(len(more.group(0).split()), 0, -1):
             name = " ".join(whole.split()[:k + 1])
-            if any(_said(name, f) for f in ending):
+            if any(_said(name, f) for f in (*ending, *support)):  # ("Tattoodo Pro put its fees up again")
                 b = a + len(" ".join(body[a:more.end()].split()[:k + 1]))
                 break
         else:
@@ -379,10 +398,15 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
     for clause in _DETAIL_CLAUSE.split(body):
         if old in fold(clause):
             continue
+        # (a name of several words is said by one of them: "Lightroom" of "Lightroom Classic")
+        named = [x.span() for x in _NAME_RUN.finditer(clause) if len(x.group(0).split()) >= 2 and any(
+            len(w) >= 3 and _said(w.lower(), said) for w in x.group(0).split())]
         for m in _LATIN_DETAIL.finditer(clause):
             w = m.group(0).lower()
             if m.group(0).islower() and m.group(0).isalpha():
                 continue  # a plain word of an English entry ("the online calendar clients use") is no name
+            if any(a <= m.start() < b for a, b in named):
+                continue
             if w not in STOP and not _said(w, said) and stem(w) not in stems:
                 return True
     return False

@@ -357,6 +357,8 @@ def _glossed(zh: Item, en: Item) -> tuple[float, int]:
     body = en.entry.body
     # (each word's concept, from the word as written: "individual" of the stem "individu")
     ideas = {t: c for w in _LATIN_WORD.findall(body) if (c := lx.concept(w)) for t in term_set(w)}
+    # (and of a phrase: "picked" of "picked up")
+    ideas.update((t, c) for w, c in lx.concept_words(body).items() for t in term_set(w) if t not in ideas)
     hit = {w for w in words if any(_alike(w, x) for x in said) or f"~{ideas.get(w) or lx.concept(w)}" in zh.subject}
     m = LABEL_RE.match(body)
     lead = m.group(1) if m and _label(body) else _CLAUSE_CUT.split(body, maxsplit=1)[0]

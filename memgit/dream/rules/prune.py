@@ -10,7 +10,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, is_common_word, STOP, term_set, to_simplified
+from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, cjk_words, is_common_word, STOP, term_set, to_simplified
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (_negated, _subject, aside_name, Candidate, compose, Context, entry_evidence, fold,
                                 first_name_word, numbered_heads,
@@ -50,18 +50,21 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 ev = gone
         if not reason and lx.ERROR.search(f) and not lx.first_affirmed(lx.FIXED, f):  # ("还没修好": open)
             aliases = _log_names(ctx, it)
-            fixed = _reported(ctx, it, lx.FIXED, aliases)
-            if not fixed and not lx.SUCCEEDED.search(f):
+            fixed = said_fixed = _reported(ctx, it, lx.FIXED, aliases)
+            if not lx.SUCCEEDED.search(f):
                 # what failed now succeeds, said on two days after the entry: the error is over ("printed
-                # fine" for "keeps failing to print")
+                # fine" for "keeps failing to print"); beside a fix reported, each such day bears it out
                 ok = _reported(ctx, it, _succeeded(f), aliases)
                 ok = [o for o in ok if not _failing(fold(o.text))]
                 runs = len({o.day for o in ok}) + any(lx.REPEATED.search(fold(o.text)) for o in ok)
-                fixed = ok if runs >= 2 else []
+                if fixed:
+                    fixed = sorted({id(o): o for o in (*fixed, *ok)}.values(), key=lambda o: (o.day, o.line))
+                else:
+                    fixed = ok if runs >= 2 else []
             if not fixed:
                 fixed = _outcome_reached(ctx, it)
             if fixed:
-                last = max((o.day, o.line) for o in fixed)
+                last = max((o.day, o.line) for o in said_fixed or fixed)  # (after the fix said, when it is)
                 # (and the state it kept falling into, "又掉线了", is its failure again)
                 ended = [e.pattern for _, _, e in lx.STATE_PAIRS if e.search(f)]
                 fails = re.compile("|".join([lx.ERROR.source, *ended])) if ended else lx.ERROR
@@ -268,13 +271,19 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     # and the first word of a Chinese name, what the thing is called for short ("北斗" of "北斗船载终端"), when it is
     # no common word and no other entry writes it
     first = first_name_word(it, ctx.items)
+    # and any word of that name that is no common word and that no other entry writes ("磅秤" of "拍賣場電子磅秤跟拍賣
+    # 系統的連線一直斷"): the thing, named for short
+    lead_f = fold(e.body[:min(starts)]) if starts else ""
+    shorts = frozenset(w for r in CJK_RUN_RE.findall(lead_f) for w in cjk_words(r)
+                       if len(w) >= 2 and not is_common_word(w) and w != first
+                       and not any(w in x.folded for x in ctx.items if x is not it)) if first else frozenset()
 
     def by_name(o: Observation) -> bool:
-        if not (grams or pairs_rx or named_aside or first):
+        if not (grams or pairs_rx or named_aside or first or shorts):
             return False
         f = fold(o.text)
         return bool(grams) and any(g in f for g in grams) or bool(pairs_rx and pairs_rx.search(f)) \
-            or bool(named_aside) and named_aside <= o.terms or bool(first) and first in f
+            or bool(named_aside) and named_aside <= o.terms or bool(first) and first in f or any(w in f for w in shorts)
 
     # (only a line named by an alias is asked what else its clause names)
     others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases \
@@ -302,12 +311,12 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     if aliases:  # (a line naming the thing only by the logs' name for it shares no term with the entry)
         seen = {id(o) for o in about}
         about = [*about, *(o for o in ctx.obs if o.terms & aliases and id(o) not in seen)]
-    if grams or first:
+    if grams or first or shorts:
         # (nor need a line naming it by its Chinese name: a thing talked of every day is no anchor of the index,
         # and it is the one most likely to have changed; the window's lines holding the name's first two
         # characters are asked, from an index made once a run)
         seen = {id(o) for o in about}
-        keys = {g[:2] for g in grams} | ({first[:2]} if first else set())
+        keys = {g[:2] for g in grams} | ({first[:2]} if first else set()) | {w[:2] for w in shorts}
         index = _pair_index(ctx)
         extra = {id(ctx.obs[i]) for k in keys for i in index.get(k, ()) if id(ctx.obs[i]) not in seen
                  and by_name(ctx.obs[i])}

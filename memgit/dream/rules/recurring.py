@@ -125,7 +125,7 @@ def recurring(ctx: Context) -> list[Candidate]:
         # chatter, one-off exceptions and "nothing new" lines recur but are not lessons (checked only
         # here, on groups that could be lessons at all: the patterns are costly to run over every line)
         # (a line stating a rule is none of them: "以后所有到货都先过秤…定成规矩" is no one-off for "这周的事")
-        members = [o for o in members if lx.RULE.search(fold(o.text))
+        members = [o for o in members if _rule_said(o.text)
                    or not any(p.search(fold(o.text)) for p in NOT_LESSON)]
         days = sorted({o.day for o in members})
         if len(days) < 2:
@@ -138,7 +138,7 @@ def recurring(ctx: Context) -> list[Candidate]:
         # a question states no rule, whatever words it asks with ("要不要先…", "should we always…")
         told = [o for o in members if not LISTED.match(o.text) and not lx.ASKED.search(fold(o.text))]
         # (a skipped step about what recurs states its rule too: "又忘了跑迁移之前先手动打快照")
-        rules_said = {id(o) for o in told if lx.RULE.search(fold(o.text))
+        rules_said = {id(o) for o in told if _rule_said(o.text)
                       or (ms := _missed_step(o.text)) and term_set(ms) & core}
         # "before A, first B" about what recurs ("跑 migration 之前先 pg_dump") states it too, more weakly
         ordered = {id(o) for o in told if id(o) not in rules_said and (bf := _before_first(o.text))
@@ -174,7 +174,7 @@ def recurring(ctx: Context) -> list[Candidate]:
         if rules_said:
             # (a line saying the rule outright first, then one saying what comes first, then a step a complaint
             # says was skipped: "又來了，helm upgrade 之前沒確認 context" is the story, "先跑 … 再動手" the rule)
-            rep = max(clean, key=lambda o: (bool(lx.RULE.search(fold(o.text))), id(o) in ordered, id(o) in rules_said,
+            rep = max(clean, key=lambda o: (bool(_rule_said(o.text)), id(o) in ordered, id(o) in rules_said,
                                             ctx.weight(core & o.terms) - 0.002 * len(o.text), o.day))
         else:
             # only the remedy done again: the line whose remedy, as written down, says most of what recurs
@@ -209,6 +209,11 @@ def recurring(ctx: Context) -> list[Candidate]:
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
     taken = {e.source for c in out for e in c.op.evidence}
     return _one_per_story(out + _stated_lessons(ctx, primary, taken))
+
+
+def _rule_said(text: str) -> bool:
+    """The line says a rule in a rule's words, not only how often a thing is done ("… for editing as always")."""
+    return bool(lx.RULE.search(lx.HABITUAL.sub(" ", fold(text))))
 
 
 def _reports_an_entrys_fault(ctx: Context, o: Observation) -> bool:
@@ -261,6 +266,13 @@ def _stated_sentence(text: str) -> str | None:
         if len(hits) == 1:
             rule = _own_words(lx.RULE_LABEL.sub("", hits[0], count=1).strip())
             return rule if len(rule) >= 8 and not lx.TIME_MARKER.match(fold(rule)) else None
+    # a rule said to admit no exception ("every hire set is counted … before the box gets sealed. no exceptions"):
+    # the sentence it follows, when that one prescribes
+    for k, p in enumerate(parts):
+        if (m := _NO_EXCEPTION.search(fold(p))) and k and len(_NO_EXCEPTION.sub("", fold(p)).split()) <= 2 \
+                and _PRESCRIBES.search(fold(parts[k - 1])):
+            rule = _own_words(parts[k - 1])
+            return rule if len(rule) >= 8 else None
     return None
 
 
@@ -284,7 +296,8 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
     for r in told:
         f = fold(r.text)
         # (cheapest first: most lines state nothing from now on, under no rule's label)
-        if not (lx.TIME_MARKER.search(f) or "规矩" in f or lx.RULE_LABEL.search(r.text) or _DECIDED.search(f)):
+        if not (lx.TIME_MARKER.search(f) or "规矩" in f or lx.RULE_LABEL.search(r.text) or _DECIDED.search(f)
+                or " rule" in f and _MADE_RULE.search(f) or _NO_EXCEPTION.search(f)):
             continue
         if lx.ASKED.search(f) or any(p.search(f) for p in NOT_LESSON) or LISTED.match(r.text):
             continue
@@ -303,18 +316,22 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
         for o in told:
             if o.day == r.day or o is r:
                 continue
-            if _speak_of(ctx, said, o, ur, units_of(o)) < 2:
+            if (n := _speak_of(ctx, said, o, ur, units_of(o))) < 2:
                 continue
             fo = fold(o.text)
             bad = bool(lx.ERROR.search(fo) or lx.COMPLAINT.search(fo) or lx.AGAIN.search(fo) or lx.MISHAP.search(fo)
                        or re.search(lx.FORGOT, fo) or _NOT_DONE_RE.search(fo))
-            if o.day > r.day and not bad and not lx.PERSISTS.search(fo):
-                days.setdefault(o.day, []).append(o)  # done by the rule since ("calibration done before run")
+            if (o.day > r.day or n >= 3) and not bad and not lx.PERSISTS.search(fo):
+                # done by the rule since ("calibration done before run"), or done its way before it was made one,
+                # saying three things it says ("went through the rest against the inventory list part by part")
+                days.setdefault(o.day, []).append(o)
             elif bad:
                 days.setdefault(o.day, []).append(o)
                 trouble = True
         if not trouble or len(days) + 1 < STATED_DAYS:
             continue
+        if all(f"{o.source}:{o.line}" in taken for ls in days.values() for o in ls):
+            continue  # the same story's rule said again (in the log, then in a chat): one rule
         core = r.terms & frozenset().union(*(o.terms for ls in days.values() for o in ls))
         near_items = {i for t in r.terms for i in ctx._items_by_term.get(t, ())}
         wr = max(ctx.weight(r.terms), 1e-9)
@@ -341,10 +358,12 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
     return out
 
 
+# what says a rule admits no exception ("no exceptions", "没有例外")
+_NO_EXCEPTION = re.compile(r"\bno exceptions?\b|\bwithout exception\b|没有例外|不得例外|无一例外|不能例外|不例外")
 # how a rule prescribes: when, in what order, how often ("before every titration session", "先…再收機", "每次")
 _PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenever|only after)\b|每次|每回|每一[次回个個]|之前|"
                          r"以前|前先|先.{0,16}再|一律|务必|必须|一定要|都要|之后再|完再|都这样|都这么做|照这样|"
-                         r"每[天日晚早周](?!都没)|后才(?:能|可以|可|准)")
+                         r"每[天日晚早周](?!都没)|后才(?:能|可以|可|准)|先(?:可以|可|能)(?=[\u4e00-\u9fff])")
 # a change of tool or party, said as from now on: the refresh rules' business (memgit.dream.rules.displaced, …)
 _SWITCHES = (lx.SUPERSEDE, lx.PREFERENCE_CHANGE, lx.DISPLACED, lx.RETIRED, lx.HANDED_OVER, lx.TOOK_OVER,
              re.compile(f"{lx.CHANGE_ZH}|\\b(?:{lx.CHANGE_EN})\\b"))
@@ -611,14 +630,18 @@ _TITLED_SPEAKER = re.compile(r"^(?:[\u4e00-\u9fff]{1,3}"
                              r"(?:老师|老師|师傅|師傅|哥|姐|总|總|经理|經理|医生|醫生|主任|老板|老闆)"
                              r"|(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][\w'’-]*)\s*[:：]\s*(?=\S)")
 # who said it, by name, before a colon ("Priya:"), or that they decided it ("林老师定了：")
-_DECIDING = r"(?:定了|定下了?|决定了?|规定)"  # (that someone decided it: "林老师定了")
+_DECIDING = r"(?:定了|定下(?:了|来|來)?|[决決]定了?|[规規]定|拍板了?|拍了板)"  # (that someone decided it: "林老师定了")
 _NAMED_SPEAKER = re.compile(rf"^(?:(?:[A-Z][\w'’.-]*[ \t]?){{1,3}}|[\u4e00-\u9fff]{{1,4}}?{_DECIDING}"
                             r"|[\u4e00-\u9fff]{2,3}(?=\s*[:：]\s*(?:以后|以後|今后|今後|从现在|從現在|从今|從今)))"
                             r"\s*[:：]\s*(?=\S)")
+# who said it and where ("Mina at the librarians' meeting: …")
+_WHO_WHERE = re.compile(r"^[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*)?[ \t]+(?:at|in|during|on|from)[ \t]+[^:：.!?]{1,40}[:：]\s*(?=\S)")
 _DECIDED = re.compile(rf"^[\u4e00-\u9fff]{{1,4}}?{_DECIDING}\s*[:：]")
 _RULE_WORD = re.compile(r"^(?:new\s+)?rule\b\s*(?=from now on|going forward|starting)", re.I)
 # a clause saying only that what follows is now a rule ("定成规矩，", "立个规矩：")
-_MADE_RULE = re.compile(r"^(?:[^，,:：]{1,12}?\s*(?:订|訂|定|立)(?:了)?(?:个|個)?|定成|定个|定為|定为|立个|立個)?\s*规矩(?:是)?\s*[，,:：]\s*")
+_MADE_RULE = re.compile(r"^(?:[^，,:：]{1,12}?\s*(?:订|訂|定|立)(?:了)?(?:个|個)?|定成|定个|定為|定为|立个|立個)?\s*规矩(?:是)?\s*[，,:：]\s*"
+                        # (or in English, after who and where: "morning meeting: Kwok set the rule — …")
+                        r"|^[^.!?]{0,48}?\b(?:set|made|laid down|gave|announced)\s+(?:the|a|new|a new)\s+rule\s*[—–:：-]+\s*")
 
 
 def _own_words(rule: str) -> str:
@@ -631,8 +654,8 @@ def _own_words(rule: str) -> str:
         out = re.sub(r"^(?:说|說)[:：，,]?\s*", "", rule[m.end():])
     elif m := _TITLED_SPEAKER.match(rule):
         out = rule[m.end():]  # ("陳老師：…", "Dr. Zhou: …": who said it)
-    elif m := _NAMED_SPEAKER.match(rule):
-        out = rule[m.end():]  # ("Priya: rule from now on — …", "林老师定了：…": who said it)
+    elif m := _NAMED_SPEAKER.match(rule) or _WHO_WHERE.match(rule):
+        out = rule[m.end():]  # ("Priya: rule from now on — …", "林老师定了：…", "Mina at the meeting: …": who said it)
         out = _RULE_WORD.sub("", out, count=1)
     if m := _MADE_RULE.match(fold(out)):
         out = out[m.end():]  # ("定成規矩，以後…": that it is a rule, not what it says)

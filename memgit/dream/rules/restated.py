@@ -91,9 +91,14 @@ def _adds(entry: str, uf: str) -> bool:
         # (what is added stands after the word, "再加一行总量"; what is wanted as well, before it: "喂料量也要")
         said_of = uf[a:m.start()] if m.group(0).startswith("也") else uf[m.end():b.start() if b else len(uf)]
         said = [t for t in term_set(said_of) if not t.startswith("~") and _placeable(t)]
+        if said and any(t in entry for t in said) and _DENIES.search(said_of):
+            continue  # ("Also the girls don't read SMS anymore": what the entry has, turned down; nothing added)
         if not said or not all(t in entry for t in said):
             return True
     return False
+
+
+_DENIES = re.compile(rf"(?:{lx.alternation('negation')})|\b(?:dont|doesnt|cant|wont|isnt)\b|不|没|沒|别|別", re.I)
 
 
 _CLAUSE_MARK = re.compile(r"[，,。；;！!？?、]")

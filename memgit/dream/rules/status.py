@@ -50,6 +50,17 @@ def status_changes(ctx: Context) -> list[Candidate]:
             seen = {id(o) for o in about}
             more = {id(o) for o in ctx.obs if id(o) not in seen and o.terms & it.subject and _with_marks(o, mine) & mine}
             about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about  # (in window order)
+        # (and a line naming it by two of the words that tell it from its siblings: "Salt Orchard is cleared" of
+        # "Spring show "The Salt Orchard": … awaiting clearance" beside "Autumn show "Paper Lanterns": …")
+        if len(mine) >= 2 and theirs:
+            seen = {id(o) for o in about}
+            more = {id(o) for o in ctx.obs if id(o) not in seen and len(o.terms & mine) >= 2 and not o.terms & theirs}
+            about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about  # (in window order)
+        # (and a numbered thing no other entry gives, written whole or by its initial: "L114" of "Lot 114")
+        if short_refs := _numbered_short(ctx, it):
+            seen = {id(o) for o in about}
+            more = {id(o) for o in ctx.obs if id(o) not in seen and short_refs.search(o.text)}
+            about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about  # (in window order)
         # (and an order's or a ticket's code no other entry gives: "A-5521" of "Order #A-5521")
         refs = frozenset(t for t in it.subject if t.startswith("#") or _CODE.fullmatch(t)
                          and not any(t in x.subject for x in ctx.items if x is not it))
@@ -73,7 +84,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 continue  # what tells a sibling apart, and nothing of this one: the line is the sibling's
             # (the entry's own number, "#412", names it whatever else the line says)
             by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart \
-                or bool(o.terms & refs) or bool(aside) and aside <= o.terms or bool(short) and short in fold(o.text)
+                or bool(o.terms & refs) or bool(aside) and aside <= o.terms or bool(short) and short in fold(o.text) \
+                or bool(short_refs) and bool(short_refs.search(o.text))
             if by_words:
                 told.add((o.source, o.line))
             # the next line of the same log goes on with its story when it names nothing else
@@ -93,10 +105,15 @@ def status_changes(ctx: Context) -> list[Candidate]:
             # (or beside who or what the entry waits on: "awaiting ruling from Judge Okoye" / "Judge Okoye ruled on
             # the motion to dismiss -> DENIED")
             if not ctx.near(f, st[3], (it.head or it.subject) | waited_on) and not goes_on and not (
-                    named_apart and (ctx.near(f, st[3], mine, 24, False) or _mark_near(o.text, st[3], mine))):
+                    named_apart and (ctx.near(f, st[3], mine, 24, False) or _mark_near(o.text, st[3], mine))) and not (
+                    short_refs and any(abs(m.start() - st[3]) <= 32 for m in short_refs.finditer(o.text))):
                 continue  # the done word is about something else on a long line
-            if lx.PENDING.search(f[st[3]:]):  # "deployed to staging, prod pending"
-                continue
+            if lx.PENDING.search(_SENTENCE_END.split(f[st[3]:], maxsplit=1)[0]):  # "deployed to staging, prod pending"
+                continue  # (in its sentence: "green light, put it in the Sept cat. → moved to the draft" is done)
+            if lx.CONDITIONAL.search(_lead_in(f, st[3])):
+                continue  # said on a condition ("If consent comes through Mon we start Tue")
+            if _day_ahead(_lead_in(f, st[3]), o.day):
+                continue  # a date still to come before it: planned ("確認 6/29 上線", said on 6/27)
             if st[1] == lx.ARRIVED and _part_arrived(f, st[3], wait, lead | it.head):
                 continue  # a part it waits on arrived ("new gearbox arrived"): the entry's own state is still to come
             if owned and not o.terms & owned and not goes_on:
@@ -370,6 +387,49 @@ def _unblocked(f: str) -> tuple[int, str, str, int] | None:
 
 _TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$")
 _OBJECT_NEXT = re.compile(rf"\s+(?:{lx.OBJECT_PREPOSITION})\b")  # "blocked until the inspection passes"
+def _numbered_short(ctx: Context, it) -> re.Pattern[str] | None:
+    """The entry's numbered things no other entry numbers alike ("Lot 114"), as a pattern for a line writing one
+    whole or by its initial and number ("L114", "L 114")."""
+    def numbered(body: str) -> set[tuple[str, str]]:
+        return {(m.group(1)[0].lower(), m.group(2)) for m in NUMBERED_RE.finditer(TAIL_DATE.sub("", body))}
+    mine = numbered(it.entry.body)
+    if not mine:
+        return None
+    others = set().union(*(numbered(x.entry.body) for x in ctx.items if x is not it))
+    alts = [rf"{re.escape(m.group(1))}[ \t#]*{m.group(2)}|{m.group(1)[0]}[ \t]?{m.group(2)}"
+            for m in NUMBERED_RE.finditer(TAIL_DATE.sub("", it.entry.body))
+            if (m.group(1)[0].lower(), m.group(2)) not in others and len(m.group(2)) >= 2]
+    return re.compile(rf"(?<![\w-])(?:{'|'.join(alts)})(?![\w.:/-])", re.I) if alts else None
+
+
+_WHEN_AFTER = re.compile(r"\s*(?:起|开始|開始|就|会|會|要|再|才|正式|on|to)?\s*")
+_MONTH_DAY = re.compile(r"(?<![\d/.:-])(?:(\d{4})[-/.年])?(\d{1,2})\s*(?:/|月)\s*(\d{1,2})\s*(?:日|号)?(?![\d/:])")
+
+
+def _day_ahead(text: str, day) -> bool:
+    """`text` ends with a date (6/29, 6月29日, 2026-06-29), maybe a word of when after it, later than `day`, the
+    day it was said: what follows happens then ("確認 6/29 上線"; not "12/20 借禮堂的申請已經核准了")."""
+    for m in _MONTH_DAY.finditer(text):
+        if not _WHEN_AFTER.fullmatch(text[m.end():]):
+            continue
+        try:
+            d = day.replace(year=int(m.group(1)) if m.group(1) else day.year, month=int(m.group(2)), day=int(m.group(3)))
+        except ValueError:
+            continue
+        if d > day:
+            return True
+    return False
+
+
+_SENTENCE_END = re.compile(r"[。；;！!？?→]|\.(?=\s|$)")
+_LEAD_MARK = re.compile(r"[，,；;。！!？?:：—]|\.(?=\s|$)")
+
+
+def _lead_in(f: str, pos: int) -> str:
+    """The words of `f`'s clause before `pos`."""
+    return f[max((m.end() for m in _LEAD_MARK.finditer(f, 0, pos)), default=0):pos]
+
+
 _CLAUSE_REST = re.compile(r"[^，,；;。:：()（）—\n]*")
 
 
