@@ -3064,3 +3064,79 @@ def test_a_rule_said_to_admit_no_exception_after_a_regretted_step_is_a_lesson():
     # said without its "no exceptions", it is a report of that day
     plain = [*lines[:2], ("2026-10-23", lines[2][1].replace(" no exceptions", "")), lines[3]]
     assert recurring(ctx("## Library\n- [P1] Folders go out on Thursdays (2026-01-01)\n", plain)) == []
+
+
+def test_a_listing_named_in_its_label_waits_and_a_chinese_labelled_entry_is_no_english_twin():
+    mem = ("## 上架\n- [P1] 新品「荔枝烏龍」Uber Eats 上架：送審中，等平台回覆 (2026-06-08)\n"
+           "- [P1] 新品「荔枝烏龍」foodpanda 上架：送審中，等平台回覆 (2026-06-08)\n"
+           "- [P1] 平台抽成：Uber Eats 30%，foodpanda 32% (2026-03-01)\n")
+    said = [("2026-06-10", "foodpanda 客服回信：荔枝烏龍還在審"),
+            ("2026-06-11", "Uber Eats 後台跳通知：荔枝烏龍 審核通過 ✅"),
+            ("2026-06-12", "foodpanda 那邊還是沒消息，一樣在審")]
+    c = ctx(mem, said)
+    assert duplicates_and_contradictions(c) == []
+    (out,) = status_changes(c)
+    assert out.op.text.startswith("[P1] 新品「荔枝烏龍」Uber Eats 上架：已審核通過")
+
+
+@pytest.mark.parametrize("mem, said", [
+    ('## CMS\n- [P1] Photo uploads over ~5 MB fail in the CMS with "HTTP error", cause unknown, still investigating (2026-03-02)\n',
+     [("2026-03-17", "Ravi on the droplet: nginx client_max_body_size was 5M, set to 64M"),
+      ("2026-03-19", 'Priya: "image upload thing is sorted, close it"'), ("2026-03-20", "no upload errors all week")]),
+    ("## 包房\n- [P1] 5 号包点歌机隔一会儿就死机重启，已经报修，原因还没查出来 (2026-04-18)\n"
+     "- [P1] 8 号包无线麦一开大声就啸叫，师傅说要换接收器，还没换 (2026-04-22)\n",
+     [("2026-05-04", "雷石售后小钱来看 5 号包，换了个新的电源适配器"), ("2026-05-05", "5 号包今晚开了 3 场，点歌机一次没死机，稳得很"),
+      ("2026-05-06", "8 号包又啸叫"), ("2026-05-08", "5 号包从晚上 7 点唱到现在，点歌机一直正常")]),
+])
+def test_a_thing_sorted_or_a_machine_that_never_froze_again_ends_its_fault(mem, said):
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune" and len(out.op.targets) == 1
+
+
+def test_an_ok_waited_for_given_ends_the_wait():
+    mem = ("## Print runs\n- [P1] Tidepool Trading 2nd printing: factory proof in hand, waiting on Ines's OK (2026-08-31)\n"
+           "- [P1] Lantern Keepers expansion: factory proof in hand, waiting on Ines's OK (2026-09-02)\n")
+    said = [("2026-09-08", "emailed Cherry: Tidepool 2nd printing approved, pls schedule"),
+            ("2026-09-11", "LK proof: not opened yet, still waiting on Ines")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Tidepool Trading 2nd printing: factory proof in hand, approved")
+
+
+def test_a_machine_sold_off_gives_its_part_but_not_the_old_ones_spec():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Kit\n- [P1] Vinyl is cut on the Roland GS-24 desktop cutter (max 584 mm media) (2026-01-05)\n"
+    said = [("2026-05-11", 'GS-24 lost the blade again. Dario: "I go for the Graphtec."'),
+            ("2026-05-14", "Graphtec CE7000-130 delivered, dealer tech set it up"),
+            ("2026-05-15", 'Dario: "from now all the cutting go on the Graphtec. The Roland I put on eBay."'),
+            ("2026-05-15", "40 sets of door numbers cut on the Graphtec, no problem"),
+            ("2026-05-18", "Roland GS-24 sold on eBay, buyer collected it"),
+            ("2026-05-18", "Cole Dental frosted film cut on the Graphtec, fine")]
+    # the old cutter's media width is no fact of the new one's: left to a person
+    assert displacements(ctx(mem, said)) == []
+    plain = mem.replace(" desktop cutter (max 584 mm media)", " cutter")
+    (out,) = displacements(ctx(plain, said))
+    assert out.op.text.startswith("[P1] Vinyl is cut on the Graphtec cutter")
+
+
+def test_a_plural_possessive_label_is_read_as_its_word_for_a_bilingual_merge():
+    mem = ("## 課表\n- [P1] Members' morning swim: Mon–Fri 06:00–08:00, lanes 1–3 (2026-01-05)\n"
+           "- [P1] 兒童團體班：週六 09:00–12:00，第 4–8 水道 (2026-01-05)\n"
+           "- [P1] 會員晨泳：週一到週五 早上 6:00–8:00，第 1–3 水道 (2026-03-12)\n")
+    (out,) = duplicates_and_contradictions(ctx(mem, []))
+    assert out.op.op == "merge" and out.op.text.startswith("[P1] 會員晨泳：週一到週五 早上 6:00–8:00，第 1–3 水道")
+
+
+def test_the_way_a_list_goes_that_the_person_says_they_do_not_use_gives_way_to_the_new_one():
+    from memgit.dream.rules import restated_slots
+    user = ("# USER\n\n## Preferences\n- [P1] Daily job list by email at 07:00, jobs in driving order, each with piano "
+            "make/model and date of last tuning (2026-02-03)\n")
+    turns = [("user", "About the morning list. 7 o'clock is too late for me, I am not opening email when I drive."),
+             ("assistant", "Understood. When and where would you like it instead?"),
+             ("user", "Send it on Telegram please, at 06:15. Everything other stays same like now."),
+             ("assistant", "OK. From tomorrow the daily job list goes out at 06:15 on Telegram, in driving order, with "
+                           "make/model and the last tuning date for each piano.")]
+    (out,) = restated_slots(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] Daily job list on Telegram at 06:15, jobs in driving order")
+    # not turned down, email may stay beside it: left to a person
+    kept = [("user", turns[0][1].replace("I am not opening email when I drive", "I am in the van")), *turns[1:]]
+    assert restated_slots(_chat("## Notes\n", user, kept)) == []

@@ -10,6 +10,7 @@ import re
 from datetime import timedelta
 
 from memgit.dream import lexicon as lx
+from memgit.memory import DATE_TAIL_RE
 from memgit.dream.collect import Observation
 from memgit.dream.model import _label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, Item, LABEL_RE
 from memgit.dream.scoring import confidence
@@ -197,7 +198,15 @@ def displacements(ctx: Context) -> list[Candidate]:
             # an ending said of the old name with the entry's subject, or of the old name alone when no
             # other entry names it ("达达上最后一单完成，之后不再用")
             alone = len(_said(old, memory)) == 1
-            ends = [o for o in ending_lines if (pos := _said(old, folded[id(o)]))
+            # (a name of several words is said by its first alone when memory writes that word nowhere else: "The
+            # Roland I put on eBay" of "Roland GS-24")
+            head = old.split()[0] if " " in old and len(old.split()[0]) >= 3 else ""
+            head = head if head and len(_said(head, memory)) == 1 else ""
+
+            def said_old(f: str) -> list[int]:
+                return _said(old, f) or (_said(head, f) if head else [])
+
+            ends = [o for o in ending_lines if (pos := said_old(folded[id(o)]))
                     and _marked(lx.DISPLACED, folded[id(o)], pos, len(old)) and (alone or o.terms & rest)]
             if not ends:
                 continue
@@ -227,8 +236,9 @@ def displacements(ctx: Context) -> list[Candidate]:
             for new, raw in news.items():
                 if any(not _said(new, folded[id(o)]) for o in later):
                     continue  # the old one still in use for it
-                if any(o.day < start and _said(new, folded[id(o)]) for o in told):
-                    continue  # named long before the old one's part was over: no newcomer taking it
+                if len({o.day for o in told if o.day < start and _said(new, folded[id(o)])}) >= 2:
+                    continue  # named on days long before the old one's part was over: no newcomer taking it (one
+                    # day may be the day it was chosen or ordered: "I go for the Graphtec")
                 own = rest - term_set(new)
                 # a line names the subject besides the new name (which may share a word of it: "顺丰同城" for
                 # "同城配送"), said apart from the name ("同城单全部走顺丰同城")
@@ -394,6 +404,11 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
     "ranger_bringup") that no line about the new one writes: what the entry says of the old one there may not hold
     of the new one, so the swap is left to a person (as a tool swap is, memgit.dream.rules.versions)."""
     said = "\n".join(lines)
+    # a figure the entry gives of the old one ("desktop cutter (max 584 mm media)") that no line about the new one
+    # gives: a spec of the old one, maybe not of the new
+    rest = fold(DATE_TAIL_RE.sub("", body)).replace(old, " ")
+    if any(n not in said for n in _SPEC.findall(rest)):
+        return True
     stems = {stem(x) for x in re.findall(r"[a-z][a-z0-9_-]*", said)}  # (in any form: "PINs carried over" of "PIN")
     for clause in _DETAIL_CLAUSE.split(body):
         if old in fold(clause):
@@ -412,6 +427,8 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
     return False
 
 
+# a figure of a machine's size or power ("584 mm", "1.5 kW", "32 GB", "55 寸")
+_SPEC = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:mm|cm|kg|gb|tb|mb|kw|w|v|inch(?:es)?|in|\"|ml|寸|英寸|公斤|瓦|伏|毫米|厘米)(?![a-z])")
 _CLAUSE_CUT = re.compile(r"[，,；;]\s*")
 _ENDING_CLAUSE = re.compile(r"[，,；;。！？!?]|(?<=[a-z0-9])\.\s")
 

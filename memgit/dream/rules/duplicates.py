@@ -178,10 +178,11 @@ _CODE_ID = re.compile(r"(?<![\w.-])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,8}(?![\w-]
 # a quantity written with its unit glued on ("5mg", "250ml", "10GB") is the number and its unit ("5 mg"), no code
 _GLUED_UNIT = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)(mcg|mg|ml|kg|km|cm|mm|g|l|kb|mb|gb|tb|ms|min|hrs?|kwh|kw)"
                          r"(?![\w-])")
+_CJK_WORD = re.compile(r"[\u4e00-\u9fff]{2}")
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
 _ORDINAL = re.compile(r"(?<![\w.-])(\d{1,4})(?:st|nd|rd|th)(?![\w-])")
 _PLAIN_NUM = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:]|\.\d)")
-_LATIN_WORD = re.compile(r"(?<![\w'’-])([A-Za-z][A-Za-z-]*[A-Za-z])(?:['’]s)?(?![\w'’-])")
+_LATIN_WORD = re.compile(r"(?<![\w'’-])([A-Za-z][A-Za-z-]*[A-Za-z])(?:['’]s|(?<=s)['’])?(?![\w'’-])")  # ("Members'")
 _MULTI_NAME = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")  # "Main Street", not at the start
 _CLAUSE_CUT = re.compile(r"[,，;；。]\s*")
 
@@ -232,7 +233,10 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
     by_share = [cjk_share(it.entry.body) >= 0.3 for it in items]
     zh = [z or len(_CJK_CHAR.findall(it.entry.body)) >= 8 for z, it in zip(by_share, items)]
     body = [_DATE_TAIL.sub("", it.entry.body).rstrip() for it in items]
-    if not any(zh) or all(zh):
+    # written in English: no Chinese word in it at all (an entry under a Chinese label, "平台抽成：Uber Eats 30%，
+    # foodpanda 32%", is in neither language for this pairing)
+    en = [not z and not _CJK_WORD.search(b) for z, b in zip(zh, body)]
+    if not any(zh) or not any(en):
         return []
     inv = [_invariants(b, z) for b, z in zip(body, zh)]
     latin = [_latin(b) for b in body]
@@ -240,7 +244,7 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
     # it: pairs from postings of those, not all pairs
     by_key: dict[object, list[int]] = {}
     for j in range(len(items)):
-        if not zh[j]:
+        if en[j]:
             for key in (*latin[j], *inv[j]["id"], *inv[j]["clock"], *(("#", n) for n in inv[j]["num"])):
                 by_key.setdefault(key, []).append(j)
     fits: dict[int, list[int]] = {}

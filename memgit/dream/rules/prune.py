@@ -154,9 +154,13 @@ def _failing(f: str) -> bool:
     "previously timed out"): a word of the past a few characters before, in its clause, ends it."""
     for m in lx.ERROR.finditer(f):
         before = re.split(r"[，,；;。！!？?(（]", f[max(0, m.start() - 14):m.start()])[-1]
-        if not lx.EARLIER.search(before) and not _negated(f, m.start()):
-            return True  # ("没报错", "no errors": no failure said)
+        if not lx.EARLIER.search(before) and not _negated(f, m.start()) and not _NONE_OF.search(f, 0, m.start()):
+            return True  # ("没报错", "no errors", "no upload errors": no failure said)
     return False
+
+
+# a count of none, a word or two before what is counted ("no upload errors all week")
+_NONE_OF = re.compile(r"\b(?:no|zero|without)\s+(?:[a-z][\w-]*\s+){1,2}$")
 
 
 def _succeeded(f: str) -> re.Pattern[str]:

@@ -271,7 +271,7 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
             continue
         old_span = (al.tb[i1][0], al.tb[i2 - 1][1])
         if any(a < old_span[1] and old_span[0] < b for a, b in slot_spans):
-            return None  # a value beside a slot: unsure what it replaces
+            continue  # a value beside a slot: unsure what it replaces here (what the person turned down may say)
         old_text = fb[old_span[0]:old_span[1]]
         if not any(_content(t[2]) for t in al.tb[i1:i2]) or j2 - j1 > 8 or i2 - i1 > 8 or old_text.strip() in f:
             return None
@@ -312,6 +312,8 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
     return edits, grounds
 
 
+# the way an arrangement goes, after its preposition ("by email", "via SMS", "on WhatsApp")
+_BY_WAY = re.compile(r"\b(?:by|via|through|over|on)\s+([A-Za-z][\w-]{2,})\b")
 _RATHER = re.compile(r"\binstead of\s+([a-z][\w-]*(?:\s+[a-z][\w-]*)?)|而不是\s*([\u4e00-\u9fffA-Za-z]{2,8})", re.I)
 _PREP = re.compile(r"\b(by|via|through|over|on|in|to)\s+$", re.I)
 
@@ -323,11 +325,16 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
     every word asked for ("Slack #frontdesk"), after the preposition the person put before it ("post it in Slack")."""
     for u in users:
         m = _RATHER.search(u.text)
-        if not m:
-            continue
-        old = (m.group(1) or m.group(2)).strip()
-        hits = [x for x in re.finditer(rf"(?<![\w-]){re.escape(old)}(?![\w-])", body, re.I)]
-        if len(hits) != 1:
+        olds = [(m.group(1) or m.group(2)).strip()] if m else []
+        # or what the entry sends it by, that the person says they do not use ("I am not opening email when I drive")
+        olds += [w for w in _BY_WAY.findall(body) if any(
+            re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", cl, re.I) and _DENIES.search(cl)
+            for cl in _CLAUSE_MARK.split(u.text))]
+        for old in olds:
+            hits = [x for x in re.finditer(rf"(?<![\w-]){re.escape(old)}(?![\w-])", body, re.I)]
+            if len(hits) == 1:
+                break
+        else:
             continue
         a, b = hits[0].span()
         if any(x < b and a < y for x, y, _ in edits):
@@ -336,7 +343,8 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         new = [x.group(0) for x in runs if all(t in term_set(x.group(0)) or t in x.group(0).lower() for t in wanted)]
         if len(new) != 1:
             continue
-        said = re.search(rf"\b(by|via|through|over|on|in|to)\s+(?:the\s+)?{re.escape(new[0].split()[0])}", u.text, re.I)
+        said = next((x for t in (u.text, *(v.text for v in users), r.text) if (x := re.search(
+            rf"\b(by|via|through|over|on|in|to)\s+(?:the\s+)?{re.escape(new[0].split()[0])}", t, re.I))), None)
         prep = _PREP.search(body[:a])
         if prep and said:
             return (prep.start(1), b, f"{said.group(1).lower()} {new[0]}"), u

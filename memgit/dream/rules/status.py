@@ -29,7 +29,10 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         if pend and _QUOTED.match(it.folded[max(0, pend.start() - 1):pend.start() + 1]):
             continue  # a state quoted as a value ("订单卡在“待确认”"): what a thing shows, not where the entry stands
-        have = lx.done_state(lx.PENDING.sub(" ", it.folded))  # "待上线" is not "上线"
+        # (what its label names is the thing, not its state: "新品 Uber Eats 上架：送審中" waits for the listing)
+        lab = LABEL_RE.match(it.folded)
+        own = it.folded[lab.end():] if lab and pend and pend.start() >= lab.end() else it.folded
+        have = lx.done_state(lx.PENDING.sub(" ", own))  # "待上线" is not "上线"
         blocked = bool(pend and lx.BLOCKED.search(it.folded))
         heads = numbered_heads(it.entry.body[:pend.start()] if pend else it.entry.body)
         wait = _waited(it.folded, pend)
