@@ -3140,3 +3140,43 @@ def test_the_way_a_list_goes_that_the_person_says_they_do_not_use_gives_way_to_t
     # not turned down, email may stay beside it: left to a person
     kept = [("user", turns[0][1].replace("I am not opening email when I drive", "I am in the van")), *turns[1:]]
     assert restated_slots(_chat("## Notes\n", user, kept)) == []
+
+
+def test_who_cancelled_the_old_tool_is_not_the_tool_and_passing_to_gives_the_part():
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## Studio\n- [P1] Class bookings and deposits run through Acuity Scheduling, Giulia checks them each morning (2026-01-19)\n"
+           "- [P1] Giulia (owner) and Rab (tech, Tue–Sat) (2025-10-12)\n")
+    said = [("2026-04-13", 'Giulia: "Acuity is too much expensive now with the new plan, we are passing to Bookwhen."'),
+            ("2026-04-14", "First booking came through Bookwhen, the £30 deposit arrived in Stripe fine."),
+            ("2026-04-15", "Giulia check the bookings in Bookwhen this morning, not in Acuity anymore."),
+            ("2026-04-16", "Giulia cancelled the Acuity subscription, account closes end of April, nothing new goes there."),
+            ("2026-04-18", "Taster class at 10:00, 4 people, all booked via Bookwhen")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Class bookings and deposits run through Bookwhen, Giulia checks them each morning")
+
+
+def test_from_today_states_a_rule_but_not_a_date_range():
+    from memgit.dream.rules.recurring import _stated_sentence
+    assert _stated_sentence("Momo: from today 每次开播前 19:30 先用小号 test push 5 分钟, all ok 再上正式号.") == \
+        "每次开播前 19:30 先用小号 test push 5 分钟, all ok 再上正式号."
+    assert _stated_sentence("Momo: from today until Friday the shop opens at 10") is None
+    assert _stated_sentence("the audit is two weeks from now, check every box before it") is None
+
+
+def test_quiet_hours_in_english_and_chinese_are_one_fact():
+    mem = ("## House rules\n- [P1] Quiet hours are 23:00–07:00 every night; no speakers in the common room during quiet hours (2026-01-12)\n"
+           "- [P1] Rooftop terrace open 08:00–22:00, no glass bottles (2026-01-12)\n"
+           "- [P1] 宿舍安静时间：每晚 23:00 到早上 7:00，期间公共活动室不能放音箱 (2026-02-20)\n"
+           "- [P1] Guests must sign in at the desk and leave by 23:00 (2026-01-12)\n")
+    (out,) = duplicates_and_contradictions(ctx(mem, []))
+    assert out.op.op == "merge" and len(out.op.targets) == 2 and "Guests" not in out.op.text
+
+
+def test_a_chinese_channel_turned_down_gives_way_to_the_one_asked_for():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] 明日课表：每晚 21:00 发微信，按上课时间排，写会员名字和训练部位 (2026-03-08)\n"
+    turns = [("user", "明日课表以后改 20:00 发吧，21 点太晚了，好烦。"), ("assistant", "好的，以后每晚 20:00 发明日课表。还是发微信吗？"),
+             ("user", "别发微信了，发飞书，我现在都在飞书上看。其他照旧：按上课时间排，会员名字跟练哪个部位都写上。"),
+             ("assistant", "明白：每晚 20:00 在飞书发明日课表，按上课时间排，写会员名字和训练部位。")]
+    (out,) = restated_slots(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] 明日课表：每晚 20:00 发飞书，按上课时间排，写会员名字和训练部位")

@@ -39,6 +39,8 @@ def _opens(text: str, pos: int, line: bool = False) -> bool:
     return not before or before[-1] in _OPENING or before.endswith((" -", "\t-")) or before in ("-", "*") \
         or bool(_STAMP.fullmatch(before))
 _OPENS_ENTRY = re.compile(r"(?:^(?:\[[^\]]*\]\s*)?|[.!?。！？(\[*_—–\"“]\s*|\s-\s+)$")
+_MONTH = re.compile(r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?"
+                    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,10}")
 _QUOTED_CJK = re.compile(r"[「『“\"]([\u4e00-\u9fff]{2,8})[」』”\"]")
 _NEAR = 24      # characters between a name and the word said of it
@@ -63,6 +65,16 @@ def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int) -
             if m.end() > lo and m.start() < hi and not lx.negated_at(f, m.start()):
                 return True
     return False
+
+
+def _actor(f: str, positions: list[int], size: int) -> bool:
+    """The name at each of `positions` is who does the ending to something named after it ("giulia cancelled the
+    acuity subscription"), not what is ended: an ending verb right after it, and a determiner after the verb."""
+    return all(m := _ACTS_ON.match(f, p + size) for p in positions) and bool(positions)
+
+
+_ACTS_ON = re.compile(r"\s+(?:just\s+|already\s+|finally\s+)?[a-z]+ed(?:\s+(?:off|out|up|down))?\s+"
+                      r"(?:the|a|an|our|his|her|their|its|all|every|both)\s")
 
 
 def _stand_in(f: str, positions: list[int], size: int) -> bool:
@@ -151,7 +163,7 @@ def _new_latin(o: Observation, f: str, ending: bool, names: "_Names") -> list[tu
     out = []
     for m in _LATIN.finditer(o.text):
         n = m.group(0).lower()
-        if n in STOP or len(n) < 3 or lx.WEEKDAY.search(n):
+        if n in STOP or len(n) < 3 or lx.WEEKDAY.search(n) or _MONTH.fullmatch(n):
             continue
         if _marked(lx.TAKING_PART, f, [m.start()], len(n)) and not _stand_in(f, [m.start()], len(n)) \
                 and n in names:
@@ -207,7 +219,8 @@ def displacements(ctx: Context) -> list[Candidate]:
                 return _said(old, f) or (_said(head, f) if head else [])
 
             ends = [o for o in ending_lines if (pos := said_old(folded[id(o)]))
-                    and _marked(lx.DISPLACED, folded[id(o)], pos, len(old)) and (alone or o.terms & rest)]
+                    and _marked(lx.DISPLACED, folded[id(o)], pos, len(old)) and (alone or o.terms & rest)
+                    and not _actor(folded[id(o)], pos, len(old))]
             if not ends:
                 continue
             # only planned ("下周起进销存从管家婆换成海典"): done when a later line, itself no plan, gives the entry's
@@ -227,7 +240,8 @@ def displacements(ctx: Context) -> list[Candidate]:
                     continue
                 f = folded[id(o)]
                 is_end = o in ends
-                if not (is_end or o.terms & rest):
+                # (a line naming the old one beside the new, "Acuity is too expensive, we are passing to Bookwhen")
+                if not (is_end or o.terms & rest or said_old(f)):
                     continue
                 for n, raw in _new_latin(o, f, is_end, names) + _new_chinese(f, o.text):
                     if n != old and n not in news and not _said(n, memory) and not is_common_word(n):

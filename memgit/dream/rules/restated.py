@@ -312,8 +312,15 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
     return edits, grounds
 
 
+def _whole(word: str) -> str:
+    """A pattern of `word` as a whole word (a Chinese one anywhere: it has no spaces around it)."""
+    return re.escape(word) if CJK_IN.match(word) else rf"(?<![\w-]){re.escape(word)}(?![\w-])"
+
+
 # the way an arrangement goes, after its preposition ("by email", "via SMS", "on WhatsApp")
 _BY_WAY = re.compile(r"\b(?:by|via|through|over|on)\s+([A-Za-z][\w-]{2,})\b")
+# and in Chinese, after the verb that sends it ("发微信", "用邮件", "走钉钉群"), where its clause ends
+_BY_WAY_ZH = re.compile(r"(?:发|用|走|通过)\s*([\u4e00-\u9fff]{2,4})(?=\s*(?:[，,。；;]|$))")
 _RATHER = re.compile(r"\binstead of\s+([a-z][\w-]*(?:\s+[a-z][\w-]*)?)|而不是\s*([\u4e00-\u9fffA-Za-z]{2,8})", re.I)
 _PREP = re.compile(r"\b(by|via|through|over|on|in|to)\s+$", re.I)
 
@@ -327,11 +334,11 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         m = _RATHER.search(u.text)
         olds = [(m.group(1) or m.group(2)).strip()] if m else []
         # or what the entry sends it by, that the person says they do not use ("I am not opening email when I drive")
-        olds += [w for w in _BY_WAY.findall(body) if any(
-            re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", cl, re.I) and _DENIES.search(cl)
-            for cl in _CLAUSE_MARK.split(u.text))]
+        fb = fold(body)  # (the same length: memgit.dream.rules.restated._moves asks)
+        olds += [w for w in (*_BY_WAY.findall(fb), *_BY_WAY_ZH.findall(fb)) if any(
+            re.search(_whole(w), cl, re.I) and _DENIES.search(cl) for cl in _CLAUSE_MARK.split(fold(u.text)))]
         for old in olds:
-            hits = [x for x in re.finditer(rf"(?<![\w-]){re.escape(old)}(?![\w-])", body, re.I)]
+            hits = [x for x in re.finditer(_whole(old), fb, re.I)]
             if len(hits) == 1:
                 break
         else:
@@ -341,6 +348,11 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
             continue
         runs = [x for x in re.finditer(r"(?:#?[A-Z][\w-]*|#[\w-]+)(?:\s+(?:#?[A-Z][\w-]*|#[\w-]+))*", r.text)]
         new = [x.group(0) for x in runs if all(t in term_set(x.group(0)) or t in x.group(0).lower() for t in wanted)]
+        if not new and CJK_IN.match(old) and len(wanted) == 1 and CJK_IN.match(w := next(iter(wanted))) \
+                and w in fold(r.text):
+            # (a Chinese way put in the Chinese one's place as the turn writes it: "发微信" → "发飞书")
+            at = fold(r.text).index(w)
+            return (a, b, r.text[at:at + len(w)]), u
         if len(new) != 1:
             continue
         said = next((x for t in (u.text, *(v.text for v in users), r.text) if (x := re.search(
