@@ -21,7 +21,7 @@ from memgit.text import (cjk_pairs, cjk_words, is_common_word, is_traditional, S
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
 # word is a kind (POS, SSD, CI) more often than a name
 _LATIN = re.compile(r"(?<![\w.-])(?:(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9.-]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
-                    r"|[A-Z]{1,4}-?\d{2,5}[A-Za-z]?|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")  # (and "W&B")  # (or a model's code: "T310", "DS920")
+                    r"|[A-Z]{1,4}-?\d{2,5}[A-Za-z]?|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")  # (or a model's code: "T310", "HN-20"; or "W&B")
 # what comes before a capitalised word that opens a sentence (then it is any word, not a name)
 _OPENING = set(".!?;。！？；\"“”'‘’:：([*_—–")
 _STAMP = re.compile(r"\s*(?:[-*]\s+)?\d{1,2}:\d{2}")
@@ -70,7 +70,7 @@ def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int) -
 def _actor(f: str, positions: list[int], size: int) -> bool:
     """The name at each of `positions` is who does the ending to something named after it ("giulia cancelled the
     acuity subscription"), not what is ended: an ending verb right after it, and a determiner after the verb."""
-    return all(m := _ACTS_ON.match(f, p + size) for p in positions) and bool(positions)
+    return bool(positions) and all(_ACTS_ON.match(f, p + size) for p in positions)
 
 
 _ACTS_ON = re.compile(r"\s+(?:just\s+|already\s+|finally\s+)?[a-z]+ed(?:\s+(?:off|out|up|down))?\s+"
@@ -442,7 +442,7 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
 
 
 # a figure of a machine's size or power ("584 mm", "1.5 kW", "32 GB", "55 寸")
-_SPEC = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:mm|cm|kg|gb|tb|mb|kw|w|v|inch(?:es)?|in|\"|ml|寸|英寸|公斤|瓦|伏|毫米|厘米)(?![a-z])")
+_SPEC = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:mm|cm|kg|gb|tb|mb|kw|w|v|inch(?:es)?|\"|ml|寸|英寸|公斤|瓦|伏|毫米|厘米)(?![a-z])")
 _CLAUSE_CUT = re.compile(r"[，,；;]\s*")
 _ENDING_CLAUSE = re.compile(r"[，,；;。！？!?]|(?<=[a-z0-9])\.\s")
 

@@ -98,7 +98,7 @@ def _adds(entry: str, uf: str) -> bool:
     return False
 
 
-_DENIES = re.compile(rf"(?:{lx.alternation('negation')})|\b(?:dont|doesnt|cant|wont|isnt)\b|不|没|沒|别|別", re.I)
+_DENIES = re.compile(r"\b(?:not|never|no|without|dont|doesnt|cant|wont|isnt|anymore)\b|n[’']t\b|不|没|沒|别|別", re.I)
 
 
 _CLAUSE_MARK = re.compile(r"[，,。；;！!？?、]")

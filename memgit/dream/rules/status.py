@@ -3,6 +3,7 @@ logs report ended (已连接 → 断连)."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from memgit.dream import lexicon as lx
 from memgit.memory import DATE_TAIL_RE as TAIL_DATE
@@ -393,15 +394,17 @@ _OBJECT_NEXT = re.compile(rf"\s+(?:{lx.OBJECT_PREPOSITION})\b")  # "blocked unti
 def _numbered_short(ctx: Context, it) -> re.Pattern[str] | None:
     """The entry's numbered things no other entry numbers alike ("Lot 114"), as a pattern for a line writing one
     whole or by its initial and number ("L114", "L 114")."""
-    def numbered(body: str) -> set[tuple[str, str]]:
-        return {(m.group(1)[0].lower(), m.group(2)) for m in NUMBERED_RE.finditer(TAIL_DATE.sub("", body))}
-    mine = numbered(it.entry.body)
-    if not mine:
+    found = list(NUMBERED_RE.finditer(TAIL_DATE.sub("", it.entry.body)))
+    if not found:
         return None
-    others = set().union(*(numbered(x.entry.body) for x in ctx.items if x is not it))
-    alts = [rf"{re.escape(m.group(1))}[ \t#]*{m.group(2)}|{m.group(1)[0]}[ \t]?{m.group(2)}"
-            for m in NUMBERED_RE.finditer(TAIL_DATE.sub("", it.entry.body))
-            if (m.group(1)[0].lower(), m.group(2)) not in others and len(m.group(2)) >= 2]
+    # (how many entries number a thing by each initial and number, counted once a run)
+    counts = ctx.__dict__.get("_status_numbered")
+    if counts is None:
+        counts = ctx.__dict__["_status_numbered"] = Counter(
+            k for x in ctx.items for k in {(m.group(1)[0].lower(), m.group(2))
+                                          for m in NUMBERED_RE.finditer(TAIL_DATE.sub("", x.entry.body))})
+    alts = [rf"{re.escape(m.group(1))}[ \t#]*{m.group(2)}|{m.group(1)[0]}[ \t]?{m.group(2)}" for m in found
+            if counts[(m.group(1)[0].lower(), m.group(2))] == 1 and len(m.group(2)) >= 2]
     return re.compile(rf"(?<![\w-])(?:{'|'.join(alts)})(?![\w.:/-])", re.I) if alts else None
 
 
