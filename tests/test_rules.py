@@ -3180,3 +3180,9 @@ def test_a_chinese_channel_turned_down_gives_way_to_the_one_asked_for():
              ("assistant", "明白：每晚 20:00 在飞书发明日课表，按上课时间排，写会员名字和训练部位。")]
     (out,) = restated_slots(_chat("## Notes\n", user, turns))
     assert out.op.text.startswith("[P1] 明日课表：每晚 20:00 发飞书，按上课时间排，写会员名字和训练部位")
+
+
+def test_a_rule_said_at_a_meeting_or_called_a_rule_is_kept_in_its_own_words():
+    from memgit.dream.rules.recurring import _own_words
+    assert _own_words("刘厂长开会：以后每次开包装之前，电子秤先清空秤盘、归零") == "每次开包装之前，电子秤先清空秤盘、归零"
+    assert _own_words("rule from now — 每次出发前所有 SD 卡先备份再 format") == "每次出发前所有 SD 卡先备份再 format"

@@ -617,7 +617,7 @@ def _before_first(text: str) -> str | None:
     return rule if len(rule) >= 6 else None
 
 
-_SAID_THEN = re.compile(r"^[^:：]{0,32}?(?:说|說|提醒|强调|強調|交代|叮嘱|叮囑|确认|確認|说好|說好|商定|约定|約定|"
+_SAID_THEN = re.compile(r"^[^:：]{0,32}?(?:说|說|提醒|强调|強調|交代|叮嘱|叮囑|确认|確認|说好|說好|商定|约定|約定|开会|開會|发话|發話|"
                         r"宣布|宣佈|规定|規定|\bsaid|\bsays|\breminded|\bagreed|\bannounced)"
                         r"\s*[:：]\s*(?=\S)", re.I)
 # (a name in Latin letters may hold a space and a title: "Dr. Zhou 说以后…")
@@ -637,7 +637,7 @@ _NAMED_SPEAKER = re.compile(rf"^(?:(?:[A-Z][\w'’.-]*[ \t]?){{1,3}}|[\u4e00-\u9
 # who said it and where ("Mina at the librarians' meeting: …")
 _WHO_WHERE = re.compile(r"^[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*)?[ \t]+(?:at|in|during|on|from)[ \t]+[^:：.!?]{1,40}[:：]\s*(?=\S)")
 _DECIDED = re.compile(rf"^[\u4e00-\u9fff]{{1,4}}?{_DECIDING}\s*[:：]")
-_RULE_WORD = re.compile(r"^(?:new\s+)?rule\b\s*(?=from now on|going forward|starting)", re.I)
+_RULE_WORD = re.compile(r"^(?:new\s+)?rule\b\s*(?=from now|going forward|starting)", re.I)
 # a clause saying only that what follows is now a rule ("定成规矩，", "立个规矩：")
 _MADE_RULE = re.compile(r"^(?:[^，,:：]{1,12}?\s*(?:订|訂|定|立)(?:了)?(?:个|個)?|定成|定个|定為|定为|立个|立個)?\s*规矩(?:是)?\s*[，,:：]\s*"
                         # (or in English, after who and where: "morning meeting: Kwok set the rule — …")
@@ -656,7 +656,7 @@ def _own_words(rule: str) -> str:
         out = rule[m.end():]  # ("陳老師：…", "Dr. Zhou: …": who said it)
     elif m := _NAMED_SPEAKER.match(rule) or _WHO_WHERE.match(rule):
         out = rule[m.end():]  # ("Priya: rule from now on — …", "林老师定了：…", "Mina at the meeting: …": who said it)
-        out = _RULE_WORD.sub("", out, count=1)
+    out = _RULE_WORD.sub("", out, count=1)  # ("rule from now — …": that it is a rule)
     if m := _MADE_RULE.match(fold(out)):
         out = out[m.end():]  # ("定成規矩，以後…": that it is a rule, not what it says)
     t = lx.TIME_MARKER.match(fold(out))
