@@ -364,40 +364,34 @@ def concept(word: str) -> str | None:
     return _concepts()[0].get(norm(word))
 
 
+def _english_forms_in(n: str) -> list[tuple[tuple[str, ...], str]]:
+    """The concept forms the English words of normalised text `n` hold, in order: (the form's words, its concept)."""
+    forms = _english_forms()
+    ws = _EN_WORD.findall(n)
+    out = []
+    i = 0
+    while i < len(ws):
+        step = 1
+        for seq, cid in forms.get(ws[i], ()):
+            if tuple(ws[i:i + len(seq)]) == seq:
+                out.append((seq, cid))
+                step = len(seq)  # "roll back": one form, not "roll" and then "back" again
+                break
+        i += step
+    return out
+
+
 def concepts(text: str) -> set[str]:
     """The concept ids of the words in `text`, after folding it with `text.norm()`."""
     by_word, pat = _concepts()
     n = norm(text)
     found = {by_word[m.group(0)] for m in pat.finditer(n)} if CJK_IN.search(n) else set()
-    forms = _english_forms()
-    ws = _EN_WORD.findall(n)
-    i = 0
-    while i < len(ws):
-        step = 1
-        for seq, cid in forms.get(ws[i], ()):
-            if tuple(ws[i:i + len(seq)]) == seq:
-                found.add(cid)
-                step = len(seq)  # "roll back": one form, not "roll" and then "back" again
-                break
-        i += step
-    return found
+    return found | {cid for _, cid in _english_forms_in(n)}
 
 
 def concept_words(text: str) -> dict[str, str]:
     """Each English word of `text` inside a form of a concept ("picked", "up" of "picked up"), and that concept."""
-    forms = _english_forms()
-    ws = _EN_WORD.findall(norm(text))
-    out: dict[str, str] = {}
-    i = 0
-    while i < len(ws):
-        step = 1
-        for seq, cid in forms.get(ws[i], ()):
-            if tuple(ws[i:i + len(seq)]) == seq:
-                out.update((w, cid) for w in seq)
-                step = len(seq)
-                break
-        i += step
-    return out
+    return {w: cid for seq, cid in _english_forms_in(norm(text)) for w in seq}
 
 
 def concept_terms(text: str) -> frozenset[str]:
