@@ -3186,3 +3186,55 @@ def test_a_rule_said_at_a_meeting_or_called_a_rule_is_kept_in_its_own_words():
     from memgit.dream.rules.recurring import _own_words
     assert _own_words("刘厂长开会：以后每次开包装之前，电子秤先清空秤盘、归零") == "每次开包装之前，电子秤先清空秤盘、归零"
     assert _own_words("rule from now — 每次出发前所有 SD 卡先备份再 format") == "每次出发前所有 SD 卡先备份再 format"
+
+
+def test_a_restatement_the_person_confirms_moves_what_their_request_asked_for():
+    from memgit.dream.rules import restated_slots
+    user = ("# USER\n\n## Preferences\n- [P1] Nightly stock digest at 18:30 by email, one row per aisle, empty shelves "
+            "first (2026-02-01)\n")
+    turns = [("user", "The stock digest at 18:30 by email comes when I have left, nobody sees it. Send it at 07:15 on Signal please."),
+             ("assistant", "Understood: stock digest at 07:15 on Signal from tomorrow. Keep the same layout?"),
+             ("user", "Yes, the rest stays — one row per aisle, empty shelves first.")]
+    (out,) = restated_slots(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] Nightly stock digest at 07:15 on Signal, one row per aisle, empty shelves first")
+    # no confirmation and no word of change: the agent's reading alone is left to a person
+    unconfirmed = [*turns[:2], ("user", "Hmm, let me think about the layout.")]
+    assert restated_slots(_chat("## Notes\n", user, unconfirmed)) == []
+
+
+def test_the_rest_stays_says_what_stays():
+    from memgit.dream import lexicon as lx
+    assert lx.PREF_KEPT.search("yes, the rest stays — one row per aisle.")
+    assert lx.PREF_KEPT.search("everything else stays as it is")
+    assert not lx.PREF_KEPT.search("the rest of the stock stays in the van")
+
+
+def test_a_matter_named_by_the_first_letters_of_its_name_moves_and_its_sibling_stays():
+    mem = ("## Matters\n"
+           "- [P1] Ostrander Mills — US app \"rolling gate latch\": awaiting examiner response after our reply (2026-01-20)\n"
+           "- [P1] Pellico Tools — US app \"ratchet sleeve\": awaiting examiner response after our reply (2026-01-27)\n")
+    said = [("2026-04-07", "USPTO portal: OSTR — examiner ok'd all claims, notice mailed today."),
+            ("2026-04-07", "PELL still nothing from examiner."),
+            ("2026-04-08", "Imran: OSTR is allowed, tell the client.")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Ostrander Mills") and "awaiting" not in out.op.text
+    # two entries whose names open alike: the short form names neither
+    twin = mem.replace("Pellico Tools", "Ostrava Tools")
+    assert status_changes(ctx(twin, said)) == []
+
+
+def test_a_fault_named_by_a_word_only_its_entry_writes_is_pruned_once_sorted():
+    mem = ("## Equipment\n- [P1] Kiln is a Skutt 1027, fired overnight from the back panel (2025-10-01)\n"
+           "- [P1] Kiln controller keeps resetting mid-firing, cause unknown (2026-05-08)\n"
+           "- [P1] Glaze fridge door seal split, part ordered (2026-05-15)\n")
+    said = [("2026-05-26", "controller reset again at cone 04, load wasted."),
+            ("2026-05-26", "electrician moved the controller onto its own 20A circuit."),
+            ("2026-05-27", "controller held all night, no reset, cone 6 reached."),
+            ("2026-05-28", "no reset overnight, glaze load came out clean."),
+            ("2026-05-29", "third firing in a row controller fine, Ana: consider it sorted."),
+            ("2026-05-29", "glaze fridge still leaking at the door.")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune" and "controller" in out.op.targets[0]
+    # the word written by another entry too names neither
+    shared = mem.replace("Glaze fridge door seal split", "Glaze fridge controller door seal split")
+    assert stale_entries(ctx(shared, said)) == []

@@ -281,13 +281,24 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     shorts = frozenset(w for r in CJK_RUN_RE.findall(lead_f) for w in cjk_words(r)
                        if len(w) >= 2 and not is_common_word(w) and w != first
                        and not any(w in x.folded for x in ctx.items if x is not it)) if first else frozenset()
+    # and, in English, a word of five letters or more of that name that no other entry writes as a word ("charger" of
+    # "Resurfacer charger keeps tripping …" beside "Resurfacer is … charged overnight"): the thing, named for short
+    words_en = {w for w in re.findall(r"(?<![\w-])[a-z][a-z-]{4,}(?![\w-])", lead_f) if w not in STOP}
+    short_rx = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(words_en))) + r")(?![\w-])") \
+        if words_en else None
+    if short_rx:
+        taken = {m.group(0) for x in ctx.items if x is not it for m in short_rx.finditer(x.folded)}
+        words_en -= taken
+        short_rx = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(words_en))) + r")(?![\w-])") \
+            if words_en else None
 
     def by_name(o: Observation) -> bool:
-        if not (grams or pairs_rx or named_aside or first or shorts):
+        if not (grams or pairs_rx or named_aside or first or shorts or short_rx):
             return False
         f = fold(o.text)
         return bool(grams) and any(g in f for g in grams) or bool(pairs_rx and pairs_rx.search(f)) \
-            or bool(named_aside) and named_aside <= o.terms or bool(first) and first in f or any(w in f for w in shorts)
+            or bool(named_aside) and named_aside <= o.terms or bool(first) and first in f or any(w in f for w in shorts) \
+            or bool(short_rx and short_rx.search(f))
 
     # (only a line named by an alias is asked what else its clause names)
     others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases \
@@ -312,6 +323,10 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     numbered = _numbered(e.body[:min(starts)] if starts else e.body)
     near = (it.head or it.subject) | aliases
     about = ctx.obs_about(it)
+    if short_rx:  # (a line naming it by its English word for short)
+        seen = {id(o) for o in about}
+        extra = {id(o) for o in ctx.obs if id(o) not in seen and short_rx.search(fold(o.text))}
+        about = [o for o in ctx.obs if id(o) in seen or id(o) in extra] if extra else about
     if aliases:  # (a line naming the thing only by the logs' name for it shares no term with the entry)
         seen = {id(o) for o in about}
         about = [*about, *(o for o in ctx.obs if o.terms & aliases and id(o) not in seen)]

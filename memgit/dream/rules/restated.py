@@ -26,7 +26,8 @@ from memgit.text import STOP, is_common_word, stem, term_set
 _TOKEN = re.compile(r"\d{1,2}[:：]\d{2}|[a-z0-9](?:[a-z0-9'._-]*[a-z0-9])?|[\u4e00-\u9fff]|[^\sa-z0-9\u4e00-\u9fff]")
 # the words a conversation says a change with, besides the lexicon's preference words
 _CHANGE_CUES = (lx.PREFERENCE, lx.PREFERENCE_CHANGE, lx.TIME_MOVED, lx.TIME_MARKER, lx.PREF_KEPT, lx.SUPERSEDE)
-_SENTENCE = re.compile(r"[^。！？!?]+[。！？!?]*|[^.]+(?:\.\s+|$)")
+# (an English sentence ends at a full stop a space or the end follows: "v2.3" is no end)
+_SENTENCE = re.compile(r"(?:[^。！？!?.]|\.(?!\s|$))+(?:[。！？!?]+|\.+(?=\s|$))?\s*")
 # a sentence saying what happens once more, or once only: no standing arrangement ("今晚还按 8 点发最后一次", "one last
 # time tonight at 8", "just this week")
 _ONE_OFF = re.compile(f"{lx.EXCEPTION.pattern}|最后一次|最後一次|\\b(?:one )?last time\\b", re.I)
@@ -193,9 +194,12 @@ def _restates(ctx: Context, it: Item, r: Observation, talk: frozenset[str] = fro
     return len(shared) / len(own)
 
 
-def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tuple[int, int, str]], list[Observation]] | None:
+def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool = False
+           ) -> tuple[list[tuple[int, int, str]], list[Observation]] | None:
     """The entry's slots the restatement `r` moves, as (start, end, new text) in the entry's body, and the
-    person's turns that said the new values; None when it changes what cannot be placed."""
+    person's turns that said the new values; None when it changes what cannot be placed. `confirmed`: the
+    person's next turn says the rest stays, so what they asked for before it was a change, in whatever words
+    ("… is too late. Send it at 08:00 on WhatsApp please")."""
     body = it.entry.body
     fb = fold(body)
     if len(fb) != len(body):
@@ -245,7 +249,8 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
     # what else the person asked for that the turn confirms (a channel, a tool: "改发钉钉群吧"), each put in the
     # place of the entry's words the turn says it instead of; the turn's other words are its own phrasing
     # (the words that say it, "改发", "这个不变", are no value)
-    asked = frozenset().union(*(term_set(_without_cues(fold(u.text))) for u in users if _said_change(fold(u.text))))
+    asked = frozenset().union(*(term_set(_without_cues(fold(u.text))) for u in users
+                                if confirmed or _said_change(fold(u.text))))
     wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)
               and t not in _PERIODS}  # ("早上" is the time's, moved with it)
     al = _Aligned(body, r.text)
@@ -263,6 +268,13 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
             j1 += 1
         if i1 >= i2 or j1 >= j2:
             continue
+        if confirmed and (i2 - i1 > 8 or j2 - j1 > 8):
+            # (a long stretch: the agent restates the change and leaves the rest to the person's "the rest stays";
+            # what replaces what is each side's first clause, the turn's words of when it holds aside: "by email" →
+            # "on Signal", of "18:30 by email, one row per aisle, …" / "07:15 on Signal from tomorrow.")
+            i2 = next((k for k in range(i1 + 1, i2) if al.tb[k][2] in _CLAUSE_TOKENS), i2)
+            j2 = next((k for k in range(j1 + 1, j2) if al.ts[k][2] in _CLAUSE_TOKENS
+                       or _SINCE.match(f, al.ts[k][0]) or lx.TIME_MARKER.match(f, al.ts[k][0])), j2)
         ns, ne = al.ts[j1][0], al.ts[j2 - 1][1]
         theirs_text = r.text[ns:ne]
         # (a term of the turn's words overlapping the span: Chinese terms run across a span's edges)
@@ -283,7 +295,8 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
         # (the person's words in another form only for a phrase in the place of one: "sorted by due date" for
         # "grouped by client", never a clause with its verb, "is grouped by aisle", for ": flat checklist")
         phrase = old_text[:1].isalnum() and old_text[-1:].isalnum() and (bool(CJK_IN.search(nf)) or _phrase(nf))
-        u = _user_said(lambda t, uf: (nf in uf or phrase and _own_words(nf, uf)) and _said_change(uf), users)
+        u = _user_said(lambda t, uf: (nf in uf or phrase and _own_words(nf, uf)) and (confirmed or _said_change(uf)),
+                       users)
         if u is None:
             return None  # the person never asked for these words
         # the verb the entry's words open with, when the person says it before the new value too ("发到她的邮箱" →
@@ -310,6 +323,9 @@ def _moves(it: Item, r: Observation, users: list[Observation]) -> tuple[list[tup
     if any(a[1] > b[0] for a, b in zip(edits, edits[1:])):
         return None
     return edits, grounds
+
+
+_CLAUSE_TOKENS = frozenset(",，;；.。、")
 
 
 def _whole(word: str) -> str:
@@ -377,6 +393,7 @@ def restated_slots(ctx: Context) -> list[Candidate]:
         if not users:
             continue
         for k, r in enumerate(turns):
+            asks = r.role == "assistant" and bool(_QUESTION.search(fold(r.text)))
             if r.role == "assistant" and (_QUESTION.search(fold(r.text)) or _ONE_OFF.search(fold(r.text))):
                 # an acknowledgement that ends by asking whether the rest stays ("…，不再寄 email。表格…照舊嗎？"), or
                 # by saying what happens once more the old way ("今晚还按 8 点发最后一次。"): its statement of the
@@ -388,10 +405,18 @@ def restated_slots(ctx: Context) -> list[Candidate]:
             if len(r.text) > 400 or _QUESTION.search(f) or (r.role == "user" and _hedged(f)):
                 continue
             earlier = [u for u in users if (u.day, u.line) <= (r.day, r.line) and u.day == r.day]
-            if not earlier or not (_said_change(f) or any(_said_change(fold(u.text)) for u in earlier)):
+            # (the person's next turn answering the agent's question on its reading: "Yes, the rest stays — …", and
+            # changing nothing more: no value turned down, moved or asked for there)
+            reply = next((u for u in users if (u.day, u.line) > (r.day, r.line) and u.day == r.day), None)
+            confirmed = asks and reply is not None and bool(lx.PREF_KEPT.search(rf := fold(reply.text))) \
+                and not _QUESTION.search(rf) and not _hedged(rf) and not clocks(rf) and not any(
+                    p.search(rf) for p in (lx.EXCEPTION, lx.REFUSAL, lx.PREFERENCE, lx.PREFERENCE_CHANGE, lx.TIME_MOVED,
+                                           lx.SUPERSEDE))
+            if not earlier or not (_said_change(f) or confirmed or any(_said_change(fold(u.text)) for u in earlier)):
                 continue
             index = {id(x): n for n, x in enumerate(ctx.items)}
             talk = frozenset().union(*(t.terms for t in turns if t.day == r.day and (t.line <= r.line)))
+            talk |= reply.terms if confirmed else frozenset()  # (what the person said stays, the agent's reading left out)
             rated = sorted(((_restates(ctx, it, r, talk), index[id(it)]) for it in ctx.items_about(r)
                             if not it.frozen and not it.step), reverse=True)
             if not rated or rated[0][0] < 0.5 or len(rated) > 1 and rated[1][0] >= rated[0][0] - 0.1:
@@ -400,7 +425,7 @@ def restated_slots(ctx: Context) -> list[Candidate]:
             it = ctx.items[i]
             if any(m.group(0) not in it.folded for m in lx.EXCEPTION.finditer(f)):
                 continue  # a one-off ("just this week"), but for the entry's own words ("附本周曲目")
-            moved = _moves(it, r, earlier)
+            moved = _moves(it, r, earlier, confirmed)
             if moved is None:
                 continue
             edits, grounds = moved
