@@ -801,10 +801,11 @@ _NOT_A_PASSWORD = frozenset({
 })
 
 _ASSIGNMENT_WORDS = ("key", "token", "secret", "credential", "令牌", "密钥", "密鑰", "秘钥", "秘鑰", "私钥", "私鑰",
-                     "金鑰", "金钥")
+                     "金鑰", "金钥", "推流", "串流")
 _ASSIGNMENT_KEYWORDS = (
     ("API key", r"api[_\-. ]?key|apikey|access[_\-]?key(?![_\-]?id)"),
-    ("token", r"(?:auth|access|refresh|bot|api|session)?[_\-]?token|令牌"),
+    # (a live stream's key: "推流码 live_…", "串流金鑰")
+    ("token", r"(?:auth|access|refresh|bot|api|session)?[_\-]?token|令牌|推流[码碼]|串流[码碼]|串流金[鑰钥]"),
     (
         "secret",
         (
@@ -816,7 +817,7 @@ _ASSIGNMENT_KEYWORDS = (
 _ASSIGNMENT = _AnchoredRegex(
     "(?i)(?:"
     + "|".join(f"(?P<k{i}>{kw})" for i, (_, kw) in enumerate(_ASSIGNMENT_KEYWORDS))
-    + rf")\\?[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|{_WEAK_SEP})(?:{_EMPH})?|(?<=[牌钥鑰])(?=[ \t]))"
+    + rf")\\?[\"'\]]?{_ASIDE}(?:[ \t]*(?:{_EMPH})?(?:{_STRONG_SEP}|{_WEAK_SEP})(?:{_EMPH})?|(?<=[牌钥鑰码碼])(?=[ \t]))"
     r"[ \t]*\\?[\"'`“「]?"
     r"([A-Za-z0-9_\-.+/~]{8,}={0,3})(?![A-Za-z0-9_\-.+/~=])",
     _ASSIGNMENT_WORDS,
@@ -884,7 +885,7 @@ _SEGMENT = _LazyRegex(r"[A-Za-z0-9+/]+")
 _QUALIFIER = _LazyRegex(
     r"(?i)(?:(?<![A-Za-z])(?:api|access|auth|bot|gateway|refresh|session|secret|private|personal|deploy|service"
     r"|client|signing|master|bearer|registry|publish|upload|license|integration|account|admin|webhook"
-    r"|subscription)[ _.\-]?|(?<![\w-])--)\Z"
+    r"|subscription|stream)[ _.\-]?|(?<![\w-])--)\Z"
 )
 # ...and what such a spaced value must not be: an id in prose (a UUID, a git commit)
 _ID_IN_PROSE = _LazyRegex(_UUID + r"|[0-9a-fA-F]{40}")

@@ -3238,3 +3238,80 @@ def test_a_fault_named_by_a_word_only_its_entry_writes_is_pruned_once_sorted():
     # the word written by another entry too names neither
     shared = mem.replace("Glaze fridge door seal split", "Glaze fridge controller door seal split")
     assert stale_entries(ctx(shared, said)) == []
+
+
+def test_what_was_never_so_tells_a_story_and_a_rules_reason_names_what_it_answers():
+    from memgit.dream import lexicon as lx
+    assert not lx.RULE.search("two crates turned up that were never on the list")
+    assert lx.RULE.search("never leave the crates on the list")
+    lines = [("2026-05-25", "morning pick ran one crate short: three oat crates came in that were never on the pick list, found them by the door"),
+             ("2026-05-26", "same story at the 14:00 pick: list said 6 crates, van held 8, the two extra were oat crates. nearly missed the van"),
+             ("2026-05-28", 'Ines at the briefing: "From today, before loading starts, count the crates against the paper docket. '
+                            'The pick list export leaves out oat crates."'),
+             ("2026-05-29", "counted crates vs the paper docket before loading the 06:40 van: 2 oat crates added by hand")]
+    (out,) = recurring(ctx("## Notes\n", lines))
+    assert out.op.text.startswith("[P1] Before loading starts, count the crates against the paper docket.")
+    assert "same story" not in out.op.text and "never" not in out.op.text
+
+
+def test_a_quoted_rule_the_boss_says_to_follow_is_the_lesson_and_harm_tells_trouble():
+    lines = [("2026-04-06", "阿杰趁窑里还有 150°C 就把门打开了，三个茶杯冷裂，可惜。已告诉何老师"),
+             ("2026-04-08", "student Ravi cracked the kiln door at ~120°C to look, 2 bowls dunted. told 何老师"),
+             ("2026-04-10", "小美在教室白板上写了一句：「窯溫沒降到 80°C 以下，不准開窯門。」何老师说以后就照这个执行"),
+             ("2026-04-11", "出窑：等到 50°C 才开门，全部完好")]
+    (out,) = recurring(ctx("## Notes\n", lines))
+    # (memory holds no Chinese yet: the rule keeps the script it was written in)
+    assert out.op.text.startswith("[P1] 窯溫沒降到 80°C 以下，不准開窯門。")
+    from memgit.dream.rules.recurring import _stated_sentence
+    # no quote before the words pointing back: nothing stated but the words themselves
+    assert _stated_sentence("何老师说以后就照这个执行") is None
+
+
+def test_a_sign_off_ends_a_wait_for_feedback_and_a_siblings_wait_is_no_relapse():
+    mem = ("## Jobs\n- [P1] Job PR-3104 (Hale Studio, brochure 24pp): proofs out, waiting on client feedback (2026-06-02)\n"
+           "- [P1] Job PR-3109 (Nordby Cafe, menu 4pp): proofs out, waiting on client feedback (2026-06-04)\n")
+    said = [("2026-06-10", "Hale Studio signed off PR-3104: plates made this morning, nothing more needed from them"),
+            ("2026-06-11", "PR-3109 still parked at proofs, no word from the client")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Job PR-3104 (Hale Studio, brochure 24pp): proofs out, signed off")
+    assert out.score >= 0.7
+
+
+def test_a_wait_for_a_site_inspection_ends_when_the_application_is_approved():
+    mem = ("## 店務\n- [P1] 戶外座位申請：圖說已送市府，等會勘 (2026-07-08)\n"
+           "- [P1] 廣告招牌申請：圖說已送市府，等會勘 (2026-07-10)\n")
+    said = [("2026-07-29", "戶外座位會勘結束，承辦說沒問題，等公文"),
+            ("2026-07-30", "公文到了！戶外座位正式核准，可以擺 3 張桌子"),
+            ("2026-07-31", "廣告招牌那件還是沒消息")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 戶外座位申請：圖說已送市府，已核准")
+
+
+def test_a_fault_named_by_its_number_and_a_word_of_its_name_is_pruned_when_fixed():
+    mem = ("## 设备\n- [P0] 冷库设定 -20°C，每月试一次发电机 (2025-12-01)\n"
+           "- [P1] 冷库 3 号温湿度记录仪数据老是断线，原因还没查出来 (2026-08-03)\n"
+           "- [P1] 育苗室湿度偏高，待查 (2026-08-10)\n")
+    said = [("2026-08-19", "3 号记录仪掉线 30 分钟"),
+            ("2026-08-20", "给 3 号记录仪换了新电源，下午一直在线"),
+            ("2026-08-22", "3 号记录仪连续两天数据完整，一次都没断，这算修好了"),
+            ("2026-08-24", "冷库 -20.1°C，3 号记录仪在线，数据连续")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune" and "记录仪" in out.op.targets[0]
+
+
+def test_the_tool_an_entry_names_gives_way_whole_and_what_it_opens_with_stays():
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## 仓库\n- [P0] 仓库在北区 3 号库，共 6 排货架 (2026-01-08)\n"
+           "- [P1] 盘点记录写在金山文档里，每周五下午汇总一次 (2026-02-14)\n")
+    said = [("2026-05-11", "小何嫌金山文档在手机上填太慢，说从这周起盘点记录改用钉钉表格"),
+            ("2026-05-12", "把两个月的盘点数据导进钉钉表格，金山那份归档，不再更新"),
+            ("2026-05-13", "今天盘点直接在钉钉表格里填，快多了"),
+            ("2026-05-15", "金山文档已设为只读，表格链接发到仓库群")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 盘点记录写在钉钉表格里，每周五下午汇总一次")
+
+
+def test_a_rule_said_to_the_agent_drops_the_asking_to_note_it_and_who_is_to_be_told():
+    from memgit.dream.rules.recurring import _own_words
+    assert _own_words("烤箱那条规矩你也记一下，以后开烤的时候提醒大家：先预热 15 分钟再放。") == \
+        "烤箱那条规矩，以后开烤的时候先预热 15 分钟再放。"

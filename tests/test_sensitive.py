@@ -129,6 +129,9 @@ EXACT = [
     ("Gateway token 0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a6978 (from onboard)",
      "Gateway token [REDACTED] (from onboard)"),
     ("令牌（生产）：Ab3dEf6hIj9kLm2nOp5qRs8tUv1w", "令牌（生产）：[REDACTED]"),
+    # a live stream's key, after its Chinese name and a space
+    ("new 推流码 live_8Rk2Pq7wXz4N pasted into OBS only.", "new 推流码 [REDACTED] pasted into OBS only."),
+    ("串流金鑰：live_3Hn8Qw2eRt6Y", "串流金鑰：[REDACTED]"),
     ("<task-notification>token: Ab3dEf6hIj9kLm2nOp5qRs8tUv1w</task-notification>",
      "<task-notification>token: [REDACTED]</task-notification>"),
 ]

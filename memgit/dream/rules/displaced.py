@@ -44,6 +44,7 @@ _MONTH = re.compile(r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,10}")
 _QUOTED_CJK = re.compile(r"[「『“\"]([\u4e00-\u9fff]{2,8})[」』”\"]")
 _NEAR = 24      # characters between a name and the word said of it
+_SUBJECT_SPAN = 4  # the characters an entry opens with: what it is about (a Chinese word starting there is no old name)
 _BEFORE = 3     # days before the first ending a line may already use the new name ("the Toast guy comes monday")
 
 
@@ -112,11 +113,16 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str) -> list[str
     quoted = [q for q in _QUOTED_CJK.findall(f) if q in around and len(_said(q, f)) == 1]
     out += quoted
     for run in _CJK_RUN.findall(f):
-        for w in cjk_words(run):
+        words = [w for w in cjk_words(run) if w in run]
+        for k, w in enumerate(words):
             if any(w in q for q in quoted):
                 continue
+            if f.find(w) < _SUBJECT_SPAN:
+                continue  # what the entry opens with is what it is about, not what does it ("巡检记录写在石墨文档里")
             if len(w) >= 2 and w in around and ctx.anchor(w) and not is_common_word(w) and len(_said(w, f)) == 1:
-                out.append(w)
+                # (with the word after it, when the lines write the two as one name: "石墨" + "文档")
+                two = w + words[k + 1] if k + 1 < len(words) else ""
+                out.append(two if two and two in run and two in around and len(two) <= 8 else w)
     return list(dict.fromkeys(out))
 
 

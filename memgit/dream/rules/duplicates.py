@@ -176,7 +176,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
 # the names written in Latin letters (capitalised in an English entry, any in a Chinese one)
 _CODE_ID = re.compile(r"(?<![\w.-])(?=[a-z]*\d)(?=\d*[a-z])[a-z0-9]{2,8}(?![\w-])")
 # a quantity written with its unit glued on ("5mg", "250ml", "10GB") is the number and its unit ("5 mg"), no code
-_GLUED_UNIT = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)(mcg|mg|ml|kg|km|cm|mm|g|l|kb|mb|gb|tb|ms|min|hrs?|kwh|kw)"
+_GLUED_UNIT = re.compile(r"(?<![\w.-])(\d+(?:\.\d+)?)(mcg|mg|ml|kg|km|cm|mm|g|l|kb|mb|gb|tb|ms|min|hrs?|h|kwh|kw)"
                          r"(?![\w-])")
 _CJK_WORD = re.compile(r"[\u4e00-\u9fff]{2}")
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")

@@ -356,12 +356,21 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     lead_text = e.body[:min(starts)] if starts else e.body
     mine_bare = _bare_numbered(e.body)
     own_bare = {n: pairs for n, pairs in _bare_numbered(lead_text).items() if bare_in.get(n, 0) <= (n in mine_bare)}
+    # and said by its number and a word of its name further on ("2 号探头" for "2 号温湿度探头"), when no other entry
+    # numbers a thing so with 号
+    nums_here = {n for _, n in own_heads}
+    head_words = _HEAD_WORDS.findall(fold(lead_text)) if nums_here else []
+    own_words = {(n, w) for n, run in head_words if n in nums_here for w in cjk_words(run)
+                 if len(w) >= 2 and w in run and not is_common_word(w)}
+    words_rx = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*(" + "|".join(sorted({re.escape(w) for _, w in own_words})) + ")") \
+        if own_words else None
     by_number: set[int] = set()
     if own_numbers or own_heads or own_bare:
         seen = {id(o) for o in about}
         for o in ctx.obs:
             if _numbered(o.text) & own_numbers or own_heads and numbered_heads(o.text, 1) & own_heads or own_bare and any(
-                    n in own_bare and pairs & own_bare[n] for n, pairs in _bare_numbered(o.text).items()):
+                    n in own_bare and pairs & own_bare[n] for n, pairs in _bare_numbered(o.text).items()) \
+                    or words_rx and any((m.group(1), m.group(2)) in own_words for m in words_rx.finditer(fold(o.text))):
                 by_number.add(id(o))
         about = [o for o in ctx.obs if id(o) in seen or id(o) in by_number]  # (in window order)
     # what the other entries name that this one does not: a clause saying the words of it ("VPN fixed, Ricoh
@@ -394,6 +403,9 @@ def _others_named(ctx: Context) -> frozenset[str]:
         got = ctx.__dict__["_prune_named"] = frozenset(
             t for x in ctx.items for t in x.head or x.subject if ctx.anchor(t) and not t.startswith("~"))
     return got
+
+
+_HEAD_WORDS = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*([\u4e00-\u9fff]{2,10})")
 
 
 def _numbers_in_memory(ctx: Context) -> tuple[dict[tuple[str, str], int], dict[str, int]]:

@@ -242,8 +242,10 @@ def _units(o: Observation) -> list[frozenset[str]]:
     f = fold(o.text)
     out = [frozenset((t,)) for t in o.terms if t.isascii() and t.isalpha() and len(t) > 3 and t not in STOP]
     words = [w for run in CJK_RUN_RE.findall(f) for w in cjk_cut(run) if w not in STOP_ZH and not is_common_word(w)]
-    out += [frozenset(s) for s in glosses(words).values()]
-    return out
+    known = glosses(words)
+    # (a compound no dictionary holds, "窑门", "窑温", speaks of what its characters do: 窑 kiln, 门 door)
+    parts = glosses(c for w in words if w not in known and len(w) <= 3 for c in w)
+    return list(dict.fromkeys([*out, *(frozenset(s) for s in known.values()), *(frozenset(s) for s in parts.values())]))
 
 
 def _speak_of(ctx: Context, a: Observation, b: Observation, ua: list[frozenset[str]], ub: list[frozenset[str]]) -> int:
@@ -264,6 +266,11 @@ def _stated_sentence(text: str) -> str | None:
                  lambda p: lx.RULE_LABEL.match(p)):
         hits = [p for p in parts if test(p)]
         if len(hits) == 1:
+            # (the rule said as following what is quoted before it: 「…不准開窯門。」宋老师说以后就照这个执行)
+            back = _POINTS_BACK.search(fold(text)) if _POINTS_BACK.search(fold(hits[0])) else None
+            quoted = [q.group(1).strip() for q in _QUOTED_RULE.finditer(text) if back and q.end() <= back.start()]
+            if len(quoted) == 1 and len(quoted[0]) >= 8:
+                return quoted[0]
             rule = _own_words(lx.RULE_LABEL.sub("", hits[0], count=1).strip())
             return rule if len(rule) >= 8 and not lx.TIME_MARKER.match(fold(rule)) else None
     # a rule said to admit no exception ("every hire set is counted … before the box gets sealed. no exceptions"):
@@ -308,8 +315,12 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
             continue  # no way of doing a thing ("permanently non-Goodhartable"), or a switch of tool or party
             # ("以後交件全部改用 …", "moving Ranger off Humble"): a refresh's, not a lesson
         # what the rule itself names, not the line around it: a rule that says what it is about only there
-        # ("以后都这样，先回温 2 小时" after the story) is no entry of its own
-        said = Observation(r.source, r.line, r.day, rule, rule, r.kind, r.role, r.session)
+        # ("以后都这样，先回温 2 小时" after the story) is no entry of its own; the sentences after it give its reason
+        # ("… count the vehicles against the paper manifest. Sailbook's export leaves out motorbikes.")
+        at = r.text.find(rule)
+        # (a rule quoted, "「…不准開窯門。」宋老师说以后就照这个执行", is its own words alone)
+        tail = r.text[at:] if at >= 0 and not (at and r.text[at - 1] in "「『“\"") else rule
+        said = Observation(r.source, r.line, r.day, tail, tail, r.kind, r.role, r.session)
         ur = _units(said)
         days: dict[date, list[Observation]] = {}
         trouble = False
@@ -363,7 +374,8 @@ _NO_EXCEPTION = re.compile(r"\bno exceptions?\b|\bwithout exception\b|没有例�
 # how a rule prescribes: when, in what order, how often ("before every titration session", "先…再收機", "每次")
 _PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenever|only after)\b|每次|每回|每一[次回个個]|之前|"
                          r"以前|前先|先.{0,16}再|一律|务必|必须|一定要|都要|之后再|完再|都这样|都这么做|照这样|"
-                         r"每[天日晚早周](?!都没)|后才(?:能|可以|可|准)|先(?:可以|可|能)(?=[\u4e00-\u9fff])")
+                         r"每[天日晚早周](?!都没)|后才(?:能|可以|可|准)|先(?:可以|可|能)(?=[\u4e00-\u9fff])|"
+                         r"不准|不许|不許|不得|禁止|严禁|嚴禁")  # (or forbids: "誰都不准開窯門")
 # a change of tool or party, said as from now on: the refresh rules' business (memgit.dream.rules.displaced, …)
 _SWITCHES = (lx.SUPERSEDE, lx.PREFERENCE_CHANGE, lx.DISPLACED, lx.RETIRED, lx.HANDED_OVER, lx.TOOK_OVER,
              re.compile(f"{lx.CHANGE_ZH}|\\b(?:{lx.CHANGE_EN})\\b"))
@@ -656,6 +668,11 @@ def _own_words(rule: str) -> str:
         out = rule[m.end():]  # ("陳老師：…", "Dr. Zhou: …": who said it)
     elif m := _NAMED_SPEAKER.match(rule) or _WHO_WHERE.match(rule):
         out = rule[m.end():]  # ("Priya: rule from now on — …", "林老师定了：…", "Mina at the meeting: …": who said it)
+    # (asking the agent to note it, "ribbon 那条规矩你也记一下，", and who is to be told, "提醒大家：": no part of the rule;
+    # what the first clause names stays: "ribbon 那条规矩，")
+    out = _TELL_ALL.sub("", _NOTE_THIS.sub("", out, count=1), count=1)
+    if q := _OPEN_QUOTE.match(out):
+        out = _CLOSE_QUOTE.sub("", out[q.end():])  # (what they said, quoted: 'Ines: "From today, …"')
     out = _RULE_WORD.sub("", out, count=1)  # ("rule from now — …": that it is a rule)
     if m := _MADE_RULE.match(fold(out)):
         out = out[m.end():]  # ("定成規矩，以後…": that it is a rule, not what it says)
@@ -665,6 +682,14 @@ def _own_words(rule: str) -> str:
     return out if len(out) >= 6 else rule
 
 
+# a rule said by pointing back at what is quoted ("就照这个执行", "照這樣做", "that's the rule now")
+_POINTS_BACK = re.compile(r"照(?:这|這)(?:个|個|样|樣)|按(?:这|這)(?:个|個|样|樣)|就(?:这|這)么办|就(?:这|這)麼辦|照此|"
+                          r"\b(?:that|this)(?:'s| is) (?:the|our) (?:rule|way)\b|\bgo(?:ing)? by (?:that|this)\b")
+_QUOTED_RULE = re.compile(r"[「『“\"]([^「」『』“”\"]{4,120})[」』”\"]")
+_NOTE_THIS = re.compile(r"(?<=[^，,。:：\s])\s*(?:你|您)?也?(?:记一下|记下来|记下|记住|记着|記一下|記下來|記下|記住|記著)(?=\s*[，,:：])")
+_TELL_ALL = re.compile(r"(?:提醒|告诉|告訴|通知)(?:一下)?(?:大家|所有人|各位)\s*[:：，,]\s*")
+_OPEN_QUOTE = re.compile(r"\s*[\"“「『]\s*")
+_CLOSE_QUOTE = re.compile(r"\s*[\"”」』]\s*$")
 _FORGOT_ZH = re.compile(rf"(?:又)?(?:{lx.FORGOT})(?:要)?\s*(?=\S)")
 _NEGATION_ZH = "|".join(sorted(lx.alternation("negation", "zh").split("|"), key=len, reverse=True))
 _SKIPPED_BEFORE = re.compile(rf"^(.{{1,24}}?(?:之前|以前|前))\s*(?:{_NEGATION_ZH})\s*(?=\S)")

@@ -131,8 +131,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 best = (st, o)
         if not best:
             continue
+        # (a line telling a sibling apart, and nothing of this one, is the sibling's: "DL-2211 still parked at try-in")
         later = [o for o in about if o.day > best[1].day and o not in support and ctx.mentions(o, it) >= 0.3
-                 and o.role != "assistant"]
+                 and o.role != "assistant" and not ((held := _with_marks(o, mine | theirs)) & theirs and not held & mine)]
         # (a wait again: the entry's own, said of what it waits on or in its words; "interrogatories draft sent" is
         # another thing's draft)
         relapsed = [o for o in later if (_affirmed(lx.PENDING, fold(o.text)) or _affirmed(lx.ERROR, fold(o.text)))
@@ -498,7 +499,9 @@ def _as_said(st: tuple, o, body: str) -> tuple:
     m = _PARTICIPLE.findall(raw.lower())
     if not m or raw.lower().rstrip().endswith((" to", " from")):
         return (*st[:5], None)
-    return (st[0], m[-1], *st[2:5], None)
+    # (with its particle: "signed off", not "signed")
+    ph = re.search(rf"\b{re.escape(m[-1])}\s+(off|out|through)\b", raw.lower())
+    return (st[0], f"{m[-1]} {ph.group(1)}" if ph else m[-1], *st[2:5], None)
 
 
 def _word(st: tuple, like: str, body: str) -> str:
