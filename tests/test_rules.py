@@ -3315,3 +3315,35 @@ def test_a_rule_said_to_the_agent_drops_the_asking_to_note_it_and_who_is_to_be_t
     from memgit.dream.rules.recurring import _own_words
     assert _own_words("烤箱那条规矩你也记一下，以后开烤的时候提醒大家：先预热 15 分钟再放。") == \
         "烤箱那条规矩，以后开烤的时候先预热 15 分钟再放。"
+
+
+@pytest.mark.parametrize(("entry", "line", "want"), [
+    ("[P1] Revised safety policy: drafted, awaiting board vote", "20:40 safety policy ratified unanimously, in force from today",
+     "[P1] Revised safety policy: drafted, ratified (2026-05-30)"),
+    ("[P1] 有機驗證（北區）：已送件，驗證機構審查中", "驗證機構來電：北區的有機驗證審過了！證書會寄來",
+     "[P1] 有機驗證（北區）：已送件，驗證機構已審過 (2026-05-30)"),
+])
+def test_a_vote_ratified_and_a_review_gone_through_end_their_waits(entry, line, want):
+    assert [x.op.text for x in status_changes(ctx(f"## Work\n- {entry} (2026-05-01)\n", [("2026-05-30", line)]))] == [want]
+
+
+def test_a_fault_of_a_quoted_room_is_pruned_once_it_never_happened_again():
+    mem = ("## 房间状态\n- [P1] “地牢”房第二关的电磁门一直失败，有时通电也打不开，原因待查 (2026-05-18)\n"
+           "- [P1] “城堡”房烟雾机出烟不稳定，零件还没到 (2026-05-20)\n")
+    said = [("2026-05-25", "“地牢”第二关电磁门又没打开"),
+            ("2026-05-25", "电工来查：电磁门的电源老化，换了新的"),
+            ("2026-05-26", "“地牢”第二关电磁门今天 8 场都正常"),
+            ("2026-05-28", "“地牢”电磁门换了电源以后再也没跳过"),
+            ("2026-05-30", "“地牢”电磁门连续 5 天没出问题，可以结单了"),
+            ("2026-05-30", "“城堡”烟雾机今晚又没出烟")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune" and "地牢" in out.op.targets[0]
+
+
+def test_a_swap_is_left_to_a_person_when_the_old_ones_maker_or_figure_is_unsaid():
+    from memgit.dream.rules.displaced import _detail_unsaid
+    lines = ["美的 商用和面机 到货装好了，一次能和 40 斤面。", "今天全用 美的 和面，没毛病。"]
+    # the maker written apart beside the old one, and a figure of it in 斤, no line about the new one gives
+    assert _detail_unsaid("和面用的是老款 恒联 搅拌机，一次 25 斤面", "搅拌机", lines)
+    assert _detail_unsaid("和面用的是老款搅拌机，一次 25 斤面", "搅拌机", lines)
+    assert not _detail_unsaid("和面用的是老款搅拌机，一次 40 斤面", "搅拌机", lines)

@@ -51,7 +51,7 @@ DONE: list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]] = _done()
 REPAIRED = table("done", "en")["repaired"]["display"]  # a state that also ends the fault it names
 ARRIVED = table("done", "en")["arrived"]["display"]  # a thing come in: of the entry, or only of a part it waits on
 TRADITIONAL = {d["display"]: d.get("traditional", d["display"]) for d in table("done", "zh").values()}
-NEGATED_BEFORE = LazyPattern(_NEG + r"\s*\S{0,6}$", key="negation")
+NEGATED_BEFORE = LazyPattern(_NEG + r"\s*[^\s,，。;；!！?？]{0,6}$", key="negation")  # (within its clause: "受不了，订了台" is no negation of 订)
 
 PREFERENCE = _re("preference")
 EXCEPTION = _re("exception")

@@ -417,10 +417,16 @@ def first_name_word(it: Item, items: list[Item]) -> str:
     一直掉线"), what the logs call it for short, when it is no common word and no other entry writes it; else ""."""
     from memgit.text import CJK_RUN_RE, cjk_cut
 
-    m = CJK_RUN_RE.match(fold(it.entry.body).lstrip())
-    if not m or len(m.group(0)) < 3:
+    body = fold(it.entry.body).lstrip()
+    # (a quoted name it opens with is that name whole: "“沉船”房第三关的磁力锁…")
+    q = re.match(r"[“「『\"]([\u4e00-\u9fff]{2,8})[”」』\"]", body)
+    m = CJK_RUN_RE.match(body)
+    if q:
+        first = q.group(1)
+    elif not m or len(m.group(0)) < 3:
         return ""
-    first = cjk_cut(m.group(0))[0]
+    else:
+        first = cjk_cut(m.group(0))[0]
     if len(first) < 2 or is_common_word(first) or any(first in x.folded for x in items if x is not it):
         return ""
     return first

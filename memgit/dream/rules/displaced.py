@@ -120,10 +120,15 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str) -> list[str
             if f.find(w) < _SUBJECT_SPAN:
                 continue  # what the entry opens with is what it is about, not what does it ("巡检记录写在石墨文档里")
             if len(w) >= 2 and w in around and ctx.anchor(w) and not is_common_word(w) and len(_said(w, f)) == 1:
-                # (with the word after it, when the lines write the two as one name: "石墨" + "文档")
-                two = w + words[k + 1] if k + 1 < len(words) else ""
-                out.append(two if two and two in run and two in around and len(two) <= 8 else w)
-    return list(dict.fromkeys(out))
+                # (with the word after it, when the lines write the two as one name: "石墨" + "文档"; or with the
+                # characters after it that end its word there: "石磨" + "机")
+                at = run.find(w)
+                longer = [x for x in (w + words[k + 1] if k + 1 < len(words) else "",
+                                      run[at:] if 0 < len(run) - at - len(w) <= 2 else "") if x]
+                out.append(next((x for x in longer if x in run and x in around and len(x) <= 8), w))
+    out = list(dict.fromkeys(out))
+    # (a Chinese word inside another name found is that name's part: "掌柜" of "易掌柜")
+    return [w for w in out if not (CJK_IN.match(w) and any(w != x and w in x for x in out))]
 
 
 class _Names:
@@ -432,6 +437,10 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
     stems = {stem(x) for x in re.findall(r"[a-z][a-z0-9_-]*", said)}  # (in any form: "PINs carried over" of "PIN")
     for clause in _DETAIL_CLAUSE.split(body):
         if old in fold(clause):
+            # a Chinese name written apart beside the old one ("老款 旭众 石磨机": its maker) that no line about the
+            # new one writes: the old one's, and what else the entry says may be too
+            if any(w not in said and w not in old for w in _APART_CJK.findall(fold(clause))):
+                return True
             continue
         # (a name of several words is said by one of them: "Lightroom" of "Lightroom Classic")
         named = [x.span() for x in _NAME_RUN.finditer(clause) if len(x.group(0).split()) >= 2 and any(
@@ -448,7 +457,9 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
 
 
 # a figure of a machine's size or power ("584 mm", "1.5 kW", "32 GB", "55 寸")
-_SPEC = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:mm|cm|kg|gb|tb|mb|kw|w|v|inch(?:es)?|\"|ml|寸|英寸|公斤|瓦|伏|毫米|厘米)(?![a-z])")
+_SPEC = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:mm|cm|kg|gb|tb|mb|kw|w|v|inch(?:es)?|\"|ml|寸|英寸|公斤|斤|瓦|伏|毫米|厘米)(?![a-z])")
+# a Chinese word written apart, spaces around it, inside a clause: a name ("老款 旭众 石磨机")
+_APART_CJK = re.compile(r"(?<=\s)[\u4e00-\u9fff]{2,6}(?=\s)")
 _CLAUSE_CUT = re.compile(r"[，,；;]\s*")
 _ENDING_CLAUSE = re.compile(r"[，,；;。！？!?]|(?<=[a-z0-9])\.\s")
 

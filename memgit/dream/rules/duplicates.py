@@ -10,7 +10,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.glossary import glosses
 from memgit.memory import DATE_TAIL_RE as _DATE_TAIL
 from memgit.ops import Operation
-from memgit.text import STOP, cjk_share, term_set
+from memgit.text import CJK_RUN_RE, STOP, cjk_cut, cjk_share, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _label, _overlap, _values, zh_numbers, Candidate, CJK_IN, compose, Context, DisjointSets, entry_evidence, fold,
@@ -355,7 +355,9 @@ def _glossed(zh: Item, en: Item) -> tuple[float, int]:
     words = {t for t in en.subject if t.isascii() and t.isalpha() and len(t) > 2 and t not in STOP}
     if not words:
         return 0.0, 0
-    g = glosses(t for t in zh.subject if CJK_IN.match(t))
+    # (its words of two characters or more, common ones too: "一般" is the "general" of "General bookings")
+    g = glosses([*(t for t in zh.subject if CJK_IN.match(t)),
+                 *(w for run in CJK_RUN_RE.findall(fold(zh.entry.body)) for w in cjk_cut(run) if len(w) >= 2)])
     said = {x for s in g.values() for x in s}
     # (a word the bilingual lexicon gives a concept both hold is translated too: "Dr." / 医生)
     body = en.entry.body

@@ -493,6 +493,9 @@ def _as_said(st: tuple, o, body: str) -> tuple:
         if st[3] and o.text[st[3] - 1] == "已":
             raw = "已" + raw
         m = _ZH_STATE.match(raw.strip())
+        if m and m.group(1) in "过過" and st[3] and CJK_IN.match(prev := o.text[st[3] - 1]) \
+                and prev not in "已还還没沒未都也就又再才刚剛終终":
+            m = _ZH_STATE.match(prev + raw.strip())  # (passed, with the verb of what it passed: "審過了" → 已審過)
         # (a verb of one character says too little alone: "批了" reads as the canonical 已批准)
         word = "已" + m.group(1) if m and len(m.group(1)) >= 2 and not lx.PENDING.search(fold(m.group(1))) else None
         return (*st[:5], word)
