@@ -3347,3 +3347,69 @@ def test_a_swap_is_left_to_a_person_when_the_old_ones_maker_or_figure_is_unsaid(
     assert _detail_unsaid("和面用的是老款 恒联 搅拌机，一次 25 斤面", "搅拌机", lines)
     assert _detail_unsaid("和面用的是老款搅拌机，一次 25 斤面", "搅拌机", lines)
     assert not _detail_unsaid("和面用的是老款搅拌机，一次 40 斤面", "搅拌机", lines)
+
+
+def test_a_moved_time_is_no_refresh_when_the_person_turned_down_the_channel_too():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] 每日出货单：早上 07:00 发微信，按路线分组，用列表不用表格 (2026-06-10)\n"
+    turns = [("user", "出货单那个，7 点发太早了，我还没起。"), ("assistant", "明白。想改到几点发？还发微信吗？"),
+             ("user", "改成 07:30，发飞书群「配送一组」，微信就别发了。按路线分组、用列表这些跟原来一样。"),
+             ("assistant", "好的：出货单改为每天 07:30 发飞书群「配送一组」，仍按路线分组，列表格式。")]
+    c = _chat("## Notes\n", user, turns)
+    # the time alone would keep 发微信, which the person turned down
+    assert preference_changes(c) == []
+    (out,) = restated_slots(c)
+    assert out.op.text.startswith("[P1] 每日出货单：早上 07:30 发飞书群「配送一组」，按路线分组，用列表不用表格")
+
+
+@pytest.mark.parametrize(("entry", "line", "want"), [
+    ("[P1] Seed order from Kaito Nursery (Japan): held at Felixstowe, awaiting plant health check",
+     "agent: the Kaito seed order cleared customs this morning", "[P1] Seed order from Kaito Nursery (Japan): cleared (2026-05-30)"),
+])
+def test_goods_cleared_and_a_certificate_approved_end_their_waits(entry, line, want):
+    assert [x.op.text for x in status_changes(ctx(f"## Work\n- {entry} (2026-05-01)\n", [("2026-05-30", line)]))] == [want]
+    # a certificate let out, beside a sibling still waiting
+    mem = "## 認證\n- [P1] FSC 認證：文件已送出，等稽核結果 (2026-05-01)\n- [P1] 環保標章：文件已送出，等稽核結果 (2026-05-03)\n"
+    said = [("2026-05-30", "FSC 證書批下來了！先寄 PDF"), ("2026-05-30", "環保標章那邊還沒消息")]
+    assert [x.op.text for x in status_changes(ctx(mem, said))] == ["[P1] FSC 認證：文件已送出，已批下來 (2026-05-30)"]
+
+
+def test_a_tool_everything_is_on_now_takes_the_part():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Office\n- [P1] Class signups go through Wufoo, with its form embedded on our website (2026-02-14)\n"
+    said = [("2026-06-15", "Wufoo renewal came in at the new price, Ana not keen."),
+            ("2026-06-16", "Ana: we ditched Wufoo, it's all Tally now. Website form swapped last night, Wufoo account closed."),
+            ("2026-06-16", "First class signup through Tally: pottery, 2 places."),
+            ("2026-06-18", "Two more Tally signups overnight.")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Class signups go through Tally, with its form embedded on our website")
+
+
+def test_a_fault_that_keeps_tripping_is_pruned_once_rock_solid_since_its_repair():
+    mem = ("## Equipment\n- [P2] Glaze kiln vent fan keeps tripping the breaker at night; electrician hasn't found why (2026-01-29)\n"
+           "- [P1] Card terminal drops its wifi now and then (2026-02-02)\n")
+    said = [("2026-02-10", "electrician back for the vent fan: scorched contact, relay swapped"),
+            ("2026-02-11", "vent fan ran all night, breaker held"),
+            ("2026-02-13", "vent fan rock solid since the relay swap, three nights without a trip"),
+            ("2026-02-13", "card terminal dropped wifi again at lunch")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune" and "vent fan" in out.op.targets[0]
+
+
+def test_a_house_rule_said_after_who_said_it_is_a_stated_rule():
+    from memgit.dream.rules.recurring import _stated_sentence
+    assert _stated_sentence("Staff meeting. Dr. Lim: house rule: before every dye job, ask about allergies first.") == \
+        "before every dye job, ask about allergies first."
+
+
+def test_a_refusal_of_something_else_in_the_conversation_does_not_stop_a_refresh():
+    user = ('# USER\n\n## Preferences\n- [P1] Class reminders go to members by email at 17:00 the day before, signed "Coach Ria" '
+            '(2026-02-01)\n')
+    turns = [("user", "Five members told me this week they never open email, so the reminders get missed."),
+             ("assistant", "Would you like me to change how the reminders go out?"),
+             ("user", "Yes. From now on send the class reminders as text messages instead of email. Same time, 17:00 the day "
+                      "before, and still sign them Coach Ria."),
+             ("assistant", "Understood: text messages instead of email, 17:00 the day before. Should invoices move too?"),
+             ("user", "No, invoices stay on email. Only the reminders change.")]
+    (out,) = preference_changes(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] Class reminders go to members by text messages at 17:00 the day before")

@@ -424,6 +424,33 @@ def _as_part(sentence: str) -> str:
     return s
 
 
+_REFUSED_NEAR = 12  # characters between a refusal and what it refuses
+
+
+def _turned_down_kept(ctx: Context, o: Observation, new_body: str, new: str) -> bool:
+    """A clause of the person's, in the statement or another turn of its conversation that day, turns down a word
+    the refreshed entry still says, not turned down there ("微信就别发了" beside "06:45 发微信"): more changed than
+    the one slot moved."""
+    nb, nf = fold(new_body), fold(new)
+    turns = [x for x in ctx.obs if x.session == o.session and x.day == o.day and x.role == "user"] if o.session else [o]
+    for x in turns:
+        for cl in clauses(x.text):
+            fc = fold(cl)
+            refusals = [m.start() for m in lx.REFUSAL.finditer(fc)]
+            if not refusals:
+                continue
+            for w in term_set(fc):
+                if len(w) < 2 or w.startswith("~") or w in nf or any(c.isdigit() for c in w):
+                    continue
+                # (what the refusal is said of stands next to it: "微信就别发了", "no email"; not "parents … never")
+                if not any(abs(m.start() - r) <= _REFUSED_NEAR for m in re.finditer(re.escape(w), fc) for r in refusals):
+                    continue
+                at = [m.start() for m in re.finditer(re.escape(w), nb)]
+                if at and any(not lx.negated_at(nb, p) for p in at):
+                    return True
+    return False
+
+
 def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
     """A person who changes one part of a preference and says the rest stays ("one line per alert, no
     excerpts. Same time, 07:45, same channel"; "按菜色分。時間跟 LINE 都照舊"): in one turn, a sentence saying
@@ -601,6 +628,8 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         if any(sl[2] != new for x, sl in said_slots if x.day == o.day and x.role == o.role):
             continue  # two new values the same day: unsure
         body = it.entry.body
+        if _turned_down_kept(ctx, o, body[:a] + new + body[b:], new):
+            continue  # the person turned down more than the slot ("改成 06:45，…微信就别发了"): a person rewrites it
         acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day
                 and x.role == "assistant" and fold(new) in fold(x.text)]
         # (a time moved is said of the old one without turning it down: "早上那条改到 07:45")

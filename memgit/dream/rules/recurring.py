@@ -263,7 +263,7 @@ def _stated_sentence(text: str) -> str | None:
     said it or when it starts."""
     parts = _sentences(text)
     for test in (lambda p: lx.TIME_MARKER.search(fold(p)) or _MADE_RULE.search(fold(p)) or _DECIDED.search(fold(p)),
-                 lambda p: lx.RULE_LABEL.match(p)):
+                 lambda p: lx.RULE_LABEL.match(_after_speaker(p))):
         hits = [p for p in parts if test(p)]
         if len(hits) == 1:
             # (the rule said as following what is quoted before it: 「…不准開窯門。」宋老师说以后就照这个执行)
@@ -271,7 +271,7 @@ def _stated_sentence(text: str) -> str | None:
             quoted = [q.group(1).strip() for q in _QUOTED_RULE.finditer(text) if back and q.end() <= back.start()]
             if len(quoted) == 1 and len(quoted[0]) >= 8:
                 return quoted[0]
-            rule = _own_words(lx.RULE_LABEL.sub("", hits[0], count=1).strip())
+            rule = _own_words(lx.RULE_LABEL.sub("", _after_speaker(hits[0]), count=1).strip())
             return rule if len(rule) >= 8 and not lx.TIME_MARKER.match(fold(rule)) else None
     # a rule said to admit no exception ("every hire set is counted … before the box gets sealed. no exceptions"):
     # the sentence it follows, when that one prescribes
@@ -304,7 +304,8 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
         f = fold(r.text)
         # (cheapest first: most lines state nothing from now on, under no rule's label)
         if not (lx.TIME_MARKER.search(f) or "规矩" in f or lx.RULE_LABEL.search(r.text) or _DECIDED.search(f)
-                or " rule" in f and _MADE_RULE.search(f) or _NO_EXCEPTION.search(f)):
+                or " rule" in f and _MADE_RULE.search(f) or _NO_EXCEPTION.search(f)
+                or "rule" in f and any(lx.RULE_LABEL.match(_after_speaker(p)) for p in _sentences(r.text))):
             continue
         if lx.ASKED.search(f) or any(p.search(f) for p in NOT_LESSON) or LISTED.match(r.text):
             continue
@@ -369,6 +370,12 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
     return out
 
 
+def _after_speaker(p: str) -> str:
+    """A sentence without who says it by title before a colon ("Dr. Wong: house rule: …")."""
+    m = _TITLED_SPEAKER.match(p)
+    return p[m.end():] if m else p
+
+
 # what says a rule admits no exception ("no exceptions", "没有例外")
 _NO_EXCEPTION = re.compile(r"\bno exceptions?\b|\bwithout exception\b|没有例外|不得例外|无一例外|不能例外|不例外")
 # how a rule prescribes: when, in what order, how often ("before every titration session", "先…再收機", "每次")
@@ -382,7 +389,7 @@ _SWITCHES = (lx.SUPERSEDE, lx.PREFERENCE_CHANGE, lx.DISPLACED, lx.RETIRED, lx.HA
 
 
 # a step not done, said of the thing ("nobody calibrated", "hadn't been calibrated", "沒用清水沖", "没 rinse")
-_NOT_DONE_RE = re.compile(r"\b(?:nobody|no one|never|hadn't|hasn't|didn't|wasn't|not)\b|[没沒]\s*\S|未")
+_NOT_DONE_RE = re.compile(r"\b(?:nobody|no one|never|hadn't|hasn't|didn't|wasn't|not)\b|[没沒冇]\s*\S|未")
 
 
 @lru_cache(maxsize=8192)

@@ -285,7 +285,10 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
         if any(a < old_span[1] and old_span[0] < b for a, b in slot_spans):
             continue  # a value beside a slot: unsure what it replaces here (what the person turned down may say)
         old_text = fb[old_span[0]:old_span[1]]
-        if not any(_content(t[2]) for t in al.tb[i1:i2]) or j2 - j1 > 8 or i2 - i1 > 8 or old_text.strip() in f:
+        # (at most eight words a side; a Chinese character is a token of its own, and what the turn puts in place may
+        # be sixteen of them: "飞书群「卷饼车后厨」")
+        if not any(_content(t[2]) for t in al.tb[i1:i2]) or j2 - j1 > _span_limit(theirs_text) \
+                or i2 - i1 > 8 or old_text.strip() in f:
             return None
         if any(c.isdigit() for c in old_text) and not any(c.isdigit() for c in theirs_text):
             return None  # a number of the entry's ("语速 1.1x") is no word to put another in place of
@@ -326,6 +329,10 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
 
 
 _CLAUSE_TOKENS = frozenset(",，;；.。、")
+
+
+def _span_limit(text: str) -> int:
+    return 16 if CJK_IN.search(text) else 8
 
 
 def _whole(word: str) -> str:
