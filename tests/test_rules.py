@@ -3413,3 +3413,89 @@ def test_a_refusal_of_something_else_in_the_conversation_does_not_stop_a_refresh
              ("user", "No, invoices stay on email. Only the reminders change.")]
     (out,) = preference_changes(_chat("## Notes\n", user, turns))
     assert out.op.text.startswith("[P1] Class reminders go to members by text messages at 17:00 the day before")
+
+
+def test_a_chinese_brand_gives_way_whole_and_the_kind_word_after_it_is_not_doubled():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 报名\n- [P0] 菜园在城东，共 40 块地 (2026-01-08)\n- [P1] 新学员报名用问卷星表单，每周六晚导出名单 (2026-02-16)\n"
+    said = [("2026-04-10", "问卷星免费版导出要看广告，李姐说烦"),
+            ("2026-04-15", "李姐试了金数据，报名表 10 分钟就搭好了"),
+            ("2026-04-18", "正式弃用问卷星，新学员报名改用金数据表单，链接已置顶"),
+            ("2026-04-19", "金数据每周六晚自动把名单发到邮箱")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 新学员报名用金数据表单，每周六晚导出名单")
+
+
+def test_a_rule_made_clear_in_the_group_drops_who_said_it_where():
+    from memgit.dream.rules.recurring import _own_words
+    assert _own_words("阿明 在群组讲明规则：凡改过线路，开门前一定要完整测一次") == "凡改过线路，开门前一定要完整测一次"
+
+
+def test_a_bid_given_the_thumbs_up_ends_a_wait_for_a_panel_decision():
+    mem = ("## Funding\n- [P1] Arts Council application for the pier-lamp restoration: submitted, awaiting panel decision (2026-03-12)\n"
+           "- [P1] County fund application for the audio guide: submitted, awaiting panel decision (2026-03-20)\n")
+    said = [("2026-05-21", "Arts Council letter arrived: pier-lamp restoration bid got the thumbs-up, £12,000 awarded"),
+            ("2026-05-22", "county fund audio guide bid still with the panel")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Arts Council application for the pier-lamp restoration: submitted, approved")
+
+
+def test_a_fault_whose_reason_is_not_found_is_pruned_once_it_behaves_since_the_fix():
+    mem = ("## Van\n- [P1] Label printer loses its pairing with the tablet mid-job, about every second job; reason not found yet (2026-06-02)\n"
+           "- [P1] Side door lock sticks in the cold (2026-05-20)\n")
+    said = [("2026-06-08", "label printer dropped mid-job again"),
+            ("2026-06-09", "found it: the phone's hotspot hogged the link. hotspot off, printer firmware updated"),
+            ("2026-06-10", "label printer fine all day, 14 labels, zero drops"),
+            ("2026-06-12", "label printer behaving since Monday's fix, no more drop-outs"),
+            ("2026-06-12", "side door lock stuck again at 7am")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune" and "Label printer" in out.op.targets[0]
+
+
+def test_an_inspection_passed_ends_a_wait_for_it():
+    mem = "## 店務\n- [P1] 年度消防檢查：已送件，等消防局排現場查核 (2026-05-01)\n- [P1] 招牌變更：已送件，等工務局回覆 (2026-05-02)\n"
+    said = [("2026-05-30", "年度消防檢查過關了，現場無缺失")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 年度消防檢查：已送件，已") and "查核" not in out.op.text
+
+
+@pytest.mark.parametrize(("trial", "swapped"), [
+    ("Kai trialled Stage Forge on the Brixham storyboard; per-drone paths export as one .skd file per drone too", True),
+    ("Kai trialled Stage Forge on the Brixham storyboard; per-drone paths go straight to the ground station, no .skd step", False),
+])
+def test_a_two_word_tool_trialled_the_week_before_takes_the_part_unless_the_old_file_type_goes(trial, swapped):
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## Shows\n- [P1] Show choreography is built in Skydraw and exported as one .skd file per drone (2026-02-03)\n"
+           "- [P1] Firmware build 41 on every drone (2026-02-03)\n")
+    said = [("2026-05-05", trial),
+            ("2026-05-07", "Skydraw renewal quote came in; Kai: don't pay it"),
+            ("2026-05-11", "Skydraw is gone: swapped it out for Stage Forge for all show design, drone exports rebuilt there"),
+            ("2026-05-11", "Skydraw licence cancelled")]
+    got = [c.op.text for c in displacements(ctx(mem, said))]
+    if swapped:
+        assert got == ["[P1] Show choreography is built in Stage Forge and exported as one .skd file per drone (2026-05-11)"]
+    else:
+        assert got == []
+
+
+def test_a_way_asked_for_instead_takes_the_entrys_one_way():
+    from memgit.dream.rules import restated_slots
+    user = ("# USER\n\n## Preferences\n- [P1] Menu drafts for each event go to him by email, Tuesdays at 11:00, as one PDF "
+            "with allergens listed (2026-02-10)\n")
+    turns = [("user", "about the menu drafts. Tuesday 11am is too late for me to call clients before the weekend"),
+             ("assistant", "Understood. What would work better for you?"),
+             ("user", "send them on Signal instead, Mondays at 10:00. keep it as the one PDF with the allergens listed"),
+             ("assistant", "Got it: Signal, Mondays 10:00, one PDF with allergens. I'll start with next week's drafts."),
+             ("user", "perfect, thanks")]
+    (out,) = restated_slots(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] Menu drafts for each event go to him on Signal, Mondays at 10:00, as one PDF "
+                                  "with allergens listed")
+
+
+def test_a_host_beside_the_old_tool_that_only_its_shutdown_line_writes_stops_the_swap():
+    from memgit.dream.rules.displaced import _detail_unsaid
+    body = "CI for the `atlas` repo runs on a self-hosted Buildbot box at ci.example-lab.dev"
+    ending = "shut down the old buildbot box ci.example-lab.dev; atlas ci is fully on gitlab ci now"
+    fresh = "every atlas mr opened overnight ran on gitlab ci; all checks passed"
+    assert _detail_unsaid(body, "buildbot", [ending, fresh], [fresh])
+    assert not _detail_unsaid(body, "buildbot", [ending, fresh], [fresh + " on ci.example-lab.dev"])

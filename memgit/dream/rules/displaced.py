@@ -46,6 +46,7 @@ _QUOTED_CJK = re.compile(r"[「『“\"]([\u4e00-\u9fff]{2,8})[」』”\"]")
 _NEAR = 24      # characters between a name and the word said of it
 _SUBJECT_SPAN = 4  # the characters an entry opens with: what it is about (a Chinese word starting there is no old name)
 _BEFORE = 3     # days before the first ending a line may already use the new name ("the Toast guy comes monday")
+_TRIAL = 7      # days before the first ending a line using the new name for the entry's work counts for it
 
 
 def _said(name: str, f: str) -> list[int]:
@@ -281,10 +282,12 @@ def displacements(ctx: Context) -> list[Candidate]:
                         f = f.replace(x, " ")
                     return f
 
-                named = [(o, pos) for o in told if o.day >= start and (pos := said_new(folded[id(o)]))
+                # (a line using the new one for the entry's work in the week before counts: a trial, "Mira trialled
+                # Choreo Studio on the Torquay storyboard")
+                named = [(o, pos) for o in told if o.day >= first - timedelta(days=_TRIAL) and (pos := said_new(folded[id(o)]))
                          and (o.terms & own or term_set(rest_f := without_new(folded[id(o)])) & rest
                               or cjk_pairs(rest_f) & pairs)]
-                if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named):
+                if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named if o.day >= start):
                     continue  # said as a stand-in for it: no replacement
                 support = [o for o, _ in named]
                 days = {o.day for o in support}
@@ -303,6 +306,9 @@ def displacements(ctx: Context) -> list[Candidate]:
                 found.setdefault(k, []).append(((len(days), fits_in, said), old, new, raw, ends, support))
     for k, cands in found.items():
         it = ctx.items[k]
+        # (two words of one name the lines write whole, "Choreo Studio", are one candidate: the first)
+        cands = [c for c in cands if not any(d is not c and d[1] == c[1] and _one_name(d[3], c[3], d[5]) for d in cands)
+                 or c is next(d for d in cands if d[1] == c[1] and (d is c or _one_name(d[3], c[3], d[5])))]
         cands.sort(key=lambda c: c[0], reverse=True)
         if len(cands) > 1 and cands[1][0] == cands[0][0]:
             continue  # two names gave or took the part as often: which one did is unsure
@@ -316,7 +322,8 @@ def displacements(ctx: Context) -> list[Candidate]:
             continue
         text, old_raw = replaced
         text = _without_old_details(text, raw, old, [folded[id(o)] for o in ends], [folded[id(o)] for o in support])
-        if _detail_unsaid(it.entry.body, old, [folded[id(o)] for o in support]):
+        if _detail_unsaid(it.entry.body, old, [folded[id(o)] for o in support],
+                          [folded[id(o)] for o in support if o not in ends]):
             continue  # a detail the new one's lines never give ("USB 接在收银台电脑上"): it may be the old one's
         day = max(o.day for o in support)
         score = confidence("slot", extra_days=min(n_days - 1, 2), recent=ctx.recency(support))
@@ -328,6 +335,12 @@ def displacements(ctx: Context) -> list[Candidate]:
     return out
 
 
+
+
+def _one_name(a: str, b: str, lines: list[Observation]) -> bool:
+    """`a` and `b`, two capitalised words, stand side by side as one name in a line ("Choreo Studio")."""
+    pair = re.compile(rf"(?<![\w-])(?:{re.escape(a)}[ \t]+{re.escape(b)}|{re.escape(b)}[ \t]+{re.escape(a)})(?![\w-])")
+    return a != b and any(pair.search(o.text) for o in lines)
 
 
 def _context(entry: str, old: str, lines: list[str], new: str, span: int = 6) -> int:
@@ -391,9 +404,27 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         # the new one's too: "钉钉班级群" → "企业微信班级群")
         low = simple.lower()
         said = [(f, p) for f in ending for p in _said(old, f)]
-        while a > 0 and CJK_IN.match(low[a - 1]) and said and all(p > 0 and f[p - 1] == low[a - 1] for f, p in said):
+        nf = to_simplified(new_raw).lower()
+        # (a character that stands next to the new name too is the sentence's, no part of either name: the 用 of
+        # "弃用问卷星" and "改用金数据")
+        beside_new = {f[q - 1] for f in support for q in _said(nf, f) if q > 0} | {
+            f[q + len(nf)] for f in support for q in _said(nf, f) if q + len(nf) < len(f)}
+        while a > 0 and CJK_IN.match(low[a - 1]) and said and low[a - 1] not in beside_new \
+                and all(p > 0 and f[p - 1] == low[a - 1] for f, p in said):
             said = [(f, p - 1) for f, p in said]
             a -= 1
+        # (and the characters after it every line ending it writes with it, that never follow the new one: the 星 of
+        # "问卷星", not the 班级群 of "钉钉班级群" / "企业微信班级群")
+        ends = [(f, p + b - a) for f, p in said]
+        while b < len(low) and CJK_IN.match(low[b]) and ends and low[b] not in beside_new \
+                and all(q < len(f) and f[q] == low[b] for f, q in ends):
+            ends = [(f, q + 1) for f, q in ends]
+            b += 1
+        # (what the entry writes after the old name the new one's words may end with: "金数据表单" in "问卷星表单")
+        for n in range(min(4, len(new_raw) - 2), 0, -1):
+            if to_simplified(new_raw[-n:]).lower() == low[b:b + n]:
+                new_raw = new_raw[:-n]
+                break
     model = _MODEL_AFTER.match(body, b)
     if model and CJK_IN.match(old):
         b = model.end()  # (the old brand's model goes with it: "迈瑞 BC-5000Vet")
@@ -421,10 +452,12 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
 
 
 _DETAIL_CLAUSE = re.compile(r"[，,；;。]")
+_HOST = re.compile(r"(?<![\w./-])[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w-])")  # ("ci.orchardloop.dev")
+_FILE_TYPE = re.compile(r"(?<![\w/])\.[a-z][a-z0-9]{1,5}(?![\w.])")  # (".lpx", ".csv")
 _LATIN_DETAIL = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9](?![\w-])")
 
 
-def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
+def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str] | None = None) -> bool:
     """A clause of the entry besides the old name's holds a name, code or kind in Latin letters ("USB", "VLAN 20",
     "ranger_bringup") that no line about the new one writes: what the entry says of the old one there may not hold
     of the new one, so the swap is left to a person (as a tool swap is, memgit.dream.rules.versions)."""
@@ -434,12 +467,22 @@ def _detail_unsaid(body: str, old: str, lines: list[str]) -> bool:
     rest = fold(DATE_TAIL_RE.sub("", body)).replace(old, " ")
     if any(n not in said for n in _SPEC.findall(rest)):
         return True
+    # a file type the entry gives (".lpx") that the new one's lines never give, or give only as gone ("no .lpx step")
+    for ext in _FILE_TYPE.findall(rest):
+        if not any(not lx.negated_at(said, m.start()) and not said[max(0, m.start() - 3):m.start()].endswith("no ")
+                   for m in re.finditer(re.escape(ext) + r"(?![\w])", said)):
+            return True
     stems = {stem(x) for x in re.findall(r"[a-z][a-z0-9_-]*", said)}  # (in any form: "PINs carried over" of "PIN")
     for clause in _DETAIL_CLAUSE.split(body):
         if old in fold(clause):
             # a Chinese name written apart beside the old one ("老款 旭众 石磨机": its maker) that no line about the
             # new one writes: the old one's, and what else the entry says may be too
             if any(w not in said and w not in old for w in _APART_CJK.findall(fold(clause))):
+                return True
+            # and a host beside it ("a self-hosted Jenkins box at ci.orchardloop.dev") that only a line ending the old
+            # one writes (`fresh`: the new one's lines that end nothing): the old one's
+            if fresh is not None and any(h not in old and not any(h in f for f in fresh)
+                                         for h in _HOST.findall(fold(clause))):
                 return True
             continue
         # (a name of several words is said by one of them: "Lightroom" of "Lightroom Classic")

@@ -636,7 +636,7 @@ def _before_first(text: str) -> str | None:
     return rule if len(rule) >= 6 else None
 
 
-_SAID_THEN = re.compile(r"^[^:：]{0,32}?(?:说|說|提醒|强调|強調|交代|叮嘱|叮囑|确认|確認|说好|說好|商定|约定|約定|开会|開會|发话|發話|"
+_SAID_THEN = re.compile(r"^[^:：]{0,32}?(?:(?:讲明|講明|说明|說明|讲清楚|講清楚)了?(?:规则|規則|规矩|規矩)?|说|說|提醒|强调|強調|交代|叮嘱|叮囑|确认|確認|说好|說好|商定|约定|約定|开会|開會|发话|發話|"
                         r"宣布|宣佈|规定|規定|\bsaid|\bsays|\breminded|\bagreed|\bannounced)"
                         r"\s*[:：]\s*(?=\S)", re.I)
 # (a name in Latin letters may hold a space and a title: "Dr. Zhou 说以后…")

@@ -289,6 +289,9 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
         # be sixteen of them: "飞书群「卷饼车后厨」")
         if not any(_content(t[2]) for t in al.tb[i1:i2]) or j2 - j1 > _span_limit(theirs_text) \
                 or i2 - i1 > 8 or old_text.strip() in f:
+            if any(_BARE_INSTEAD.search(u.text) and all(t in term_set(_BARE_INSTEAD.search(u.text).group(1)) for t in placed)
+                   for u in users):
+                continue  # (a way said "instead", "send them on WhatsApp instead": its old one is the entry's way)
             return None
         if any(c.isdigit() for c in old_text) and not any(c.isdigit() for c in theirs_text):
             return None  # a number of the entry's ("语速 1.1x") is no word to put another in place of
@@ -344,6 +347,8 @@ def _whole(word: str) -> str:
 _BY_WAY = re.compile(r"\b(?:by|via|through|over|on)\s+([A-Za-z][\w-]{2,})\b")
 # and in Chinese, after the verb that sends it ("发微信", "用邮件", "走钉钉群"), where its clause ends
 _BY_WAY_ZH = re.compile(r"(?:发|用|走|通过)\s*([\u4e00-\u9fff]{2,4})(?=\s*(?:[，,。；;]|$))")
+# a way asked for in place of the entry's, "instead" with no "of" ("send them on WhatsApp instead")
+_BARE_INSTEAD = re.compile(r"\b(?:on|by|via|through|over|in)\s+((?:[A-Z][\w-]*)(?:\s+[A-Z][\w-]*)?)\s+instead\b(?!\s+of)")
 _RATHER = re.compile(r"\binstead of\s+([a-z][\w-]*(?:\s+[a-z][\w-]*)?)|而不是\s*([\u4e00-\u9fffA-Za-z]{2,8})", re.I)
 _PREP = re.compile(r"\b(by|via|through|over|on|in|to)\s+$", re.I)
 
@@ -360,6 +365,10 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         fb = fold(body)  # (the same length: memgit.dream.rules.restated._moves asks)
         olds += [w for w in (*_BY_WAY.findall(fb), *_BY_WAY_ZH.findall(fb)) if any(
             re.search(_whole(w), cl, re.I) and _DENIES.search(cl) for cl in _CLAUSE_MARK.split(fold(u.text)))]
+        # or the entry's one way, when the person asks for another "instead" ("send them on WhatsApp instead")
+        ways = _BY_WAY.findall(fb)
+        if (bare := _BARE_INSTEAD.search(u.text)) and len(ways) == 1 and wanted <= term_set(bare.group(1)):
+            olds.append(ways[0])
         for old in olds:
             hits = [x for x in re.finditer(_whole(old), fb, re.I)]
             if len(hits) == 1:
