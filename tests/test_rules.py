@@ -3344,9 +3344,9 @@ def test_a_swap_is_left_to_a_person_when_the_old_ones_maker_or_figure_is_unsaid(
     from memgit.dream.rules.displaced import _detail_unsaid
     lines = ["美的 商用和面机 到货装好了，一次能和 40 斤面。", "今天全用 美的 和面，没毛病。"]
     # the maker written apart beside the old one, and a figure of it in 斤, no line about the new one gives
-    assert _detail_unsaid("和面用的是老款 恒联 搅拌机，一次 25 斤面", "搅拌机", lines)
-    assert _detail_unsaid("和面用的是老款搅拌机，一次 25 斤面", "搅拌机", lines)
-    assert not _detail_unsaid("和面用的是老款搅拌机，一次 40 斤面", "搅拌机", lines)
+    assert _detail_unsaid("和面用的是老款 恒联 搅拌机，一次 25 斤面", "搅拌机", lines, lines)
+    assert _detail_unsaid("和面用的是老款搅拌机，一次 25 斤面", "搅拌机", lines, lines)
+    assert not _detail_unsaid("和面用的是老款搅拌机，一次 40 斤面", "搅拌机", lines, lines)
 
 
 def test_a_moved_time_is_no_refresh_when_the_person_turned_down_the_channel_too():

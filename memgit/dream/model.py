@@ -412,6 +412,10 @@ def numbered_heads(text: str, width: int = 3) -> frozenset[tuple[str, str]]:
     return frozenset((to_simplified(c), m.group(1)) for m in _NUMBERED_HEAD.finditer(text) for c in m.group(2)[:width])
 
 
+# a Chinese name in quotes ("「农博士」", "“沉船”"): one name, however the segmenter cuts it
+QUOTED_CJK = re.compile(r"[「『“\"]([\u4e00-\u9fff]{2,8})[」』”\"]")
+
+
 def first_name_word(it: Item, items: list[Item]) -> str:
     """The first word of the Chinese name an entry opens with ("周家" of "周家婚礼（6月21日）…", "北斗" of "北斗船载终端
     一直掉线"), what the logs call it for short, when it is no common word and no other entry writes it; else ""."""
@@ -419,7 +423,7 @@ def first_name_word(it: Item, items: list[Item]) -> str:
 
     body = fold(it.entry.body).lstrip()
     # (a quoted name it opens with is that name whole: "“沉船”房第三关的磁力锁…")
-    q = re.match(r"[“「『\"]([\u4e00-\u9fff]{2,8})[”」』\"]", body)
+    q = QUOTED_CJK.match(body)
     m = CJK_RUN_RE.match(body)
     if q:
         first = q.group(1)

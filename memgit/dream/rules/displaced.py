@@ -12,7 +12,8 @@ from datetime import timedelta
 from memgit.dream import lexicon as lx
 from memgit.memory import DATE_TAIL_RE
 from memgit.dream.collect import Observation
-from memgit.dream.model import _label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, Item, LABEL_RE
+from memgit.dream.model import (_label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, Item, LABEL_RE,
+                                 QUOTED_CJK)
 from memgit.dream.scoring import confidence
 from memgit.ops import Operation
 from memgit.text import (cjk_pairs, cjk_words, is_common_word, is_traditional, STOP, stem, term_set, to_simplified,
@@ -42,7 +43,6 @@ _OPENS_ENTRY = re.compile(r"(?:^(?:\[[^\]]*\]\s*)?|[.!?。！？(\[*_—–\"“
 _MONTH = re.compile(r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?"
                     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,10}")
-_QUOTED_CJK = re.compile(r"[「『“\"]([\u4e00-\u9fff]{2,8})[」』”\"]")
 _NEAR = 24      # characters between a name and the word said of it
 _SUBJECT_SPAN = 4  # the characters an entry opens with: what it is about (a Chinese word starting there is no old name)
 _BEFORE = 3     # days before the first ending a line may already use the new name ("the Toast guy comes monday")
@@ -111,7 +111,7 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str) -> list[str
         if len(_said(n, f)) == 1 and n in names:
             out.append(n)
     # a Chinese name the entry quotes (用「农博士」温控箱) is one name, however the segmenter cuts it
-    quoted = [q for q in _QUOTED_CJK.findall(f) if q in around and len(_said(q, f)) == 1]
+    quoted = [q for q in QUOTED_CJK.findall(f) if q in around and len(_said(q, f)) == 1]
     out += quoted
     for run in _CJK_RUN.findall(f):
         words = [w for w in cjk_words(run) if w in run]
@@ -307,8 +307,8 @@ def displacements(ctx: Context) -> list[Candidate]:
     for k, cands in found.items():
         it = ctx.items[k]
         # (two words of one name the lines write whole, "Choreo Studio", are one candidate: the first)
-        cands = [c for c in cands if not any(d is not c and d[1] == c[1] and _one_name(d[3], c[3], d[5]) for d in cands)
-                 or c is next(d for d in cands if d[1] == c[1] and (d is c or _one_name(d[3], c[3], d[5])))]
+        cands = [c for i, c in enumerate(cands)
+                 if not any(d[1] == c[1] and _one_name(d[3], c[3], d[5]) for d in cands[:i])]
         cands.sort(key=lambda c: c[0], reverse=True)
         if len(cands) > 1 and cands[1][0] == cands[0][0]:
             continue  # two names gave or took the part as often: which one did is unsure
@@ -457,7 +457,7 @@ _FILE_TYPE = re.compile(r"(?<![\w/])\.[a-z][a-z0-9]{1,5}(?![\w.])")  # (".lpx", 
 _LATIN_DETAIL = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9](?![\w-])")
 
 
-def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str] | None = None) -> bool:
+def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> bool:
     """A clause of the entry besides the old name's holds a name, code or kind in Latin letters ("USB", "VLAN 20",
     "ranger_bringup") that no line about the new one writes: what the entry says of the old one there may not hold
     of the new one, so the swap is left to a person (as a tool swap is, memgit.dream.rules.versions)."""
@@ -481,8 +481,7 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str] | Non
                 return True
             # and a host beside it ("a self-hosted Jenkins box at ci.orchardloop.dev") that only a line ending the old
             # one writes (`fresh`: the new one's lines that end nothing): the old one's
-            if fresh is not None and any(h not in old and not any(h in f for f in fresh)
-                                         for h in _HOST.findall(fold(clause))):
+            if any(h not in old and not any(h in f for f in fresh) for h in _HOST.findall(fold(clause))):
                 return True
             continue
         # (a name of several words is said by one of them: "Lightroom" of "Lightroom Classic")

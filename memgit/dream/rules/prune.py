@@ -284,13 +284,9 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     # and, in English, a word of five letters or more of that name that no other entry writes as a word ("charger" of
     # "Resurfacer charger keeps tripping …" beside "Resurfacer is … charged overnight"): the thing, named for short
     words_en = {w for w in re.findall(r"(?<![\w-])[a-z][a-z-]{4,}(?![\w-])", lead_f) if w not in STOP}
-    short_rx = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(words_en))) + r")(?![\w-])") \
-        if words_en else None
-    if short_rx:
-        taken = {m.group(0) for x in ctx.items if x is not it for m in short_rx.finditer(x.folded)}
-        words_en -= taken
-        short_rx = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(words_en))) + r")(?![\w-])") \
-            if words_en else None
+    if words_en:
+        words_en -= {m.group(0) for x in ctx.items if x is not it for m in _any_word(words_en).finditer(x.folded)}
+    short_rx = _any_word(words_en) if words_en else None
 
     def by_name(o: Observation) -> bool:
         if not (grams or pairs_rx or named_aside or first or shorts or short_rx):
@@ -403,6 +399,11 @@ def _others_named(ctx: Context) -> frozenset[str]:
         got = ctx.__dict__["_prune_named"] = frozenset(
             t for x in ctx.items for t in x.head or x.subject if ctx.anchor(t) and not t.startswith("~"))
     return got
+
+
+def _any_word(words: set[str]) -> re.Pattern[str]:
+    """A pattern of any of `words` as a whole word."""
+    return re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(words))) + r")(?![\w-])")
 
 
 _HEAD_WORDS = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*([\u4e00-\u9fff]{2,10})")

@@ -289,8 +289,7 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
         # be sixteen of them: "飞书群「卷饼车后厨」")
         if not any(_content(t[2]) for t in al.tb[i1:i2]) or j2 - j1 > _span_limit(theirs_text) \
                 or i2 - i1 > 8 or old_text.strip() in f:
-            if any(_BARE_INSTEAD.search(u.text) and all(t in term_set(_BARE_INSTEAD.search(u.text).group(1)) for t in placed)
-                   for u in users):
+            if any((bare := _BARE_INSTEAD.search(u.text)) and placed <= term_set(bare.group(1)) for u in users):
                 continue  # (a way said "instead", "send them on WhatsApp instead": its old one is the entry's way)
             return None
         if any(c.isdigit() for c in old_text) and not any(c.isdigit() for c in theirs_text):
@@ -363,10 +362,10 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         olds = [(m.group(1) or m.group(2)).strip()] if m else []
         # or what the entry sends it by, that the person says they do not use ("I am not opening email when I drive")
         fb = fold(body)  # (the same length: memgit.dream.rules.restated._moves asks)
-        olds += [w for w in (*_BY_WAY.findall(fb), *_BY_WAY_ZH.findall(fb)) if any(
+        ways = _BY_WAY.findall(fb)
+        olds += [w for w in (*ways, *_BY_WAY_ZH.findall(fb)) if any(
             re.search(_whole(w), cl, re.I) and _DENIES.search(cl) for cl in _CLAUSE_MARK.split(fold(u.text)))]
         # or the entry's one way, when the person asks for another "instead" ("send them on WhatsApp instead")
-        ways = _BY_WAY.findall(fb)
         if (bare := _BARE_INSTEAD.search(u.text)) and len(ways) == 1 and wanted <= term_set(bare.group(1)):
             olds.append(ways[0])
         for old in olds:
@@ -410,7 +409,7 @@ def restated_slots(ctx: Context) -> list[Candidate]:
             continue
         for k, r in enumerate(turns):
             asks = r.role == "assistant" and bool(_QUESTION.search(fold(r.text)))
-            if r.role == "assistant" and (_QUESTION.search(fold(r.text)) or _ONE_OFF.search(fold(r.text))):
+            if asks or r.role == "assistant" and _ONE_OFF.search(fold(r.text)):
                 # an acknowledgement that ends by asking whether the rest stays ("…，不再寄 email。表格…照舊嗎？"), or
                 # by saying what happens once more the old way ("今晚还按 8 点发最后一次。"): its statement of the
                 # change, the question and the one-off aside (the person's answer is theirs to give)

@@ -61,7 +61,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
             more = {id(o) for o in ctx.obs if id(o) not in seen and len(o.terms & mine) >= 2 and not o.terms & theirs}
             about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about  # (in window order)
         # (and a numbered thing no other entry gives, written whole or by its initial: "L114" of "Lot 114")
-        if short_refs := _numbered_short(ctx, it, it.entry.body[:pend.start()] if pend else it.entry.body):
+        if short_refs := _short_refs(ctx, it, it.entry.body[:pend.start()] if pend else it.entry.body):
             seen = {id(o) for o in about}
             more = {id(o) for o in ctx.obs if id(o) not in seen and short_refs.search(o.text)}
             about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about  # (in window order)
@@ -395,48 +395,39 @@ def _unblocked(f: str) -> tuple[int, str, str, int] | None:
 
 _TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$")
 _OBJECT_NEXT = re.compile(rf"\s+(?:{lx.OBJECT_PREPOSITION})\b")  # "blocked until the inspection passes"
-def _numbered_short(ctx: Context, it, named: str) -> re.Pattern[str] | None:
+def _short_refs(ctx: Context, it, named: str) -> re.Pattern[str] | None:
     """The entry's numbered things no other entry numbers alike ("Lot 114"), as a pattern for a line writing one
     whole or by its initial and number ("L114", "L 114"); and the names of what waits (`named`, the entry before
     its status word) that a line writes by their first letters in capitals, as a docket or a ticket board does
     ("OSTR" of "Ostrander Mills"), when no other entry has a word opening with those letters and none is a word
     of its own."""
-    counts = _clip_counts(ctx)
-    lower = ctx.__dict__["_status_words"]
+    clips, numbered, lower = _short_counts(ctx)
     alts = [rf"(?-i:{re.escape(w[:k].upper())})" for w in _CAPITALISED.findall(named) if w.lower() not in lower
-            for k in range(3, len(w) - 1) if counts[w[:k].lower()] == 1 and w[:k].lower() not in lower]
-    found = list(NUMBERED_RE.finditer(TAIL_DATE.sub("", it.entry.body)))
-    if not found:
-        return re.compile(rf"(?<![\w-])(?:{'|'.join(alts)})(?![\w.:/-])") if alts else None
-    # (how many entries number a thing by each initial and number, counted once a run)
-    counts = ctx.__dict__.get("_status_numbered")
-    if counts is None:
-        counts = ctx.__dict__["_status_numbered"] = Counter(
-            k for x in ctx.items for k in {(m.group(1)[0].lower(), m.group(2))
-                                          for m in NUMBERED_RE.finditer(TAIL_DATE.sub("", x.entry.body))})
-    alts += [rf"{re.escape(m.group(1))}[ \t#]*{m.group(2)}|{m.group(1)[0]}[ \t]?{m.group(2)}" for m in found
-             if counts[(m.group(1)[0].lower(), m.group(2))] == 1 and len(m.group(2)) >= 2]
+            for k in range(3, len(w) - 1) if clips[w[:k].lower()] == 1 and w[:k].lower() not in lower]
+    alts += [rf"{re.escape(m.group(1))}[ \t#]*{m.group(2)}|{m.group(1)[0]}[ \t]?{m.group(2)}"
+             for m in NUMBERED_RE.finditer(TAIL_DATE.sub("", it.entry.body))
+             if numbered[(m.group(1)[0].lower(), m.group(2))] == 1 and len(m.group(2)) >= 2]
     return re.compile(rf"(?<![\w-])(?:{'|'.join(alts)})(?![\w.:/-])", re.I) if alts else None
 
 
 _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][a-z]{5,}(?![\w-])")
-
-
-def _clip_counts(ctx: Context) -> Counter:
-    """How many entries have a word of six letters or more opening with each run of its first letters (three up
-    to all but two); and every word memory or a line writes in small letters (a word of the language, not a
-    name: "printer"), kept as `_status_words`. Counted once a run."""
-    counts = ctx.__dict__.get("_status_clips")
-    if counts is None:
-        counts = ctx.__dict__["_status_clips"] = Counter(
-            p for x in ctx.items for p in {w[:k].lower() for w in re.findall(r"[A-Za-z]{6,}", x.entry.body)
-                                           for k in range(3, len(w) - 1)})
-        ctx.__dict__["_status_words"] = frozenset(
-            w for t in (*(x.entry.body for x in ctx.items), *(o.text for o in ctx.obs)) for w in _SMALL.findall(t))
-    return counts
-
-
 _SMALL = re.compile(r"(?<![\w-])[a-z]{3,}(?![\w-])")
+
+
+def _short_counts(ctx: Context) -> tuple[Counter, Counter, frozenset[str]]:
+    """Counted once a run: how many entries have a word of six letters or more opening with each run of its first
+    letters (three up to all but two); how many number a thing by each initial and number; and every word memory or
+    a line writes in small letters (a word of the language, not a name: "printer")."""
+    got = ctx.__dict__.get("_status_short")
+    if got is None:
+        clips = Counter(p for x in ctx.items for p in {w[:k].lower() for w in re.findall(r"[A-Za-z]{6,}", x.entry.body)
+                                                        for k in range(3, len(w) - 1)})
+        numbered = Counter(k for x in ctx.items for k in {(m.group(1)[0].lower(), m.group(2))
+                                                          for m in NUMBERED_RE.finditer(TAIL_DATE.sub("", x.entry.body))})
+        lower = frozenset(w for t in (*(x.entry.body for x in ctx.items), *(o.text for o in ctx.obs))
+                          for w in _SMALL.findall(t))
+        got = ctx.__dict__["_status_short"] = (clips, numbered, lower)
+    return got
 
 
 _WHEN_AFTER = re.compile(r"\s*(?:起|开始|開始|就|会|會|要|再|才|正式|on|to)?\s*")
