@@ -345,3 +345,23 @@ def test_a_burst_of_parallel_requests_is_served_without_resets(site) -> None:
     for t in threads:
         t.join()
     assert errors == [] and statuses == [200] * n, (len(errors), sorted(set(errors)))
+
+
+def test_ctrl_c_right_after_the_prompt_still_stops_serving_cleanly(workspace, monkeypatch) -> None:
+    """A Ctrl-C that lands between 'Press Ctrl-C to stop.' and serve_forever (a loaded machine) is a clean stop."""
+    import click
+    from click.testing import CliRunner
+
+    from memgit.cli import cli
+
+    real_echo = click.echo
+
+    def echo(message=None, *a, **k):
+        real_echo(message, *a, **k)
+        if message == "Press Ctrl-C to stop.":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(click, "echo", echo)
+    result = CliRunner().invoke(cli, ["-C", str(workspace.root), "serve", "--no-open", "--port", "0"])
+    assert result.exit_code == 0, result.output
+    assert "Stopped serving" in result.output

@@ -307,10 +307,10 @@ def serve(ctx, host, port, no_open):
         warn(f"listening on {host}: anyone who can reach it and learns the token can change this memory.")
     click.echo(f"memgit review for {ws.root}")
     click.echo(f"  {server.url}")
-    click.echo("Press Ctrl-C to stop.")
-    if not no_open:
-        threading.Timer(0.3, webbrowser.open, args=(server.url,)).start()
-    try:
+    try:  # from the prompt on: a Ctrl-C that lands before serve_forever starts still stops cleanly
+        click.echo("Press Ctrl-C to stop.")
+        if not no_open:
+            threading.Timer(0.3, webbrowser.open, args=(server.url,)).start()
         server.serve_forever()
     except KeyboardInterrupt:
         click.echo("\nStopped serving the review.")
