@@ -3499,3 +3499,34 @@ def test_a_host_beside_the_old_tool_that_only_its_shutdown_line_writes_stops_the
     fresh = "every atlas mr opened overnight ran on gitlab ci; all checks passed"
     assert _detail_unsaid(body, "buildbot", [ending, fresh], [fresh])
     assert not _detail_unsaid(body, "buildbot", [ending, fresh], [fresh + " on ci.example-lab.dev"])
+
+
+def test_a_marked_rule_and_its_unmarked_chinese_twin_merge_into_the_rule_as_written():
+    """The English twin says 'must' (a marked rule, never changed automatically); the Chinese one does not.
+    The merge keeps the rule word for word, date included, and only drops the twin; a marked rule that
+    would take a clause of the other, or two marked twins, are left alone; the gate lets only that through."""
+    from memgit.dream import verify
+
+    rule = "- [P1] Ortolan Farms deliveries must be logged in the cold room ledger within 30 minutes (2026-02-02)\n"
+    twin = "- [P1] Ortolan Farms 到货后 30 分钟内登记到冷库台账 (2026-03-09)\n"
+    other = "- [P1] Bellweather deliveries logged by the night shift (2026-02-02)\n"
+    mem = "## Stores\n" + rule + other + twin
+    got = [x.op for x in duplicates_and_contradictions(ctx(mem, [])) if x.op.op == "merge"]
+    assert [(o.text, o.targets) for o in got] == [
+        (rule[2:].strip(), (rule.strip(), twin.strip()))]
+    # the marked rule would take a detail of the twin: left to a person
+    more = twin.replace("登记", "登记，交给 7 号仓管")
+    assert [x for x in duplicates_and_contradictions(ctx("## Stores\n" + rule + other + more, []))
+            if x.op.op == "merge"] == []
+    # both marked: left alone
+    both = twin.replace("到货后", "到货后必须")
+    assert [x for x in duplicates_and_contradictions(ctx("## Stores\n" + rule + other + both, []))
+            if x.op.op == "merge"] == []
+    # the gate: a merge keeping the marked rule as written passes; one that rewrites it fails
+    from dataclasses import replace
+
+    c = ctx(mem, [])
+    ground = verify.build(c.col.docs, [])
+    verify.check(got[0], ground)
+    with pytest.raises(verify.Fail):
+        verify.check(replace(got[0], text=got[0].text.replace("30 minutes", "30 minutes, by the night shift")), ground)

@@ -158,6 +158,13 @@ def _superseded(op: Operation, e: Entry, ground: Ground) -> bool:
     return False
 
 
+def _kept_as_written(op: Operation, e: Entry) -> bool:
+    """A merge that keeps the marked rule word for word and drops only its unmarked twin."""
+    from memgit.memory import MARKER_RE
+
+    return op.op == "merge" and bool(op.text) and op.text.split() == MARKER_RE.sub("", e.text, count=1).split()
+
+
 def check(op: Operation, ground: Ground) -> None:
     """Raise Fail with the reason `op` may not become a proposal."""
     doc = ground.docs.get(op.file)
@@ -172,7 +179,8 @@ def check(op: Operation, ground: Ground) -> None:
             continue  # a secret must go, wherever it stands
         if e.frozen:
             raise Fail(f"{op.file} line {e.line} is P0 or protected")
-        if is_core(e, doc.section_at(e.start) if doc else None) and not _superseded(op, e, ground):
+        if is_core(e, doc.section_at(e.start) if doc else None) and not _superseded(op, e, ground) \
+                and not _kept_as_written(op, e):
             raise Fail(f"{op.file} line {e.line} is identity or a marked rule, never changed automatically")
         if (op.file, e.text) in ground.open_targets or (op.file, hash_target(e.text)) in ground.open_targets:
             raise Fail(f"{op.file} line {e.line} is already the target of an open proposal")

@@ -44,9 +44,12 @@ def _value_jaccard(a: str, b: str) -> float:
 def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
     out = []
     by_file: dict[str, list[Item]] = {}
+    ruled: dict[str, list[Item]] = {}  # …and the marked rules beside them, for a rule's unmarked twin
     for it in ctx.items:
         if not it.frozen and not it.step:
             by_file.setdefault(it.entry.file, []).append(it)
+        if not (it.entry.frozen or it.secret or it.step):
+            ruled.setdefault(it.entry.file, []).append(it)
     for file, items in by_file.items():
         sets = DisjointSets(len(items))
         sims: dict[tuple[int, int], float] = {}
@@ -168,7 +171,7 @@ def duplicates_and_contradictions(ctx: Context) -> list[Candidate]:
                            evidence=tuple(entry_evidence(x) for x in ordered), origin="offline")
             out.append(Candidate(op, "duplicate", score, {"entries": len(its), "similarity": round(sim, 2)}))
         taken = {x for c in out for x in c.op.targets}
-        out += _bilingual_merges(ctx, [it for it in items if it.entry.text not in taken])
+        out += _bilingual_merges(ctx, [it for it in ruled[file] if it.entry.text not in taken])
     return out
 
 
@@ -249,13 +252,13 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
                 by_key.setdefault(key, []).append(j)
     fits: dict[int, list[int]] = {}
     for i, a in enumerate(items):
-        if not zh[i] or a.frozen or a.step:
-            continue
+        if not zh[i] or a.entry.frozen or a.secret or a.step:
+            continue  # (a marked rule may pair: it can only be the one kept, as written)
         near = sorted({j for key in (*inv[i]["name"], *inv[i]["id"], *inv[i]["clock"], *(("#", n) for n in inv[i]["num"]))
                        for j in by_key.get(key, ())})
         for j in near:
             b = items[j]
-            if b.frozen or b.step or a.entry.file != b.entry.file:
+            if b.entry.frozen or b.secret or b.step or a.entry.file != b.entry.file or a.core and b.core:
                 continue
             x, y = inv[i], inv[j]
             # both name the same compound thing ("tallyho-db-backups"): then they may stand in two sections
@@ -314,6 +317,8 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
         # nothing the other says only inside a clause it shares); on a tie, the file's language
         rich = [sum(len(v) for v in inv[k].values()) for k in (i, j)]
         keep, other = (i, j) if rich[0] > rich[1] or rich[0] == rich[1] and majority_zh else (j, i)
+        if items[i].core or items[j].core:
+            keep, other = (i, j) if items[i].core else (j, i)  # a marked rule (…must…) is the one kept
         same = all(inv[i][k] == inv[j][k] for k in inv[i])
         kept_inv = frozenset().union(*(frozenset(v) for v in inv[keep].values()))
         extra = []
@@ -333,6 +338,10 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
         new_body = body[keep] + "".join(sep + cl for cl in extra)
         pair = sorted((items[i], items[j]), key=lambda x: x.entry.start)
         day = max((x.entry.date for x in pair if x.entry.date), default=None)
+        if items[keep].core:
+            if extra:
+                continue  # the marked rule would change: left to a person
+            day = items[keep].entry.date  # kept word for word, its date too
         score = confidence("duplicate", similarity=0.8, extra_entries=0)
         op = Operation("merge", items[keep].entry.file, tuple(x.entry.text for x in pair),
                        text=compose(items[keep], new_body, day), confidence=score,
