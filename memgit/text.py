@@ -231,6 +231,21 @@ def _snowball():
     return snowballstemmer.stemmer("english")
 
 
+@lru_cache(maxsize=8192)
+def verb_stem(word: str) -> str | None:
+    """The stem of the verb an irregular English form is of ("frozen", "froze" → freez; "broke" → break), when
+    Snowball's stem of the form is another: lemminflect's tables of English inflections, which no stemmer holds
+    (its data loads on the first call, a fifth of a second). None for a regular form, or a word it does not know."""
+    w = word.lower()
+    if not (w.isascii() and w.isalpha() and len(w) > 2):
+        return None
+    from lemminflect import getLemma
+
+    lemmas = getLemma(w, upos="VERB", lemmatize_oov=False)
+    base = stem(lemmas[0]) if lemmas else None
+    return base if base and base != stem(w) and base[:1] == w[:1] else None
+
+
 @lru_cache(maxsize=131072)
 def stem(word: str) -> str:
     """A word's stem: Snowball's for a plain English word of four letters or more, else the light rules."""

@@ -3530,3 +3530,88 @@ def test_a_marked_rule_and_its_unmarked_chinese_twin_merge_into_the_rule_as_writ
     verify.check(got[0], ground)
     with pytest.raises(verify.Fail):
         verify.check(replace(got[0], text=got[0].text.replace("30 minutes", "30 minutes, by the night shift")), ground)
+
+
+def test_all_of_the_work_going_to_a_new_machine_swaps_it_in_as_every_line_names_it():
+    """'all flatbed jobs go to the X' gives X the part (two words between 'all' and 'go'); its model number
+    written after it by every line naming it whole ('Vanta 640s') comes with it."""
+    from memgit.dream.rules.displaced import displacements
+
+    mem = "## Shop\n- [P1] Vinyl signs are cut on the Cricut Maker (2026-04-02)\n- [P1] Invoices go out on Fridays (2026-04-02)\n"
+    said = [("2026-05-26", "Installer set up the new Vanta 640s cutter, test cut of two vinyl signs came out clean"),
+            ("2026-05-27", "From today all vinyl sign jobs go to the Vanta 640s. The Cricut Maker is boxed and listed for sale"),
+            ("2026-05-29", "Vanta ran 30 vinyl signs overnight, no tearing")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] Vinyl signs are cut on the Vanta 640s (2026-05-29)"
+    # said as planned only: nothing
+    assert displacements(ctx(mem, [said[0], ("2026-05-27", "Maybe all vinyl sign jobs go to the Vanta 640s next month")])) == []
+
+
+def test_a_chinese_shop_not_renewed_and_taken_down_is_swapped_by_its_name_alone():
+    """不续 / 下架 / 关闭 end a tool; the entry's '青禾店铺' is said by '青禾' alone ('青禾年费…不续了'), memory
+    writing 青禾 nowhere else, and the whole of it is what 拾叶 replaces."""
+    from memgit.dream.rules.displaced import displacements
+
+    mem = "## 销售\n- [P1] 线上订单走青禾店铺，每晚 21:00 对账 (2026-03-01)\n- [P1] 快递用韵达 (2026-03-01)\n"
+    said = [("2026-05-25", "青禾年费下月到期，老板决定不续了，店铺搬到拾叶"),
+            ("2026-05-27", "今天起线上订单全部在拾叶处理，青禾店铺已下架关闭"),
+            ("2026-05-29", "拾叶订单对账正常，21 单")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 线上订单走拾叶，每晚 21:00 对账 (2026-05-29)"
+    # the shop only closed for a holiday, nothing taking its part: nothing
+    assert displacements(ctx(mem, [("2026-05-27", "青禾店铺春节关闭三天")])) == []
+
+
+def test_a_rule_saying_when_it_is_done_prescribes():
+    """'From now on the X goes on its dock when we close' is a way of doing a thing (a time it is done)."""
+    from memgit.dream.rules.recurring import recurring
+
+    lines = [("2026-05-25", "Tablet at the door died mid-shift, battery flat; wrote names on paper"),
+             ("2026-05-27", "Door tablet out of charge again at opening, nobody put it on the dock"),
+             ("2026-05-28", "Manager: from now on the door tablet goes on its charging dock when we close"),
+             ("2026-05-30", "Closing: door tablet on the charging dock")]
+    out = recurring(ctx("## Notes\n", lines))
+    assert [x.op.text for x in out] == ["[P1] The door tablet goes on its charging dock when we close (2026-05-30)"]
+    # said of how it is now, no way of doing it: nothing
+    told = [*lines[:2], ("2026-05-28", "from now on the door tablet is the manager's problem")]
+    assert recurring(ctx("## Notes\n", told)) == []
+
+
+def test_fine_since_its_fix_and_none_failed_report_an_error_over():
+    """'clean since the spool fix' reports the fix; '0 dropped jobs' is what failed not failing."""
+    mem = "## Problems\n- [P1] Plotter queue keeps dropping large jobs, cause unknown (2026-05-01)\n"
+    c = ctx(mem, [("2026-05-26", "Plotter queue: widened the spool partition to 400GB"),
+                  ("2026-05-28", "Plotter queue took three large jobs, 0 dropped jobs"),
+                  ("2026-05-30", "Plotter queue clean all week since the spool fix")])
+    assert [x.op.op for x in stale_entries(c)] == ["prune"]
+    # one good day without a fix said: no proof
+    assert stale_entries(ctx(mem, [("2026-05-28", "Plotter queue took three large jobs, 0 dropped jobs")])) == []
+
+
+def test_a_lesson_line_speaks_of_an_irregular_verb_and_of_a_plain_chinese_character():
+    """Matching a stated rule to the lines before it: 'broke' speaks of break (断), 'frozen' of freeze (冷冻),
+    and a single character of one meaning speaks of it (绳 rope); one of several meanings does not (肉)."""
+    from memgit.dream.collect import Observation
+    from memgit.dream.rules.recurring import _units
+    from memgit.text import stem
+
+    def units(text: str) -> list[frozenset[str]]:
+        return _units(Observation("memory/2026-05-27.md", 3, date(2026, 5, 27), text, f"- {text}", "log", "log"))
+
+    en = units("Dinghy rope broke halfway out; the bait was frozen solid")
+    assert any({"broke", stem("break")} <= u for u in en) and any({"frozen", stem("freeze")} <= u for u in en)
+    assert not any(stem("clean") in u and len(u) > 1 for u in units("Cleaned the deck"))  # a regular form: itself
+    zh = frozenset().union(*units("船上的绳断了，肉也坏了"))
+    assert "rope" in zh and "meat" not in zh
+
+
+def test_a_stand_in_used_for_now_is_what_follows_the_word():
+    """'符号库先用官方的' says the library is used for now, not the tool the clause before names."""
+    from memgit.dream.rules.displaced import _stand_in
+
+    f = "老周开始把原理图往 kicad 里迁，符号库先用官方的"
+    assert not _stand_in(f, [f.index("kicad")], len("kicad"))
+    g = "收银这周先用 kicad 顶着"
+    assert _stand_in(g, [g.index("kicad")], len("kicad"))
+    h = "今天临时改用 kicad"
+    assert _stand_in(h, [h.index("kicad")], len("kicad"))

@@ -82,7 +82,15 @@ _ACTS_ON = re.compile(r"\s+(?:just\s+|already\s+|finally\s+)?[a-z]+ed(?:\s+(?:of
 def _stand_in(f: str, positions: list[int], size: int) -> bool:
     """The name at one of `positions` is said as a stand-in for a while, not the one taking the part ("with
     Toast instead of Square today", "临时改用…", "until the reader arrives")."""
-    return _marked(lx.STAND_IN, f, positions, size)
+    for p in positions:
+        lo, hi = max(0, p - _NEAR), p + size + _NEAR
+        for m in lx.STAND_IN.finditer(f, max(0, lo - 60), hi + 40):
+            if not (m.end() > lo and m.start() < hi) or lx.negated_at(f, m.start()):
+                continue
+            if m.group(0).endswith("用") and not f[m.end():].lstrip().startswith(f[p:p + size]):
+                continue  # (what is used for now is what follows it: "符号库先用官方的" is not KiCad's stand-in)
+            return True
+    return False
 
 
 def _old_names(ctx: Context, it: Item, names: "_Names", around: str) -> list[str]:
@@ -226,6 +234,12 @@ def displacements(ctx: Context) -> list[Candidate]:
             # Roland I put on eBay" of "Roland GS-24")
             head = old.split()[0] if " " in old and len(old.split()[0]) >= 3 else ""
             head = head if head and len(_said(head, memory)) == 1 else ""
+            if CJK_IN.match(old) and len(old) >= 4:
+                # (a Chinese one by its name without the word after it, "有赞" of "有赞店铺", when memory writes that
+                # nowhere else: "有赞年费到期不续了")
+                alone_around = around.replace(old, " ")
+                head = next((old[:n] for n in range(len(old) - 1, 1, -1)
+                             if old[:n] in alone_around and len(_said(old[:n], memory)) == 1), "")
 
             def said_old(f: str) -> list[int]:
                 return _said(old, f) or (_said(head, f) if head else [])
@@ -316,7 +330,9 @@ def displacements(ctx: Context) -> list[Candidate]:
         rivals = sorted(fits[(old, new)], key=lambda x: -x[0])
         if rivals[0][1] is not it or len(rivals) > 1 and rivals[1][0] == rivals[0][0]:
             continue  # another entry naming the old one fits the lines as well or better
-        raw = _whole_new(raw, old, [o.text for o in {id(o): o for o in (*ends, *support)}.values()])
+        # (as every line naming it writes it: "new CORiTEC 350i unpacked" names it whole without the entry's work)
+        since = min(o.day for o in ends) - timedelta(days=_TRIAL)
+        raw = _whole_new(raw, old, [o.text for o in told if o.day >= since and _said(new, folded[id(o)])])
         replaced = _replaced(it, old, raw, [folded[id(o)] for o in ends], [folded[id(o)] for o in support])
         if replaced is None:
             continue
@@ -364,7 +380,8 @@ _MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+]*)+")
 # a model's code after a brand ("迈瑞 BC-5000Vet"): letters and a number, one word
 _MODEL_AFTER = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9.+-]*\d[A-Za-z0-9.+-]*(?![\w-])")
 # a run of capitalised words and numbers: a product's whole name ("IDEXX ProCyte One")
-_NAME_RUN = re.compile(r"(?<![\w.-])(?:[A-Z][\w+-]*|\d+)(?:[ \t]+(?:[A-Z][\w+-]*|\d+))*(?![\w-])")
+# (a model's number may end in a small letter: "CORiTEC 350i")
+_NAME_RUN = re.compile(r"(?<![\w.-])(?:[A-Z][\w+-]*|\d+[a-z]?)(?:[ \t]+(?:[A-Z][\w+-]*|\d+[a-z]?))*(?![\w-])")
 
 
 def _whole_new(raw: str, old: str, lines: list[str]) -> str:

@@ -308,7 +308,9 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
     for i, js in fits.items():
         for j in js:
             by_j.setdefault(j, []).append(i)
-    majority_zh = sum(by_share) * 2 > len(by_share)  # (the file's language, by what most of it is written in)
+    # (the file's language, by what most of its entries are written in; its marked rules aside)
+    plain = [z for z, it in zip(by_share, items) if not it.core]
+    majority_zh = sum(plain) * 2 > len(plain)
     for i, js in fits.items():
         if len(js) != 1 or len(by_j[js[0]]) != 1:
             continue  # a third entry fits as well: which two are one fact is unsure

@@ -13,7 +13,7 @@ from memgit.dream.collect import Observation
 from memgit.memory import TAG_RE, Document
 from memgit.ops import Operation
 from memgit.text import (CJK_RE, CJK_RUN_RE, STOP, STOP_ZH, cjk_cut, cjk_share, is_common_word, is_traditional,
-                         stem, term_set, to_simplified, to_traditional)
+                         stem, term_set, to_simplified, to_traditional, verb_stem, WORD_RE)
 from memgit.dream.scoring import confidence
 from memgit.dream.model import Candidate, Context, DisjointSets, fold, TIMELINE
 
@@ -240,9 +240,15 @@ def _units(o: Observation) -> list[frozenset[str]]:
     from memgit.dream.glossary import glosses
 
     f = fold(o.text)
-    out = [frozenset((t,)) for t in o.terms if t.isascii() and t.isalpha() and len(t) > 3 and t not in STOP]
-    words = [w for run in CJK_RUN_RE.findall(f) for w in cjk_cut(run) if w not in STOP_ZH and not is_common_word(w)]
+    # (an irregular form speaks of its verb too: "frozen solid" of 冷冻 "to freeze")
+    irregular = {stem(w): v for w in WORD_RE.findall(o.text) if (v := verb_stem(w))}
+    out = [frozenset((t, irregular[t]) if t in irregular else (t,)) for t in o.terms
+           if t.isascii() and t.isalpha() and len(t) > 3 and t not in STOP]
+    cut = [w for run in CJK_RUN_RE.findall(f) for w in cjk_cut(run) if w not in STOP_ZH]
+    words = [w for w in cut if not is_common_word(w)]
     known = glosses(words)
+    # (a single character of one meaning only is a thing said plainly: 鱼 fish; 肉 "meat, flesh, pulp" is not)
+    known.update({w: g for w, g in glosses(w for w in cut if len(w) == 1).items() if len(g) == 1})
     # (a compound no dictionary holds, "窑门", "窑温", speaks of what its characters do: 窑 kiln, 门 door)
     parts = glosses(c for w in words if w not in known and len(w) <= 3 for c in w)
     return list(dict.fromkeys([*out, *(frozenset(s) for s in known.values()), *(frozenset(s) for s in parts.values())]))
@@ -379,7 +385,10 @@ def _after_speaker(p: str) -> str:
 # what says a rule admits no exception ("no exceptions", "没有例外")
 _NO_EXCEPTION = re.compile(r"\bno exceptions?\b|\bwithout exception\b|没有例外|不得例外|无一例外|不能例外|不例外")
 # how a rule prescribes: when, in what order, how often ("before every titration session", "先…再收機", "每次")
-_PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenever|only after)\b|每次|每回|每一[次回个個]|之前|"
+# (or says when it is done: "… goes on its dock when we close", "at closing")
+_PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenever|only after)\b|"
+                         r"\bwhen (?:we|you|i|they|everyone|staff)\b|\bat (?:closing|close|lock-?up|the (?:end|start) of)\b|"
+                         r"每次|每回|每一[次回个個]|之前|"
                          r"以前|前先|先.{0,16}再|一律|务必|必须|一定要|都要|之后再|完再|都这样|都这么做|照这样|"
                          r"每[天日晚早周](?!都没)|后才(?:能|可以|可|准)|先(?:可以|可|能)(?=[\u4e00-\u9fff])|"
                          r"不准|不许|不許|不得|禁止|严禁|嚴禁")  # (or forbids: "誰都不准開窯門")
