@@ -3615,3 +3615,59 @@ def test_a_stand_in_used_for_now_is_what_follows_the_word():
     assert _stand_in(g, [g.index("kicad")], len("kicad"))
     h = "今天临时改用 kicad"
     assert _stand_in(h, [h.index("kicad")], len("kicad"))
+
+
+def test_a_moved_time_takes_its_part_of_the_day_and_a_name_said_instead_moves_with_it():
+    """'以后改成早上 07:30 发, and post it in our Matrix room instead of Slack' moves both: the entry's 每晚 goes with
+    its evening time, and Matrix takes Slack's place (the entry's own words around it stay). A morning time beside
+    the entry's 每晚 with no part of the day said is left to a person."""
+    user = ("# USER\n\n## Preferences\n- [P1] Stock report: 每晚 22:00 发到 Slack 频道, table format, 金额用 EUR (2026-03-01)\n"
+            "- [P1] Address him as Teo (2026-03-01)\n")
+    ask = ("2026-05-28", "user", "quick one about the stock report")
+    change = ("2026-05-28", "user", "22:00 太晚了。以后改成早上 07:30 发, and post it in our Matrix room instead of Slack.")
+    ack = ("2026-05-28", "assistant", "Got it: stock report at 07:30 in the Matrix room. Keep the table and EUR?")
+    got = preference_changes(session_ctx("", user, [ask, change, ack]))
+    assert [x.op.text for x in got] == [
+        "[P1] Stock report: 早上 07:30 发到 Matrix 频道, table format, 金额用 EUR (2026-05-28)"]
+    bare = ("2026-05-28", "user", "22:00 太晚了。以后改成 07:30 发")
+    assert preference_changes(session_ctx("", user, [ask, bare, ack])) == []
+
+
+def test_a_swap_takes_the_old_ones_maker_and_what_it_is_made_of():
+    """The capitalised maker before the old name goes with it ('Brother QL-700' → 'Zebra ZD421'), unless the
+    lines write it before the new one too; a Chinese word before the old name that a clause ending it speaks of
+    and no line of the new one does ('纸质登记簿' when '纸本停用了') goes with it too."""
+    from memgit.dream.rules.displaced import displacements
+
+    mem = "## Shop\n- [P1] Shelf labels: Brother QL-700, on the back desk (2026-04-02)\n- [P1] Invoices go out on Fridays (2026-04-02)\n"
+    said = [("2026-05-26", "Installer set up the new Zebra ZD421, test shelf labels came out sharp"),
+            ("2026-05-27", "From today all shelf labels go to the Zebra ZD421. QL-700 boxed and retired"),
+            ("2026-05-29", "Zebra ZD421 printed 200 shelf labels, no jams")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] Shelf labels: Zebra ZD421, on the back desk (2026-05-29)"
+    zh = "## 仓库\n- [P1] 出入库记录写在纸质登记簿上，每月底盘点 (2026-02-01)\n- [P1] 叉车每季度保养 (2026-02-01)\n"
+    lines = [("2026-05-26", "老板嫌登记簿太乱，从今天起出入库记录改用简道云，纸本停用了"),
+             ("2026-05-27", "小李在简道云里补录了本周出入库 12 条"),
+             ("2026-05-29", "月底盘点直接从简道云导出，出入库记录对得上")]
+    (out,) = displacements(ctx(zh, lines))
+    assert out.op.text == "[P1] 出入库记录写在简道云上，每月底盘点 (2026-05-29)"
+
+
+def test_all_of_a_shipment_received_is_arrived():
+    """'20 箱都收到了' of the entry's subject: arrived, written 已收到; a bare '收到了' (an acknowledgement) is not."""
+    mem = ("## 订单\n- [P1] 东港 海味行｜鱼干 20 箱｜待到货 (2026-05-01)\n"
+           "- [P1] 西湾 渔具店｜鱼干 20 箱｜待到货 (2026-05-01)\n")
+    c = ctx(mem, [("2026-05-29", "东港海味行回消息：20 箱都收到了，没破损")])
+    assert [x.op.text for x in status_changes(c)] == ["[P1] 东港 海味行｜鱼干 20 箱｜已收到 (2026-05-29)"]
+    assert status_changes(ctx(mem, [("2026-05-29", "东港海味行：收到了，明天再说")])) == []
+
+
+def test_a_rule_written_up_on_a_board_and_a_rule_made_in_quotes_are_their_quoted_words():
+    from memgit.dream.rules.recurring import _stated_sentence
+
+    assert _stated_sentence('Mo wrote it on the dock whiteboard: "Kill cord on before anyone starts an engine." '
+                            "Wants it on the checklist.") == "Kill cord on before anyone starts an engine."
+    assert _stated_sentence("Results pinned on the noticeboard.") is None
+    assert _stated_sentence('Mo wrote it on the dock whiteboard: "Nice weather today."') is None  # no way of doing
+    assert _stated_sentence("站长早会定了规矩：「每次出车前，把胎压和油量写进出车单，回来的人当面核对。」") == \
+        "每次出车前，把胎压和油量写进出车单，回来的人当面核对。"

@@ -12,12 +12,13 @@ from datetime import timedelta
 from memgit.dream import lexicon as lx
 from memgit.memory import DATE_TAIL_RE
 from memgit.dream.collect import Observation
+from memgit.dream.glossary import glosses
 from memgit.dream.model import (_label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, Item, LABEL_RE,
                                  QUOTED_CJK)
 from memgit.dream.scoring import confidence
 from memgit.ops import Operation
-from memgit.text import (cjk_pairs, cjk_words, is_common_word, is_traditional, STOP, stem, term_set, to_simplified,
-                         to_traditional)
+from memgit.text import (STOP_ZH, cjk_cut, cjk_pairs, cjk_words, is_common_word, is_traditional, STOP, stem, term_set,
+                         to_simplified, to_traditional)
 
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
 # word is a kind (POS, SSD, CI) more often than a name
@@ -437,11 +438,29 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
                 and all(q < len(f) and f[q] == low[b] for f, q in ends):
             ends = [(f, q + 1) for f, q in ends]
             b += 1
+        # (a word the entry writes right before it that says what the old one is made of, said in a clause ending it and
+        # never of the new one, goes with it: "纸质登记本" when "纸本不再用了" → "写在飞书多维表格上")
+        run = _CJK_RUN_BEFORE.search(low[:a])
+        wb = cjk_cut(run.group(0))[-1] if run else ""
+        # (a word the dictionary holds: not "知走", the segmenter's cut of "通知走")
+        if len(wb) >= 2 and not any(c in STOP_ZH for c in wb) and glosses([wb]):
+            clauses_ending = [c for f in ending for c in re.split(r"[，,；;。！!？?]", f) if lx.DISPLACED.search(c)]
+            fresh = [f for f in support if f not in ending]
+            if any(c in cl for cl in clauses_ending for c in wb) and not any(c in f for f in fresh for c in wb):
+                a -= len(wb)
         # (what the entry writes after the old name the new one's words may end with: "金数据表单" in "问卷星表单")
         for n in range(min(4, len(new_raw) - 2), 0, -1):
             if to_simplified(new_raw[-n:]).lower() == low[b:b + n]:
                 new_raw = new_raw[:-n]
                 break
+    maker = _MAKER_BEFORE.search(body[:a]) if not CJK_IN.match(old) else None
+    if maker and maker.group(1).lower() not in STOP and not _OPENS_ENTRY.search(body[:maker.start(1)]):
+        # (the old one's maker written before it goes with it, "ChamSys MagicQ" → "ETC Eos", unless the lines write
+        # it before the new one too: "Medit T310" → "Medit T710")
+        w = maker.group(1).lower()
+        if not any(p >= len(w) + 1 and f[p - len(w) - 1:p].strip() == w
+                   for f in support for p in _said(new_raw.lower(), f)):
+            a = maker.start(1)
     model = _MODEL_AFTER.match(body, b)
     if model and CJK_IN.match(old):
         b = model.end()  # (the old brand's model goes with it: "迈瑞 BC-5000Vet")
@@ -468,6 +487,8 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
     return body[:a] + new + body[b:], body[a:b]
 
 
+_CJK_RUN_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,}$")
+_MAKER_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+-]*)[ \t]$")  # (one capitalised word right before the old name)
 _DETAIL_CLAUSE = re.compile(r"[，,；;。]")
 _HOST = re.compile(r"(?<![\w./-])[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w-])")  # ("ci.orchardloop.dev")
 _FILE_TYPE = re.compile(r"(?<![\w/])\.[a-z][a-z0-9]{1,5}(?![\w.])")  # (".lpx", ".csv")

@@ -162,7 +162,7 @@ def _folded_alike(it, o: Observation, words=None) -> tuple[str, str, str, re.Mat
     return None if words is not None and m is None else (f, body, fb, m)
 
 
-def _rather_slot(it, o: Observation) -> tuple[int, int, str] | None:
+def _rather_slot(it, o: Observation, about: bool = False) -> tuple[int, int, str] | None:
     """The slot a "NEW instead of OLD" statement moves ("send the reminders as text messages instead of
     email", "用短信发而不是邮件"): OLD is what follows the words and the entry holds it, once; NEW is what
     the statement wants after its last preposition before them, and the entry does not hold it."""
@@ -184,12 +184,22 @@ def _rather_slot(it, o: Observation) -> tuple[int, int, str] | None:
     new = lx.PARTICLE_END.sub("", pre[cut.end():]).strip(" ：:，,")
     if not new or len(new) > 24 or fold(new) in fb or not term_set(new):
         return None
-    # the statement is about this entry: what it says beside the two values names the entry's subject
+    # the statement is about this entry: what it says beside the two values names the entry's subject (or
+    # `about`: another slot of the same statement was found in it)
     around = term_set(f[start:m.start()]) - term_set(fold(new))
-    if not around & it.subject:
+    if not about and not around & it.subject:
         return None
     at = fb.index(old)
+    # a name for a name: "our Signal group instead of Telegram" puts Signal where the entry writes Telegram
+    # ("发到 Telegram 群"), the entry's own words around it staying
+    written = body[at:at + len(old)]
+    caps = _CAPITALISED.findall(new)
+    if _CAPITALISED.fullmatch(written) and len(caps) == 1:
+        new = caps[0]
     return at, at + len(old), new
+
+
+_CAPITALISED = re.compile(r"(?<![\w-])[A-Z][\w-]*[a-z][\w-]*(?![\w-])")
 
 
 _PREP_BEFORE = re.compile(r"\b(by|via|through|over|on|in|per|as)\s+$", re.I)
@@ -427,6 +437,32 @@ def _as_part(sentence: str) -> str:
 _REFUSED_NEAR = 12  # characters between a refusal and what it refuses
 
 
+_PERIOD_WORD = re.compile(r"(?:每天|每日)?(?:早上|早晨|清晨|上午|中午|下午|傍晚|晚上|夜里|凌晨)|每晚|每早|"
+                          r"\b(?:every|each|in the) (?:morning|afternoon|evening|night)\b|\btonight\b", re.I)
+_PM_WORD = re.compile(r"中午|下午|傍晚|晚|夜|afternoon|evening|night", re.I)
+
+
+def _period_before(text: str, at_text: str) -> str:
+    """The part of the day said right before the clock time `at_text` in `text` ("早上 "), or ""."""
+    i = text.find(at_text)
+    m = next((m for m in _PERIOD_WORD.finditer(text, 0, max(i, 0)) if 0 <= i - m.end() <= 1), None) if i > 0 else None
+    return text[m.start():i] if m else ""
+
+
+def _period_moved(body: str, a: int, said: str, new: str) -> int | None:
+    """Where the moved time's slot starts: at the part of the day the entry says right before its old time
+    ("每晚 21:30"), when the new time lies in the other half of the day and the person says its own part ("早上
+    07:45"), so both move; at the time itself when the entry says none or the same half; None when the halves
+    differ and the person names no part of the day (the entry's "每晚" would be left beside a morning time)."""
+    m = next((m for m in _PERIOD_WORD.finditer(body, 0, a) if 0 <= a - m.end() <= 1), None)
+    if m is None:
+        return a
+    minutes = clocks(fold(new))[0][2]
+    if bool(_PM_WORD.search(m.group(0))) == (minutes >= 12 * 60):
+        return a
+    return m.start() if _period_before(said, new) else None
+
+
 def _turned_down_kept(ctx: Context, o: Observation, new_body: str, new: str) -> bool:
     """A clause of the person's, in the statement or another turn of its conversation that day, turns down a word
     the refreshed entry still says, not turned down there ("微信就别发了" beside "06:45 发微信"): more changed than
@@ -628,10 +664,26 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         if any(sl[2] != new for x, sl in said_slots if x.day == o.day and x.role == o.role):
             continue  # two new values the same day: unsure
         body = it.entry.body
+        if clocks(fold(new)):
+            period = _period_moved(body, a, o.text, new)
+            if period is None:
+                continue  # the entry says the old time's part of the day, the new time is in the other: unsure
+            a = period
+            if a != said_slots[0][1][0]:
+                new = _period_before(o.text, new) + new
+        # another slot the same statement moves ("改成早上 07:45 发, and put it in our Signal group instead of
+        # Telegram"): both, or the entry would keep what the person turned away from
+        other = _rather_slot(it, o, about=True) if o.role == "user" and k not in timed else None
+        if other and other[1] <= a:
+            body = body[:other[0]] + other[2] + body[other[1]:]
+            shift = len(other[2]) - (other[1] - other[0])
+            a, b = a + shift, b + shift
+        elif other and other[0] >= b:
+            body = body[:other[0]] + other[2] + body[other[1]:]
         if _turned_down_kept(ctx, o, body[:a] + new + body[b:], new):
             continue  # the person turned down more than the slot ("改成 06:45，…微信就别发了"): a person rewrites it
         acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day
-                and x.role == "assistant" and fold(new) in fold(x.text)]
+                and x.role == "assistant" and fold(said_slots[0][1][2]) in fold(x.text)]
         # (a time moved is said of the old one without turning it down: "早上那条改到 07:45")
         score = confidence("preference", negates_old=k not in timed, acknowledged=bool(acks), restated=len(said_slots) > 1,
                            again_days=len({x.day for x, _ in said_slots}) > 1, in_their_words=o.role == "user",

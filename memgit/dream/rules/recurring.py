@@ -279,6 +279,12 @@ def _stated_sentence(text: str) -> str | None:
                 return quoted[0]
             rule = _own_words(lx.RULE_LABEL.sub("", _after_speaker(hits[0]), count=1).strip())
             return rule if len(rule) >= 8 and not lx.TIME_MARKER.match(fold(rule)) else None
+    # a rule written up where everyone reads it, quoted ('wrote it on the slipway whiteboard: "BUNGS IN … before any
+    # hull touches the water."', "贴在门上：「…」"): the one quote, when it prescribes
+    if _POSTED.search(fold(text)):
+        quoted = [q.group(1).strip() for q in _QUOTED_RULE.finditer(text)]
+        if len(quoted) == 1 and len(quoted[0]) >= 8 and _PRESCRIBES.search(fold(quoted[0])):
+            return _own_words(quoted[0])
     # a rule said to admit no exception ("every hire set is counted … before the box gets sealed. no exceptions"):
     # the sentence it follows, when that one prescribes
     for k, p in enumerate(parts):
@@ -309,7 +315,7 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
     for r in told:
         f = fold(r.text)
         # (cheapest first: most lines state nothing from now on, under no rule's label)
-        if not (lx.TIME_MARKER.search(f) or "规矩" in f or lx.RULE_LABEL.search(r.text) or _DECIDED.search(f)
+        if not (lx.TIME_MARKER.search(f) or "规矩" in f or lx.RULE_LABEL.search(r.text) or _DECIDED.search(f) or _POSTED.search(f)
                 or " rule" in f and _MADE_RULE.search(f) or _NO_EXCEPTION.search(f)
                 or "rule" in f and any(lx.RULE_LABEL.match(_after_speaker(p)) for p in _sentences(r.text))):
             continue
@@ -692,6 +698,8 @@ def _own_words(rule: str) -> str:
     out = _RULE_WORD.sub("", out, count=1)  # ("rule from now — …": that it is a rule)
     if m := _MADE_RULE.match(fold(out)):
         out = out[m.end():]  # ("定成規矩，以後…": that it is a rule, not what it says)
+        if q := _OPEN_QUOTE.match(out):
+            out = _CLOSE_QUOTE.sub("", out[q.end():])  # (the rule it made, quoted: "定了规矩：「每次交班前…」")
     t = lx.TIME_MARKER.match(fold(out))
     if t:
         out = out[t.end():].lstrip(" ,，:：—–-")
@@ -701,6 +709,10 @@ def _own_words(rule: str) -> str:
 # a rule said by pointing back at what is quoted ("就照这个执行", "照這樣做", "that's the rule now")
 _POINTS_BACK = re.compile(r"照(?:这|這)(?:个|個|样|樣)|按(?:这|這)(?:个|個|样|樣)|就(?:这|這)么办|就(?:这|這)麼辦|照此|"
                           r"\b(?:that|this)(?:'s| is) (?:the|our) (?:rule|way)\b|\bgo(?:ing)? by (?:that|this)\b")
+# written up where all read it: a board, a sign, a checklist ("wrote it on the slipway whiteboard", "贴在门上")
+_POSTED = re.compile(r"\b(?:wrote|written|put|pinned|posted|stuck|taped|chalked)\b[^.!?]{0,40}?\b(?:on|up on|onto|to)\s+"
+                     r"(?:the|a|our)\s+(?:[\w-]+\s+){0,2}?(?:whiteboard|noticeboard|board|sign|checklist|wall|door|poster)\b"
+                     r"|(?:写|貼|贴|挂|掛|钉|釘)(?:在|到|上)[^，,。；;]{0,10}?(?:白板|黑板|墙上|牆上|门上|門上|公告栏|公告欄|告示|清单|清單|检查表|檢查表)")
 _QUOTED_RULE = re.compile(r"[「『“\"]([^「」『』“”\"]{4,120})[」』”\"]")
 _NOTE_THIS = re.compile(r"(?<=[^，,。:：\s])\s*(?:你|您)?也?(?:记一下|记下来|记下|记住|记着|記一下|記下來|記下|記住|記著)(?=\s*[，,:：])")
 _TELL_ALL = re.compile(r"(?:提醒|告诉|告訴|通知)(?:一下)?(?:大家|所有人|各位)\s*[:：，,]\s*")
