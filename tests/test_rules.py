@@ -3671,3 +3671,50 @@ def test_a_rule_written_up_on_a_board_and_a_rule_made_in_quotes_are_their_quoted
     assert _stated_sentence('Mo wrote it on the dock whiteboard: "Nice weather today."') is None  # no way of doing
     assert _stated_sentence("站长早会定了规矩：「每次出车前，把胎压和油量写进出车单，回来的人当面核对。」") == \
         "每次出车前，把胎压和油量写进出车单，回来的人当面核对。"
+
+
+def test_a_swap_leaves_an_entry_describing_the_old_devices_model_to_a_person():
+    """'done with the Kestrel Meter 450 handheld anemometer': the old one's model number, written by no line, means the
+    entry describes that device; putting the new app in its place would read 'the WindPal 450 handheld …'."""
+    from memgit.dream.rules.displaced import displacements
+
+    mem = ("## Field\n- [P1] Wind readings are taken with the Kestrel Meter 450 handheld anemometer (2026-02-02)\n"
+           "- [P1] Reports go out on Mondays (2026-02-02)\n")
+    said = [("2026-05-26", "Sam bought a WindPal licence for the field tablet, tried it on the north mast wind readings"),
+            ("2026-05-27", "From today all wind readings go on the WindPal. Kestrel boxed up and shelved"),
+            ("2026-05-29", "Took the east mast wind readings on the WindPal, quick job")]
+    assert displacements(ctx(mem, said)) == []
+
+
+@pytest.mark.parametrize("entry, line, want", [
+    ("[P1] 青山文化館 劇場：十月兩場，場地申請審批中", "收到青山文化館批核信：十月兩場場地已批出，月底前交按金",
+     "[P1] 青山文化館 劇場：十月兩場，場地申請已批出 (2026-05-30)"),
+])
+def test_under_review_after_any_word_waits_and_granted_as_hong_kong_writes_it(entry, line, want):
+    c = ctx(f"## Venues\n- {entry} (2026-03-01)\n- [P1] 海濱會堂 劇場：十一月一場，場地申請審批中 (2026-03-01)\n",
+            [("2026-05-30", line)])
+    assert [x.op.text for x in status_changes(c)] == [want]
+
+
+def test_what_stays_said_of_itself_lets_the_restatement_move_the_rest():
+    """'bullets + hazards at the top, all that stays exactly as it is' says what stays; the agent's restatement
+    then moves the day, the time and the way."""
+    from memgit.dream.rules.restated import restated_slots
+
+    user = ("# USER\n\n## Preferences\n- [P1] Weekly gear report: Tuesday 08:00 by email, bullet list, repairs first "
+            "(2026-03-02)\n- [P1] Metric units (2026-03-02)\n")
+    turns = [("2026-05-28", "user", "the tuesday 8am gear report lands mid-session, I never read it"),
+             ("2026-05-28", "user", "send it friday evening, 6pm, and on Signal not email. bullets + repairs at the top, "
+                                    "all that stays exactly as it is"),
+             ("2026-05-28", "assistant", "Done: weekly gear report every Friday 18:00 on Signal, still a bullet list "
+                                         "with repairs first.")]
+    got = [x.op.text for x in restated_slots(session_ctx("", user, turns))]
+    assert got == ["[P1] Weekly gear report: Friday 18:00 on Signal, bullet list, repairs first (2026-05-28)"]
+
+
+def test_a_quoted_rule_the_agent_says_it_will_follow_is_the_rule():
+    from memgit.dream.rules.recurring import _stated_sentence
+
+    assert _stated_sentence('Coach in the group: "Before you confirm any lane booking, check the pool schedule. '
+                            'Gala days = no lanes." 收到，以后照做。') == \
+        "Before you confirm any lane booking, check the pool schedule. Gala days = no lanes."

@@ -377,6 +377,7 @@ def _context(entry: str, old: str, lines: list[str], new: str, span: int = 6) ->
 
 
 # capitalised words right after a name, of the same name ("Square Register")
+_NUMBER_AFTER = re.compile(r"[ \t]+(\d[\w.+-]*)(?![\w-])")  # (a model's number after the name: "AutoStrobe 590")
 _MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+]*)+")
 # a model's code after a brand ("迈瑞 BC-5000Vet"): letters and a number, one word
 _MODEL_AFTER = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9.+-]*\d[A-Za-z0-9.+-]*(?![\w-])")
@@ -478,6 +479,10 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
             if not any(lx.WEEKDAY.search(w.lower()) for w in tail) and not any(
                     _said(w.lower(), f) for w in tail for f in (*ending, *support)):
                 b = more.end()
+    number = _NUMBER_AFTER.match(body, b)
+    if number and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support)):
+        return None  # the old one's model number, written by no line ("AutoStrobe 590 hardware strobe tuner"): the
+        # entry describes the old device itself, a person rewrites it
     new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
     # (a Latin name beside Chinese stands a space apart: "用迈瑞" → "用 IDEXX ProCyte One")
     if new[:1].isascii() and new[:1].isalnum() and a > 0 and CJK_IN.match(body[a - 1]):

@@ -707,7 +707,7 @@ def _own_words(rule: str) -> str:
 
 
 # a rule said by pointing back at what is quoted ("就照这个执行", "照這樣做", "that's the rule now")
-_POINTS_BACK = re.compile(r"照(?:这|這)(?:个|個|样|樣)|按(?:这|這)(?:个|個|样|樣)|就(?:这|這)么办|就(?:这|這)麼辦|照此|"
+_POINTS_BACK = re.compile(r"照(?:这|這)(?:个|個|样|樣)|按(?:这|這)(?:个|個|样|樣)|就(?:这|這)么办|就(?:这|這)麼辦|照此|照做|照办|照辦|"
                           r"\b(?:that|this)(?:'s| is) (?:the|our) (?:rule|way)\b|\bgo(?:ing)? by (?:that|this)\b")
 # written up where all read it: a board, a sign, a checklist ("wrote it on the slipway whiteboard", "贴在门上")
 _POSTED = re.compile(r"\b(?:wrote|written|put|pinned|posted|stuck|taped|chalked)\b[^.!?]{0,40}?\b(?:on|up on|onto|to)\s+"
