@@ -3718,3 +3718,56 @@ def test_a_quoted_rule_the_agent_says_it_will_follow_is_the_rule():
     assert _stated_sentence('Coach in the group: "Before you confirm any lane booking, check the pool schedule. '
                             'Gala days = no lanes." 收到，以后照做。') == \
         "Before you confirm any lane booking, check the pool schedule. Gala days = no lanes."
+
+
+def test_a_lesson_still_telling_its_story_is_no_rule_in_its_own_form():
+    from memgit.dream.rules.recurring import _still_story
+
+    assert _still_story("5 号缸补水直接接了井水，半小时后锦鲤浮头，赶紧开大增氧。忘了井水要先曝气")
+    assert _still_story("Forgot to dock the reader again, took cash all evening")
+    assert not _still_story("鱼缸补水一律用曝气桶里放满 12 小时的水，来不及就开曝气泵，禁止直接接井水")
+    assert not _still_story("Before any hull touches the water, bungs in and hand-tight")
+
+
+def test_a_moved_day_is_left_to_a_person_when_the_same_talk_turns_down_the_way_it_keeps():
+    from memgit.dream.rules.schedule import schedule_moves
+
+    user = "# USER\n\n## Preferences\n- [P1] 值班表每周四 20:00 发到物业微信群，Excel 格式 (2026-03-05)\n"
+    turns = [("2026-05-28", "user", "值班表以后唔好周四先发啦，太迟了。改成每周三晚上 9 点。"),
+             ("2026-05-28", "assistant", "好的，改成每周三 21:00 发送。还是发到物业微信群吗？"),
+             ("2026-05-28", "user", "唔好发微信群了，消息一下就被刷走。以后发钉钉群。其他照旧。")]
+    assert schedule_moves(session_ctx("", user, turns)) == []
+
+
+def test_a_chinese_tool_said_twice_in_its_entry_is_replaced_in_both_places():
+    from memgit.dream.rules.displaced import displacements
+
+    mem = "## 店务\n- [P1] 网店开在青禾，商品链接都从青禾后台复制 (2025-10-08)\n- [P1] 快递用韵达 (2025-10-08)\n"
+    said = [("2026-05-26", "老板拍板：网店从青禾搬去拾叶，今天开始上架"),
+            ("2026-05-27", "拾叶 20 个商品全部上架完成，青禾那边设成暂停营业了"),
+            ("2026-05-29", "今天的订单全部从拾叶后台导出")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 网店开在拾叶，商品链接都从拾叶后台复制 (2026-05-29)"
+
+
+def test_a_swap_leaves_an_entry_naming_the_old_ones_own_file_to_a_person():
+    from memgit.dream.rules.displaced import displacements
+
+    mem = ("## Mews\n- [P1] Feed amounts are recorded in the shared Google Sheet \"Feeds 2026\" before 09:00 (2026-01-12)\n"
+           "- [P1] Vet visits on Fridays (2026-01-12)\n")
+    said = [("2026-05-26", "Maggie moved the feed log off Google Sheets into an Airtable base; old sheet view-only"),
+            ("2026-05-27", "feed amounts entered in the Airtable base for all 14 birds"),
+            ("2026-05-29", "Airtable feed amounts done, Sheets untouched")]
+    assert displacements(ctx(mem, said)) == []
+    # without the old sheet's own title the swap is made ("moved … off X into Y" gives Y the part)
+    (out,) = displacements(ctx(mem.replace(' "Feeds 2026"', ""), said))
+    assert out.op.text == "[P1] Feed amounts are recorded in the shared Airtable before 09:00 (2026-05-29)"
+
+
+def test_a_numbered_thing_is_named_by_its_first_letters_and_number():
+    from memgit.dream.rules.prune import _log_names
+
+    mem = "## Shop\n- [P1] Drying oven #3 keeps tripping its breaker, cause unknown; use DO1/DO2 until sorted (2026-05-01)\n"
+    c = ctx(mem, [("2026-05-28", "DO3 ran the whole afternoon, zero trips")])
+    it = next(x for x in c.items if "oven" in x.entry.body)
+    assert "do3" in _log_names(c, it)

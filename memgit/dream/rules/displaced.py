@@ -129,7 +129,7 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str) -> list[str
                 continue
             if f.find(w) < _SUBJECT_SPAN:
                 continue  # what the entry opens with is what it is about, not what does it ("巡检记录写在石墨文档里")
-            if len(w) >= 2 and w in around and ctx.anchor(w) and not is_common_word(w) and len(_said(w, f)) == 1:
+            if len(w) >= 2 and w in around and ctx.anchor(w) and not is_common_word(w) and 1 <= len(_said(w, f)) <= 2:
                 # (with the word after it, when the lines write the two as one name: "石墨" + "文档"; or with the
                 # characters after it that end its word there: "石磨" + "机")
                 at = run.find(w)
@@ -230,7 +230,7 @@ def displacements(ctx: Context) -> list[Candidate]:
                 continue
             # an ending said of the old name with the entry's subject, or of the old name alone when no
             # other entry names it ("达达上最后一单完成，之后不再用")
-            alone = len(_said(old, memory)) == 1
+            alone = len(_said(old, memory)) == len(_said(old, it.folded))
             # (a name of several words is said by its first alone when memory writes that word nowhere else: "The
             # Roland I put on eBay" of "Roland GS-24")
             head = old.split()[0] if " " in old and len(old.split()[0]) >= 3 else ""
@@ -377,6 +377,7 @@ def _context(entry: str, old: str, lines: list[str], new: str, span: int = 6) ->
 
 
 # capitalised words right after a name, of the same name ("Square Register")
+_TITLE_AFTER = re.compile(r"[ \t]+[\"“「]([^\"”」]{1,40})[\"”」]")  # (the old one's own file: 'Google Sheet "Weights 2026"')
 _NUMBER_AFTER = re.compile(r"[ \t]+(\d[\w.+-]*)(?![\w-])")  # (a model's number after the name: "AutoStrobe 590")
 _MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+]*)+")
 # a model's code after a brand ("迈瑞 BC-5000Vet"): letters and a number, one word
@@ -413,6 +414,13 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
     if len(simple) != len(body):
         return None
     pos = _said(old, simple.lower())
+    if len(pos) == 2 and CJK_IN.match(old):
+        # (a Chinese name the entry says twice, "网店开在有赞，商品链接都从有赞后台复制": each one replaced as it stands)
+        new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
+        out = body
+        for p in reversed(pos):
+            out = out[:p] + new + out[p + len(old):]
+        return out, body[pos[0]:pos[0] + len(old)]
     if len(pos) != 1:
         return None
     a = pos[0]
@@ -470,7 +478,8 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         whole = body[a:more.end()].lower()
         for k in range(len(more.group(0).split()), 0, -1):
             name = " ".join(whole.split()[:k + 1])
-            if any(_said(name, f) for f in (*ending, *support)):  # ("Tattoodo Pro put its fees up again")
+            # ("Tattoodo Pro put its fees up again"; or its plural, "off Google Sheets" of "Google Sheet")
+            if any(_said(name, f) or _said(name + "s", f) for f in (*ending, *support)):
                 b = a + len(" ".join(body[a:more.end()].split()[:k + 1]))
                 break
         else:
@@ -479,10 +488,10 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
             if not any(lx.WEEKDAY.search(w.lower()) for w in tail) and not any(
                     _said(w.lower(), f) for w in tail for f in (*ending, *support)):
                 b = more.end()
-    number = _NUMBER_AFTER.match(body, b)
+    number = _NUMBER_AFTER.match(body, b) or _TITLE_AFTER.match(body, b)
     if number and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support)):
-        return None  # the old one's model number, written by no line ("AutoStrobe 590 hardware strobe tuner"): the
-        # entry describes the old device itself, a person rewrites it
+        return None  # the old one's model number or its own file's title, written by no line ("AutoStrobe 590 hardware
+        # strobe tuner", 'Google Sheet "Weights 2026"'): the entry describes the old one itself, a person rewrites it
     new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
     # (a Latin name beside Chinese stands a space apart: "用迈瑞" → "用 IDEXX ProCyte One")
     if new[:1].isascii() and new[:1].isalnum() and a > 0 and CJK_IN.match(body[a - 1]):

@@ -237,7 +237,16 @@ def _log_names(ctx: Context, it) -> frozenset[str]:
             # (with none, the words of the entry's head the report names it by are the logs' name for it, however
             # often the logs say them: "Export failed again" for "The nightly sensor export … keeps failing")
             out |= new or said & it.head
+    # (a numbered thing the logs call by its name's first letters and its number: "GH2" of "Glory hole #2")
+    if (m := _NUMBERED_NAME.match(it.entry.body)) and len(words := m.group(1).split()) >= 2:
+        short = "".join(w[0] for w in words).upper()
+        said_so = re.compile(rf"(?<![\w-]){short}\s?#?{m.group(2)}(?![\w-])")
+        if any(said_so.search(o.text) for o in ctx.obs if o.role != "assistant"):
+            out |= term_set(f"{short}{m.group(2)}")
     return frozenset(out)
+
+
+_NUMBERED_NAME = re.compile(r"\s*((?:[A-Za-z][a-z]+[ \t]+){2,3})#?[ \t]?(\d{1,3})(?![\w.,:/-])")
 
 
 def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] = frozenset()) -> list[Observation]:

@@ -199,6 +199,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         text = _in_script(_clean(_without_otherwise(_own_words(_rule_form(rep.text)))), ctx, primary)
         if not text or sensitive.has_sensitive(text):
             continue
+        if _still_story(text):
+            continue  # no rule in its own form: a stated one may follow
         section, prio = _pick_section(ctx, primary, core)
         tag = "P1" if ruled else prio
         new = f"[{tag}] {text} ({days[-1].isoformat()})"
@@ -293,6 +295,13 @@ def _stated_sentence(text: str) -> str | None:
             rule = _own_words(parts[k - 1])
             return rule if len(rule) >= 8 else None
     return None
+
+
+def _still_story(text: str) -> bool:
+    """A lesson's text that still tells what went wrong ("…锦鲤浮头，赶紧开大增氧。忘了井水要先曝气"): a forgetting,
+    a complaint or a mishap in it."""
+    f = fold(text)
+    return bool(re.search(lx.FORGOT, f) or lx.COMPLAINT.search(f) or lx.MISHAP.search(f))
 
 
 def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> list[Candidate]:

@@ -13,6 +13,7 @@ from functools import lru_cache
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.dream.model import Candidate, clock_as, clocks, compose, Context, entry_evidence, fold, Item
+from memgit.dream.rules.preference import _turned_down_kept
 from memgit.dream.scoring import confidence
 from memgit.text import term_set
 from memgit.memory import ISO_DATE_RE as DATE_RE
@@ -270,6 +271,8 @@ def _day_moves(ctx: Context) -> list[Candidate]:
                 if not any(when in x.text for x in evidence):
                     continue  # the time as the entry would write it is said by no line: unsure
                 new_body = new_body[:ta] + when + new_body[tb:]
+        if o.session and _turned_down_kept(ctx, o, new_body, written):
+            continue  # the person turned down more than the day ("唔好发微信群了"): a person rewrites it
         day = max(x.day for x in evidence)
         user_pref = it.entry.file == ctx.user_file or bool(lx.PREFERENCE_TITLE.search(it.entry.section or ""))
         confirm_days = len({x.day for x in later})
