@@ -3771,3 +3771,21 @@ def test_a_numbered_thing_is_named_by_its_first_letters_and_number():
     c = ctx(mem, [("2026-05-28", "DO3 ran the whole afternoon, zero trips")])
     it = next(x for x in c.items if "oven" in x.entry.body)
     assert "do3" in _log_names(c, it)
+    # and said fixed as "it" on a line naming it so
+    lines = [("2026-05-26", "Sam replaced the thermostat relay on DO3, old one was scorched"),
+             ("2026-05-27", "glaze prep; DO3 used the whole afternoon, zero trips"),
+             ("2026-05-29", 'DO3 ran all day for the Friday class, no trips. Sam: "call it fixed"')]
+    assert [x.op.op for x in stale_entries(ctx(mem, lines))] == ["prune"]
+
+
+def test_permission_granted_is_said_of_what_the_word_before_it_names():
+    """'permission' is what an application asks for: 'PA/26/0311 barn — permission GRANTED' is said of the barn."""
+    mem = ("## Planning\n- [P1] Planning application PA/26/0311 (barn conversion): submitted, awaiting council decision "
+           "(2026-02-09)\n- [P1] Listed building consent LBC/26/0090 (chapel roof): submitted, awaiting council decision "
+           "(2026-02-23)\n")
+    c = ctx(mem, [("2026-05-29", "email from planning: PA/26/0311 barn — permission GRANTED w/ conditions (slate roof)")])
+    assert [x.op.text for x in status_changes(c)] == [
+        "[P1] Planning application PA/26/0311 (barn conversion): submitted, granted (2026-05-29)"]
+    # granted of another thing: no move
+    other = ctx(mem, [("2026-05-29", "PA/26/0311 barn: still waiting; parking permission granted for the fair")])
+    assert status_changes(other) == []

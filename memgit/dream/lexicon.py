@@ -117,7 +117,7 @@ def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False)
     if m is not None and m.group(1) in _CONTAINER:
         # what the thing came in ("sensor parcel arrived", "the chairs' shipment was delivered"): the word
         # before it names what arrived
-        m = _SAID_OF.search(before[:m.start(1)].rstrip("'s’ ") + " ") or m
+        m = _SAID_OF.search(before[:m.start(1)].rstrip("'s’ —–-:") + " ") or m
     if m is None or not (ts := term_set(m.group(1))):
         return not strict
     if ts & subject:

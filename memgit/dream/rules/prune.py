@@ -188,6 +188,7 @@ def _succeeded(f: str) -> re.Pattern[str]:
     return re.compile("|".join(alts)) if len(alts) > 1 else lx.SUCCEEDED
 
 
+_IT_SAID = re.compile(r"(?:call|mark|consider)(?:ed)?\s+(?:it|that|this)\b|(?:it|that|this)(?:'s| is)\s*$")
 _ERROR_CLAUSE = re.compile(r"[，；。！？：（）]|[,;.!?:()](?=\s|$)")
 
 
@@ -314,6 +315,10 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
         another entry holds and this one lacks ("Android nightly fine" is not the iOS build's)."""
         if not o.terms & aliases:
             return False
+        if _IT_SAID.match(f, pos) or _IT_SAID.search(f[max(0, pos - 12):pos]):
+            # (said of "it", the line naming it by the logs' name and nothing of another entry's: 'GH2 ran all day,
+            # no lockouts. Dale: "call it fixed"')
+            return not any(ctx.anchor(t) for t in o.terms & others)
         clause = term_set(_clause_of(f, pos, pos))
         if not clause & aliases:
             # the clause before may name it ("OCR 脚本正常，无报错")
