@@ -3789,3 +3789,55 @@ def test_permission_granted_is_said_of_what_the_word_before_it_names():
     # granted of another thing: no move
     other = ctx(mem, [("2026-05-29", "PA/26/0311 barn: still waiting; parking permission granted for the fair")])
     assert status_changes(other) == []
+
+
+def test_a_release_someone_only_wonders_about_moves_nothing():
+    mem = "## Office\n- [P2] Front-desk PC runs Windows 10; no upgrade mid-season (2026-02-02)\n"
+    wonder = ("2026-05-28", "Pat wondering about doing the Windows 11 upgrade over the summer, maybe. Not decided.")
+    assert [c for r in RULES for c in r(ctx(mem, [wonder])) if "Windows 11" in (c.op.text or "")] == []
+    done = ("2026-05-28", "Pat did the Windows 11 upgrade on the front-desk PC last night")
+    assert [c.op.text for r in RULES for c in r(ctx(mem, [done])) if "Windows 11" in (c.op.text or "")]
+
+
+def test_a_measure_is_no_release_and_a_days_report_is_no_rule():
+    from memgit.dream.rules.recurring import _still_story
+
+    mem = "## Sea\n- [P1] 出海前看 Windy 的浪高预报，浪高超过 1.5 米不出船 (2026-02-10)\n"
+    assert version_changes(ctx(mem, [("2026-05-28", "查了 Windy：浪高 1.7 米，按规矩不出船")])) == []
+    assert _still_story("查了海洋预报台：浪高 1.7 米，按规矩今天不出船，已发群。")
+    assert _still_story("Checked the forecast: 1.7 m swell, held the boats today as per the rule")
+    assert not _still_story("出海前先看浪高预报，超过 1.5 米不出船")
+
+
+def test_what_the_person_says_stays_is_not_put_in_place_of_anything():
+    """'表格和那四列都不用动' keeps the table: its 四列 replaces no word of the entry."""
+    from memgit.dream.rules.restated import restated_slots
+
+    user = "# USER\n\n## Preferences\n- [P1] 每周五 17:00 在队员微信群发本周器材借出清单，用表格，列：队员、器材、编号、应还日期 (2026-02-20)\n"
+    turns = [("2026-05-28", "user", "周五五点发太晚了，好多人在路上。以后改成周四晚上七点半。"),
+             ("2026-05-28", "assistant", "好的。其他照旧吗？还是发队员微信群、表格格式？"),
+             ("2026-05-28", "user", "对，群不变，表格和那四列都不用动，就改个时间。"),
+             ("2026-05-28", "assistant", "明白：以后每周四 19:30 在队员微信群发借出清单，表格和四列不变。")]
+    assert [x.op.text for x in restated_slots(session_ctx("", user, turns))] == [
+        "[P1] 每周四 19:30 在队员微信群发本周器材借出清单，用表格，列：队员、器材、编号、应还日期 (2026-05-28)"]
+
+
+def test_a_lease_signed_by_both_sides_ends_its_wait_to_be_signed():
+    mem = ("## Venues\n- [P1] 南屯體育館 週四練習場 下半年租約：待簽 (2026-03-01)\n"
+           "- [P1] 大甲活動中心 週日比賽場地 下半年租約：待簽 (2026-03-01)\n")
+    c = ctx(mem, [("2026-05-29", "收到南屯寄來的正本，簽名用印後掃描回傳，雙方都簽妥，合約生效。")])
+    assert [x.op.text for x in status_changes(c)] == ["[P1] 南屯體育館 週四練習場 下半年租約：已簽妥 (2026-05-29)"]
+    assert status_changes(ctx(mem, [("2026-05-29", "南屯那份還沒簽妥，下週再問")])) == []
+
+
+def test_a_bare_afternoon_time_the_agent_reads_as_pm_is_the_persons():
+    """'6pm is useless … send it at 4:30 instead', read back as 16:30: the person said 16:30."""
+    from memgit.dream.rules.restated import restated_slots
+
+    user = "# USER\n\n## Preferences\n- [P1] Evening route sheet at 18:00 by SMS, as a numbered list (2026-03-02)\n"
+    turns = [("2026-05-28", "user", "6pm is useless, I'm driving by then. send it at 4:30 instead"),
+             ("2026-05-28", "assistant", "Understood. Should it stay an SMS with the same numbered list?"),
+             ("2026-05-28", "user", "yep keep it a text, same list"),
+             ("2026-05-28", "assistant", "Noted: from tomorrow the route sheet goes out at 16:30 by SMS, same numbered list.")]
+    assert [x.op.text for x in restated_slots(session_ctx("", user, turns))] == [
+        "[P1] Evening route sheet at 16:30 by SMS, as a numbered list (2026-05-28)"]

@@ -301,7 +301,11 @@ def _still_story(text: str) -> bool:
     """A lesson's text that still tells what went wrong ("…锦鲤浮头，赶紧开大增氧。忘了井水要先曝气"): a forgetting,
     a complaint or a mishap in it."""
     f = fold(text)
-    return bool(re.search(lx.FORGOT, f) or lx.COMPLAINT.search(f) or lx.MISHAP.search(f))
+    return bool(re.search(lx.FORGOT, f) or lx.COMPLAINT.search(f) or lx.MISHAP.search(f) or _ONE_DAY.search(f))
+
+
+# a day's own report, not what to do on every day ("按规矩今天不下苗绳，已发群", "held the boats today")
+_ONE_DAY = re.compile(r"今天|今日|今早|今晚|昨天|昨晚|\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening))\b")
 
 
 def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> list[Candidate]:

@@ -102,6 +102,9 @@ def _adds(entry: str, uf: str) -> bool:
 _DENIES = re.compile(r"\b(?:not|never|no|without|dont|doesnt|cant|wont|isnt|anymore)\b|n[’']t\b|不|没|沒|别|別", re.I)
 
 
+# a clause saying a thing is not to change ("都不用动", "不用改", "leave it as is")
+_UNCHANGED = re.compile(r"不(?:用|要|必)(?:动|改|变)|别(?:动|改)|\bleave (?:it|them|that) (?:as is|alone)\b|\bdon'?t change\b")
+_KEPT_CUT = re.compile(r"[，,。；;！!？?、:：]|\.(?=\s|$)")  # (a clause, or an English sentence: "… instead of email. Everything else stays")
 _CLAUSE_MARK = re.compile(r"[，,。；;！!？?、]")
 
 
@@ -219,7 +222,9 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
         new = _one(new_clocks)
         old = have_clocks[0]
         if new != old[2]:
-            u = _user_said(lambda t, uf: any(c[2] == new for c in clocks(uf)), users)
+            # (a bare "4:30" said of a time moving within the afternoon or evening is the agent's 16:30)
+            u = _user_said(lambda t, uf: any(c[2] == new or c[3] == "24s" and old[2] >= 720 and c[2] + 720 == new
+                                             for c in clocks(uf)), users)
             if u is None:
                 return None  # the person never said the new time
             written = clock_as(new, body[old[0]:old[1]], old[3])
@@ -249,8 +254,10 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
     # what else the person asked for that the turn confirms (a channel, a tool: "改发钉钉群吧"), each put in the
     # place of the entry's words the turn says it instead of; the turn's other words are its own phrasing
     # (the words that say it, "改发", "这个不变", are no value)
-    asked = frozenset().union(*(term_set(_without_cues(fold(u.text))) for u in users
-                                if confirmed or _said_change(fold(u.text))))
+    # (a clause saying what stays asks for nothing: "表格和那四列都不用动")
+    asked = frozenset().union(*(term_set(_without_cues(" ".join(
+        c for c in _KEPT_CUT.split(fold(u.text)) if not lx.PREF_KEPT.search(c) and not _UNCHANGED.search(c))))
+        for u in users if confirmed or _said_change(fold(u.text))))
     wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)
               and t not in _PERIODS}  # ("早上" is the time's, moved with it)
     al = _Aligned(body, r.text)

@@ -81,8 +81,10 @@ def version_changes(ctx: Context) -> list[Candidate]:
                     continue
                 if _no_release_moved(_clause_at(f, pos)):
                     continue  # "4.4 is planned for Q4", "if 4.4 arrives": a plan or a condition moves nothing
-                if _COMPARED.search(f[max(0, pos - 3):pos]) or lx.MEASURED.search(f[max(0, pos - 12):pos]):
-                    continue  # a rating, a score or a bound ("評分 4.7", "accuracy >0.9"): a value, no release
+                if _COMPARED.search(f[max(0, pos - 3):pos]) or lx.MEASURED.search(f[max(0, pos - 12):pos]) \
+                        or _UNIT_AFTER.match(f, pos + len(v)):
+                    continue  # a rating, a score, a bound or a measure ("評分 4.7", "accuracy >0.9", "浪高 1.7 米"):
+                    # a value, no release
                 if not ctx.near(f, pos, names, 30, specific=False):
                     continue  # a version of something else named on the same line
                 explicit = bool(UPGRADE.search(f)) or old.lower().lstrip("v") in f
@@ -443,6 +445,11 @@ def named_releases(ctx: Context) -> list[Candidate]:
                        evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
         out.append(Candidate(op, "version", score, {"days": days, "explicit": explicit, "from": old_raw, "to": nv}))
     return out
+
+
+# a unit after a number: a measure, no release ("1.7 米", "2.5 kg", "3.5h")
+_UNIT_AFTER = re.compile(r"\s*(?:米|厘米|公分|毫米|公里|公斤|千克|克|斤|毫升|度|小时|分钟|秒|吨|寸|尺|"
+                         r"(?:m|cm|mm|km|kg|lb|lbs|ml|hrs?|min|°c|°f|%|kn|kt|ft)(?![a-z0-9]))")
 
 
 def _no_release_moved(cl: str) -> bool:
