@@ -298,14 +298,15 @@ def _stated_sentence(text: str) -> str | None:
 
 
 def _still_story(text: str) -> bool:
-    """A lesson's text that still tells what went wrong ("…锦鲤浮头，赶紧开大增氧。忘了井水要先曝气"): a forgetting,
-    a complaint or a mishap in it."""
+    """A lesson's text that still tells what went wrong ("…锦鲤浮头，赶紧开大增氧。忘了井水要先曝气"), or what was
+    done by the rule one day ("按规矩今天不下苗绳"): a forgetting, a mishap, or the rule followed."""
     f = fold(text)
-    return bool(re.search(lx.FORGOT, f) or lx.COMPLAINT.search(f) or lx.MISHAP.search(f) or _ONE_DAY.search(f))
+    # (not "again": "then it works again" tells the workaround's outcome)
+    return bool(re.search(lx.FORGOT, f) or lx.MISHAP.search(f) or _ONE_DAY.search(f))
 
 
-# a day's own report, not what to do on every day ("按规矩今天不下苗绳，已发群", "held the boats today")
-_ONE_DAY = re.compile(r"今天|今日|今早|今晚|昨天|昨晚|\b(?:today|tonight|yesterday|this (?:morning|afternoon|evening))\b")
+# a day's report of following the rule, not the rule ("按规矩今天不下苗绳，已发群", "held the boats as per the rule")
+_ONE_DAY = re.compile(r"[按照依](?:新)?(?:规矩|规定|规则)|\b(?:as )?per (?:the|our|new) rules?\b|\b(?:following|followed) the rules?\b")
 
 
 def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> list[Candidate]:
