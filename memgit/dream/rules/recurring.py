@@ -169,6 +169,8 @@ def recurring(ctx: Context) -> list[Candidate]:
             continue
         in_rule = {id(o) for o in ruled}  # (members are distinct lines: identity is equality here)
         clean = [o for o in clean if id(o) in in_rule] or clean
+        # (a line still telling its story, or the rule followed one day, is no rule's words when another is)
+        clean = [o for o in clean if not _still_story(o.text)] or clean
         # a line stating the rule outranks one that only did the remedy again ("restart … 之前先跑"): the
         # entry is written in the rule's words
         if rules_said:
