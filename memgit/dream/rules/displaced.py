@@ -57,15 +57,15 @@ def _said(name: str, f: str) -> list[int]:
     return [m.start() for m in re.finditer(rf"(?<![\w.-]){re.escape(name)}(?![\w-]|\.\w)", f)]  # (not "mlflow.start_run")
 
 
-def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int) -> bool:
+def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int, of=None) -> bool:
     """A word of `pattern` stands within _NEAR characters of the name at one of `positions`, no negation
-    before it."""
+    before it (and, with `of`, said of the name there: `of(match, position)`)."""
     for p in positions:
         lo, hi = max(0, p - _NEAR), p + size + _NEAR
         # (a word whose match reaches into the window: "moved every open ticket from" before "trello"; or begins in
         # it and ends past it: "Tattoodo booking page switched off")
         for m in pattern.finditer(f, max(0, lo - 60), hi + 40):
-            if m.end() > lo and m.start() < hi and not lx.negated_at(f, m.start()):
+            if m.end() > lo and m.start() < hi and not lx.negated_at(f, m.start()) and (of is None or of(m, p)):
                 return True
     return False
 
@@ -83,15 +83,9 @@ _ACTS_ON = re.compile(r"\s+(?:just\s+|already\s+|finally\s+)?[a-z]+ed(?:\s+(?:of
 def _stand_in(f: str, positions: list[int], size: int) -> bool:
     """The name at one of `positions` is said as a stand-in for a while, not the one taking the part ("with
     Toast instead of Square today", "临时改用…", "until the reader arrives")."""
-    for p in positions:
-        lo, hi = max(0, p - _NEAR), p + size + _NEAR
-        for m in lx.STAND_IN.finditer(f, max(0, lo - 60), hi + 40):
-            if not (m.end() > lo and m.start() < hi) or lx.negated_at(f, m.start()):
-                continue
-            if m.group(0).endswith("用") and not f[m.end():].lstrip().startswith(f[p:p + size]):
-                continue  # (what is used for now is what follows it: "符号库先用官方的" is not KiCad's stand-in)
-            return True
-    return False
+    # (what is used for now is what follows its word: "符号库先用官方的" is not KiCad's stand-in)
+    return _marked(lx.STAND_IN, f, positions, size,
+                   of=lambda m, p: not m.group(0).endswith("用") or f[m.end():].lstrip().startswith(f[p:p + size]))
 
 
 def _old_names(ctx: Context, it: Item, names: "_Names", around: str) -> list[str]:

@@ -674,12 +674,11 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         # another slot the same statement moves ("改成早上 07:45 发, and put it in our Signal group instead of
         # Telegram"): both, or the entry would keep what the person turned away from
         other = _rather_slot(it, o, about=True) if o.role == "user" and k not in timed else None
-        if other and other[1] <= a:
+        if other and (other[1] <= a or other[0] >= b):
             body = body[:other[0]] + other[2] + body[other[1]:]
-            shift = len(other[2]) - (other[1] - other[0])
-            a, b = a + shift, b + shift
-        elif other and other[0] >= b:
-            body = body[:other[0]] + other[2] + body[other[1]:]
+            if other[1] <= a:  # (before the time: the time's slot moves with the new length)
+                shift = len(other[2]) - (other[1] - other[0])
+                a, b = a + shift, b + shift
         if _turned_down_kept(ctx, o, body[:a] + new + body[b:], new):
             continue  # the person turned down more than the slot ("改成 06:45，…微信就别发了"): a person rewrites it
         acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day
