@@ -172,9 +172,9 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
 
 # What a wait's own verb says once it is done: 待签字 → 已签字 / 签好了, 等厂商送货 → 已送货,
 # "awaiting signature" → "signed", "pending inspection" → "inspected". The verb is the last two
-# characters after 待 / 等 (what follows the party waited on); the English one, the noun right after the
+# characters after 待 / 等 (what follows the party waited on), or the one; the English one, the noun right after the
 # wait's words, whose stem a participle ("-ed") begins. Rank 2, as approved or completed.
-_ZH_WAITED = re.compile(r"(?:待|等)\s*([\u4e00-\u9fff]{2,6})")
+_ZH_WAITED = re.compile(r"(?:待|等)\s*([\u4e00-\u9fff]{1,6})")
 _EN_OBJECT = re.compile(r"(?:pending|awaiting|waiting(?:\s+(?:on|for))?|in|out|for)\s+"
                         r"(?:(?:on|for|the|a|an|their|his|her|our|its|final)\s+)*([a-z]+)\b(?:\s+([a-z]+)\b)?")
 EN_OBJECT = _EN_OBJECT  # (what an English wait is for: memgit.dream.rules.status)
@@ -188,9 +188,9 @@ def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tup
     m = _ZH_WAITED.match(wait)
     if m:
         v = re.escape(m.group(1)[-2:])
-        head = re.escape(m.group(1)[-2])
+        head = re.escape(m.group(1)[-2:][0])  # (a verb of one character is its own head: 待签 → 签妥)
         # (and the verb done in writing where its clause ends: "已经签字确认，")
-        pat = re.compile(rf"已(?:经)?\s*(?:{v}|{head}(?![\u4e00-\u9fff])|{head}[好完])|{v}(?:好|完成|完)"
+        pat = re.compile(rf"已(?:经)?\s*(?:{v}|{head}(?![\u4e00-\u9fff])|{head}[好完妥])|{v}(?:好|完成|完|妥)"
                          rf"|{v}了(?=\s*(?:[。！!，,；;]|$))|{head}(?:好|完)了"
                          rf"|已(?:经)?\s*(?:签字|签名|盖章|书面)\s*{v}(?=\s*(?:[。！!，,；;]|$))")
         zh = "已" + m.group(1)[-2:]

@@ -416,12 +416,17 @@ def numbered_heads(text: str, width: int = 3) -> frozenset[tuple[str, str]]:
 QUOTED_CJK = re.compile(r"[「『“\"]([\u4e00-\u9fff]{2,8})[」』”\"]")
 
 
+_LATIN_OPENING = re.compile(r"^[a-z0-9][\w.+-]*[ \t]+(?=[\u4e00-\u9fff])")
+
+
 def first_name_word(it: Item, items: list[Item]) -> str:
     """The first word of the Chinese name an entry opens with ("周家" of "周家婚礼（6月21日）…", "北斗" of "北斗船载终端
     一直掉线"), what the logs call it for short, when it is no common word and no other entry writes it; else ""."""
     from memgit.text import CJK_RUN_RE, cjk_cut
 
     body = fold(it.entry.body).lstrip()
+    # (after a name in Latin letters it opens with, the Chinese one: "主控台" of "DCC 主控台（Digitrax）一直断线")
+    body = _LATIN_OPENING.sub("", body, count=1)
     # (a quoted name it opens with is that name whole: "“沉船”房第三关的磁力锁…")
     q = QUOTED_CJK.match(body)
     m = CJK_RUN_RE.match(body)

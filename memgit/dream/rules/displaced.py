@@ -192,7 +192,9 @@ def _new_chinese(f: str, text: str) -> list[tuple[str, str]]:
     for m in lx.TAKING_PART.finditer(f):
         run = _CJK_RUN.match(f, m.end() + len(f[m.end():]) - len(f[m.end():].lstrip(" \t")))  # ("换成 海典")
         if run and not lx.negated_at(f, m.start()) and not _stand_in(f, [run.start()], len(run.group(0))):
-            out.append((run.group(0), text[run.start():run.end()]))
+            # (a name ends before 的: "改看国家海洋台的小程序" takes 国家海洋台, what follows is its own thing)
+            end = run.start() + cut if (cut := run.group(0).find("的")) >= 2 else run.end()
+            out.append((f[run.start():end], text[run.start():end]))
     return out
 
 
@@ -492,7 +494,15 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         new = " " + new
     if new[-1:].isascii() and new[-1:].isalnum() and b < len(body) and CJK_IN.match(body[b]):
         new = new + " "
-    return body[:a] + new + body[b:], body[a:b]
+    head, tail = body[:a], body[b:]
+    # (and a Chinese one in a Latin one's place stands beside Chinese as it: "看 Windy 的" → "看国家海洋台的"; the
+    # spaces the entry writes around a Chinese name are its own: "用 管家婆，")
+    latin_old = body[a:a + 1].isascii() and body[b - 1:b].isascii()
+    if latin_old and CJK_IN.match(new[:1]) and head.endswith(" ") and CJK_IN.match(head.rstrip()[-1:]):
+        head = head.rstrip(" ")
+    if latin_old and CJK_IN.match(new[-1:]) and tail.startswith(" ") and CJK_IN.match(tail.lstrip()[:1]):
+        tail = tail.lstrip(" ")
+    return head + new + tail, body[a:b]
 
 
 _CJK_RUN_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,}$")

@@ -188,7 +188,8 @@ def _succeeded(f: str) -> re.Pattern[str]:
     return re.compile("|".join(alts)) if len(alts) > 1 else lx.SUCCEEDED
 
 
-_IT_SAID = re.compile(r"(?:call|mark|consider)(?:ed)?\s+(?:it|that|this)\b|(?:it|that|this)(?:'s| is)\s*$")
+_IT_SAID = re.compile(r"(?:call|mark|consider)(?:ed|ing|s)?\s+(?:it|that|this)(?:\s+one)?\b"
+                      r"|(?:it|that|this)(?:\s+one)?(?:'s| is)\s*$")
 _ERROR_CLAUSE = re.compile(r"[，；。！？：（）]|[,;.!?:()](?=\s|$)")
 
 
@@ -315,7 +316,7 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
         another entry holds and this one lacks ("Android nightly fine" is not the iOS build's)."""
         if not o.terms & aliases:
             return False
-        if _IT_SAID.match(f, pos) or _IT_SAID.search(f[max(0, pos - 12):pos]):
+        if _it_said(f, pos):
             # (said of "it", the line naming it by the logs' name and nothing of another entry's: 'GH2 ran all day,
             # no lockouts. Dale: "call it fixed"')
             return not any(ctx.anchor(t) for t in o.terms & others)
@@ -402,8 +403,24 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
                  or id(o) in by_number)
             and not _numbered_otherwise(numbered, o.text)
             and (ctx.near(f, m.start(), near) or bool(aliases) and ctx.near(f, m.start(), aliases, specific=False)
-                 or id(o) in by_number or by_name(o) and ctx.near(f, m.start(), near, specific=False))
+                 or id(o) in by_number or by_name(o) and ctx.near(f, m.start(), near, specific=False)
+                 # (or said of "that one" on a line naming it by its name and nothing another entry names: "SwitchBot
+                 # logged all night again. Calling that one fixed.")
+                 or (o.terms & names or by_name(o)) and _it_said(f, m.start())
+                 and not _names_other(o.text, it, ctx.items))
             and (id(o) in by_number or not said_of_another(f, m))]
+
+
+def _names_other(text: str, it, items) -> bool:
+    """A capitalised word of the line is a term of another entry that this one lacks (its name: "Ricoh", not the
+    "logged" of a "log")."""
+    said = {t for w in re.findall(r"(?<![\w-])[A-Z][\w-]+", text) for t in term_set(w)} - it.subject - it.head
+    return any(said & x.subject for x in items if x is not it)
+
+
+def _it_said(f: str, pos: int) -> bool:
+    """The words at `pos` are said of "it" or "that one" ("call it fixed", "that one's fixed")."""
+    return bool(_IT_SAID.match(f, pos) or _IT_SAID.search(f[max(0, pos - 18):pos]))
 
 
 def _others_named(ctx: Context) -> frozenset[str]:

@@ -413,7 +413,8 @@ _PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenev
                          r"每次|每回|每一[次回个個]|之前|"
                          r"以前|前先|先.{0,16}再|一律|务必|必须|一定要|都要|之后再|完再|都这样|都这么做|照这样|"
                          r"每[天日晚早周](?!都没)|后才(?:能|可以|可|准)|先(?:可以|可|能)(?=[\u4e00-\u9fff])|"
-                         r"不准|不许|不許|不得|禁止|严禁|嚴禁")  # (or forbids: "誰都不准開窯門")
+                         r"不准|不许|不許|不得|禁止|严禁|嚴禁|"  # (or forbids: "誰都不准開窯門")
+                         r"只要.{1,20}就")  # (or says whenever: "只要看到刺青，就先讲清楚")
 # a change of tool or party, said as from now on: the refresh rules' business (memgit.dream.rules.displaced, …)
 _SWITCHES = (lx.SUPERSEDE, lx.PREFERENCE_CHANGE, lx.DISPLACED, lx.RETIRED, lx.HANDED_OVER, lx.TOOK_OVER,
              re.compile(f"{lx.CHANGE_ZH}|\\b(?:{lx.CHANGE_EN})\\b"))
@@ -675,6 +676,10 @@ _SPEAKER = re.compile(r"^(?:[^\s，,。:：;；]{1,8}?|(?:[A-Z][\w'’-]*\.?[ \t
                       r"(?=(?:说|說)[:：，,]?\s*\S)")
 
 
+# a short label of where or when a thing was said, before its colon ("朝会：", "Standup:")
+_OCCASION = re.compile(r"^[^\s，,。:：;；\d]{1,6}[:：]\s*|^[A-Z][a-z]+(?: [a-z]+)?:\s+")
+
+
 # who said it, by a title ("陳老師：", "王姐：", "Dr. Zhou:"), before a colon
 _TITLED_SPEAKER = re.compile(r"^(?:[\u4e00-\u9fff]{1,3}"
                              r"(?:老师|老師|师傅|師傅|哥|姐|总|總|经理|經理|医生|醫生|主任|老板|老闆)"
@@ -698,9 +703,15 @@ def _own_words(rule: str) -> str:
     """A rule as what to do, without who said it or when it starts ("磊哥说以后跑迁移之前先 pg_dump" → 跑迁移之前先
     pg_dump)."""
     out = rule
-    if said := _SAID_THEN.match(rule):
+    # (where it was said, before who said it: "朝会：店长说以后…", "Standup: Ana said …")
+    if (at := _OCCASION.match(rule)) and (_SPEAKER.match(rule[at.end():]) or _SAID_THEN.match(rule[at.end():])):
+        rule = out = rule[at.end():]
+    # (who says from when it holds says the rule whole: "店长说以后…时，就先讲清楚：…" is no "讲清楚：" said)
+    spoke = _SPEAKER.match(rule)
+    from_now = spoke and lx.TIME_MARKER.match(fold(re.sub(r"^(?:说|說)[:：，,]?\s*", "", rule[spoke.end():])))
+    if not from_now and (said := _SAID_THEN.match(rule)):
         out = rule[said.end():]  # ("跟韩老板说了这周的事，他说：以后…", "慧敏提醒：…": who said it, and when)
-    elif m := _SPEAKER.match(rule):
+    elif m := spoke:
         out = re.sub(r"^(?:说|說)[:：，,]?\s*", "", rule[m.end():])
     elif m := _TITLED_SPEAKER.match(rule):
         out = rule[m.end():]  # ("陳老師：…", "Dr. Zhou: …": who said it)
