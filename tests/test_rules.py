@@ -3862,6 +3862,7 @@ def test_a_rule_said_whenever_at_a_named_meeting_is_kept_whole_in_its_own_words(
     said = "晨会：护士长说以后分诊时，只要病人说有过敏史，就先问清楚：什么药、什么反应，写在病历首页。"
     assert _stated_sentence(said) == "分诊时，只要病人说有过敏史，就先问清楚：什么药、什么反应，写在病历首页。"
     assert _own_words("店长说以后收银前先点零钱") == "收银前先点零钱"
+    assert _own_words("Mia 在例会上说清楚了：every order，开单前先核对库存") == "every order，开单前先核对库存"
     assert _own_words("小林提醒：出对账单之前先刷新汇率") == "出对账单之前先刷新汇率"
 
 
@@ -3925,3 +3926,88 @@ def test_what_could_not_be_done_is_the_trouble_a_rule_stated_later_answers(first
     # what was not wanted is no trouble: 少不了 (cannot do without), 不了解 (does not know)
     from memgit.dream import lexicon as lx
     assert not lx.MISHAP.search("雪铲少不了") and not lx.MISHAP.search("司机不了解路况")
+
+
+def test_a_line_counting_how_many_times_it_happened_is_no_lessons_words():
+    from memgit.dream.rules.recurring import _still_story
+    mem = "## 出品\n- [P1] 欧包 220°C 烤 35 分钟 (2026-01-05)\n"
+    said = [("2026-05-11", "早上第一炉面团发不起来，一看发酵箱没插电，晚了一小时。"),
+            ("2026-05-12", "下午那批面团又没发好，查下来还是发酵箱没开，白费一批面团。"),
+            ("2026-05-13", "师傅定了规矩：以后每次揉面前先看发酵箱开没开，温度到 28°C 再放面团。"),
+            ("2026-05-14", "揉面前按规矩看了发酵箱，温度 28°C，面团发得正常。"),
+            ("2026-05-15", "发酵箱没开这周已经第三回了，师傅让我一定记住揉面前先看发酵箱。")]
+    texts = [c.op.text for c in recurring(ctx(mem, said))]
+    assert len(texts) == 1 and "第三回" not in texts[0] and "发酵箱" in texts[0], texts
+    assert _still_story("这周已经第 3 次了") and _still_story("the third time this week")
+    assert not _still_story("每次揉面前先看发酵箱")
+
+
+def test_a_tool_nobody_needs_any_more_is_over_and_the_machine_the_old_one_ran_on_leaves_the_swap_to_a_person():
+    from memgit.dream.rules.displaced import displacements
+    said = [("2026-03-16", "Xero trial started; Wave stays live until month end."),
+            ("2026-03-17", "Cutover done: all invoices now go through Xero. Wave login removed."),
+            ("2026-03-18", "Xero sent the 12 March invoices fine."),
+            ("2026-03-19", "Third day on Xero, no errors; nobody needs the Wave reports any more.")]
+    mem = "## Office\n- [P1] Invoicing: Wave accounts, sent every Friday (2025-11-03)\n"
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Invoicing: Xero accounts, sent every Friday")
+    # the old one ran on a machine named there that no line about the new one names: a person rewrites it
+    mem = "## Office\n- [P1] Invoicing: Wave accounts on the old Acer laptop in the office (2025-11-03)\n"
+    assert displacements(ctx(mem, said)) == []
+
+
+@pytest.mark.parametrize("mem,said,want", [
+    ("## Trails\n- [P1] Coastal Path north section: closed, waiting on the landslip survey from the council (2026-02-10)\n"
+     "- [P1] Coastal Path south section: closed, waiting on the landslip survey from the council (2026-02-10)\n",
+     [("2026-02-12", "Council signed off the north section survey. North section gates opened at 10:00."),
+      ("2026-02-13", "North section busy all day, no incidents."),
+      ("2026-02-14", "South section still closed, survey next week.")],
+     "[P1] Coastal Path north section: opened (2026-02-12)"),
+    ("## 步道\n- [P1] 北坡步道：封闭，等林业局的检测结果 (2026-02-10)\n- [P1] 南坡步道：封闭，等林业局的检测结果 (2026-02-10)\n",
+     [("2026-02-12", "林业局检测通过，北坡步道今天重新开放。"), ("2026-02-13", "北坡步道人很多，一切正常。"),
+      ("2026-02-14", "南坡步道还在封闭，等下周检测。")],
+     "[P1] 北坡步道：重新开放 (2026-02-12)"),
+])
+def test_what_was_closed_while_it_waited_is_open_again_and_its_sibling_stays(mem, said, want):
+    got = [c.op.text for c in status_changes(ctx(mem, said))]
+    assert got == [want]
+    # a ticket opened is nothing reopened
+    assert status_changes(ctx(mem, [("2026-02-12", "North section: the ranger opened a ticket about the survey.")])) == []
+
+
+def test_a_new_time_asked_for_from_now_on_beside_the_old_one_moves_it_and_one_more_beside_it_does_not():
+    user = "# USER\n\n## Preferences\n- [P1] Morning stock report at 07:15 by email, one line per shelf (2026-02-03)\n"
+    turns = [("user", "About the stock report. 07:15 is too early, I'm not in yet. Can it come at 08:00 from now on?"),
+             ("assistant", "Sure. Everything else as now: email, one line per shelf?"),
+             ("user", "Yes, keep all of that, only the time changes.")]
+    (out,) = preference_changes(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] Morning stock report at 08:00 by email, one line per shelf")
+    also = [("user", "About the stock report. 07:15 is fine. Can a second one also come at 08:00 from now on?"), *turns[1:]]
+    assert [c.op.text for c in preference_changes(_chat("## Notes\n", user, also))
+            if "07:15" not in c.op.text] == []
+
+
+def test_a_day_and_time_moved_by_the_person_stand_once_they_say_the_rest_stays_when_asked():
+    from memgit.dream.rules.schedule import schedule_moves
+    user = "# USER\n\n## Preferences\n- [P1] 周报每周一 09:00 通过飞书发给他，Word 格式 (2026-03-01)\n"
+    turns = [("user", "周报每周一早上九点才发，太晚了，我周日晚上就想看。以后改成周日 20:00 发吧。"),
+             ("assistant", "好的。其他照旧吗？飞书、Word 格式？"),
+             ("user", "对，这些都不变，只改时间。")]
+    (out,) = schedule_moves(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] 周报每周日 20:00 通过飞书发给他，Word 格式")
+    # the person's answer changes one more thing: a person rewrites it
+    more = [*turns[:2], ("user", "对，不过格式改成 PDF 吧。")]
+    assert schedule_moves(_chat("## Notes\n", user, more)) == []
+
+
+def test_a_failing_thing_after_a_short_place_word_is_named_by_its_own_words_in_the_lines_saying_it_is_fixed():
+    from memgit.dream.rules.prune import stale_entries
+    mem = ("## 设备\n- [P1] 后厨 IH 电磁炉一直跳闸，开机后 E3 报错，原因不明，待查 (2026-04-20)\n"
+           "- [P1] 前厅空调每年 5 月清洗 (2026-01-05)\n")
+    said = [("2026-05-05", "查后厨电磁炉：插座线太细，负载一大就跳闸。"),
+            ("2026-05-05", "换了一条 4 平方的新线，测了一小时没再跳。"),
+            ("2026-05-06", "电磁炉连续开了四小时，没再跳过。"),
+            ("2026-05-09", "开档，电磁炉正常。"),
+            ("2026-05-10", "王师傅说电磁炉这件事算解决了。")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.targets[0].startswith("- [P1] 后厨 IH 电磁炉")

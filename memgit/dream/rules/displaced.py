@@ -539,6 +539,12 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> b
             # one writes (`fresh`: the new one's lines that end nothing): the old one's
             if any(h not in old and not any(h in f for f in fresh) for h in _HOST.findall(fold(clause))):
                 return True
+            # and the machine or place it runs on or at, by a capitalised name after it ("Harlequin workflow on the old
+            # Dell tower"), that no line about the new one writes: where the old one ran, the new one may not
+            after = clause[fold(clause).find(old) + len(old):]
+            if any((w := m.group(1).lower()) not in STOP and not _said(w, said) and stem(w) not in stems
+                   for m in _RUNS_ON.finditer(after)):
+                return True
             continue
         # (a name of several words is said by one of them: "Lightroom" of "Lightroom Classic")
         named = [x.span() for x in _NAME_RUN.finditer(clause) if len(x.group(0).split()) >= 2 and any(
@@ -547,13 +553,15 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> b
             w = m.group(0).lower()
             if m.group(0).islower() and m.group(0).isalpha():
                 continue  # a plain word of an English entry ("the online calendar clients use") is no name
-            if any(a <= m.start() < b for a, b in named):
-                continue
+            if any(a <= m.start() < b for a, b in named) or lx.WEEKDAY.fullmatch(w):
+                continue  # (a day of the week is when, not what: "sent every Friday")
             if w not in STOP and not _said(w, said) and stem(w) not in stems:
                 return True
     return False
 
 
+# what a thing runs on or at, named ("on the old Dell tower", "at the Mill Road shop")
+_RUNS_ON = re.compile(r"\b(?:on|at)\s+(?:(?:the|a|an|our|its|their|my|old|new|shared|back|front)\s+){0,3}([A-Z][\w-]+)")
 # a figure of a machine's size or power ("584 mm", "1.5 kW", "32 GB", "55 寸")
 _SPEC = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:mm|cm|kg|gb|tb|mb|kw|w|v|inch(?:es)?|\"|ml|寸|英寸|公斤|斤|瓦|伏|毫米|厘米)(?![a-z])")
 # a Chinese word written apart, spaces around it, inside a clause: a name ("老款 旭众 石磨机")

@@ -94,8 +94,9 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
                 or values - kept - {new[2]} or (rest[0][2] < 720) != (new[2] < 720):
             return None
         old = rest[0]
-    elif len(values) == 2 and len(olds) == 1 and (lx.PREFERENCE_CHANGE.search(f) or lx.TIME_MOVED.search(f)):
-        old = olds[0]
+    elif len(values) == 2 and len(olds) == 1 and (lx.PREFERENCE_CHANGE.search(f) or lx.TIME_MOVED.search(f)
+                                                  or _FROM_NOW_AT.search(f) and not _ALSO.search(f)):
+        old = olds[0]  # (or the new one asked for from now on beside the old: "18:30 is too late. 17:45 from now on?")
     # the one new time right after a time verb, said with "instead", or said from now on with the rest kept
     # ("以后…晚上 22:00 前发我就行，还是用 LINE")
     elif len(values) == 1 and len(have) == 1 and (after_verb
@@ -113,6 +114,9 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     return old[0], old[1], written
 
 
+# a time asked for from now on ("can it come at 17:45 from now on", "以后 17:45 发"), not one more beside it ("also")
+_FROM_NOW_AT = re.compile(r"\bat\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?\s+(?:from now on|from tomorrow(?: on)?|going forward)\b")
+_ALSO = re.compile(r"\b(?:also|as well|another|extra|additional)\b|另外|再加|也")
 # the new time said as the old one's replacement right after it ("send it at 7:30 instead")
 _INSTEAD_NEXT = re.compile(r"\s*instead\b(?! of)")
 

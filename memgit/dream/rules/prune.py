@@ -291,7 +291,9 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     lead_f = fold(e.body[:min(starts)]) if starts else ""
     shorts = frozenset(w for r in CJK_RUN_RE.findall(lead_f) for w in cjk_words(r)
                        if len(w) >= 2 and not is_common_word(w) and w != first
-                       and not any(w in x.folded for x in ctx.items if x is not it)) if first else frozenset()
+                       and not any(w in x.folded for x in ctx.items if x is not it)) \
+        if first or CJK_RUN_RE.match(lead_f) and not re.search(r"\d", lead_f) else frozenset()
+    # (or a short word opens it, "侧台 LED 追踪灯", and no number tells it from another: "四楼 402 …投影仪")
     # and, in English, a word of five letters or more of that name that no other entry writes as a word ("charger" of
     # "Resurfacer charger keeps tripping …" beside "Resurfacer is … charged overnight"): the thing, named for short
     words_en = {w for w in re.findall(r"(?<![\w-])[a-z][a-z-]{4,}(?![\w-])", lead_f) if w not in STOP}

@@ -170,7 +170,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         in_rule = {id(o) for o in ruled}  # (members are distinct lines: identity is equality here)
         clean = [o for o in clean if id(o) in in_rule] or clean
         # (a line still telling its story, or the rule followed one day, is no rule's words when another is)
-        clean = [o for o in clean if not _still_story(o.text)] or clean
+        # (its rule's words: "第三次：…。規則：…" says the rule after its label)
+        clean = [o for o in clean if not _still_story(_rule_form(o.text))] or clean
         # a line stating the rule outranks one that only did the remedy again ("restart … 之前先跑"): the
         # entry is written in the rule's words
         if rules_said:
@@ -301,12 +302,16 @@ def _stated_sentence(text: str) -> str | None:
 
 def _still_story(text: str) -> bool:
     """A lesson's text that still tells what went wrong ("…锦鲤浮头，赶紧开大增氧。忘了井水要先曝气"), or what was
-    done by the rule one day ("按规矩今天不下苗绳"): a forgetting, a mishap, or the rule followed."""
+    done by the rule one day ("按规矩今天不下苗绳"): a forgetting, a mishap, the rule followed, or how many times it
+    has happened ("这周已经第三回了")."""
     f = fold(text)
     # (not "again": "then it works again" tells the workaround's outcome)
-    return bool(re.search(lx.FORGOT, f) or lx.MISHAP.search(f) or _ONE_DAY.search(f))
+    return bool(re.search(lx.FORGOT, f) or lx.MISHAP.search(f) or _ONE_DAY.search(f) or _TIMES_OVER.search(f))
 
 
+# how many times a thing has happened ("第三回了", "已经第 4 次", "the third time this week")
+_TIMES_OVER = re.compile(r"第\s*(?:[二三四五六七八九十两]|\d+)\s*(?:回|次|遍)|"
+                         r"\b(?:second|third|fourth|fifth|\d+(?:nd|rd|th))\s+time\b")
 # a day's report of following the rule, not the rule ("按规矩今天不下苗绳，已发群", "held the boats as per the rule")
 _ONE_DAY = re.compile(r"[按照依](?:新)?(?:规矩|规定|规则)|\b(?:as )?per (?:the|our|new) rules?\b|\b(?:following|followed) the rules?\b")
 
@@ -668,7 +673,7 @@ def _before_first(text: str) -> str | None:
     return rule if len(rule) >= 6 else None
 
 
-_SAID_THEN = re.compile(r"^[^:：]{0,32}?(?:(?:讲明|講明|说明|說明|讲清楚|講清楚)了?(?:规则|規則|规矩|規矩)?|说|說|提醒|强调|強調|交代|叮嘱|叮囑|确认|確認|说好|說好|商定|约定|約定|开会|開會|发话|發話|"
+_SAID_THEN = re.compile(r"^[^:：]{0,32}?(?:(?:讲明|講明|说明|說明|讲清楚|講清楚|说清楚|說清楚)了?(?:规则|規則|规矩|規矩)?|说|說|提醒|强调|強調|交代|叮嘱|叮囑|确认|確認|说好|說好|商定|约定|約定|开会|開會|发话|發話|"
                         r"宣布|宣佈|规定|規定|\bsaid|\bsays|\breminded|\bagreed|\bannounced)"
                         r"\s*[:：]\s*(?=\S)", re.I)
 # (a name in Latin letters may hold a space and a title: "Dr. Zhou 说以后…")

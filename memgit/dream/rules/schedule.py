@@ -246,7 +246,8 @@ def _day_moves(ctx: Context) -> list[Candidate]:
         # ("also on Fridays")
         if not names_old and not any(old_day in _weekdays(x.text) for x in acks):
             continue
-        if not acks and not [x for x in later if x.role != "assistant"]:
+        if not acks and not [x for x in later if x.role != "assistant"] and not (
+                o.role == "user" and _rest_kept(session, o)):
             continue
         if any(x.role == "user" and (x.day, x.line) > (o.day, o.line) and old_day in (ds := _weekdays(x.text))
                and new_day not in ds for x in session):
@@ -287,6 +288,24 @@ def _day_moves(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "preference" if user_pref else "slot", score,
                              {"acknowledged": bool(acks), "confirming_days": confirm_days}))
     return out
+
+
+def _rest_kept(session: list[Observation], o: Observation) -> bool:
+    """The agent's next turn after the person's move asks whether the rest stays, and the person's next one
+    says it does ("对，这些都不变，只改时间"), moving, turning down or excepting nothing more."""
+    after = [x for x in session if (x.day, x.line) > (o.day, o.line)]
+    ask = next((k for k, x in enumerate(after) if x.role == "assistant"), None)
+    if ask is None or not _ASKS.search(after[ask].text) or any(x.role == "user" for x in after[:ask]):
+        return False
+    reply = next((x for x in after[ask + 1:] if x.role == "user"), None)
+    if reply is None:
+        return False
+    rf = fold(reply.text)
+    return bool(lx.PREF_KEPT.search(rf)) and not clocks(rf) and not _days(reply.text) and not any(
+        p.search(rf) for p in (lx.REFUSAL, lx.PREFERENCE_CHANGE, lx.EXCEPTION, lx.ASKED))
+
+
+_ASKS = re.compile(r"[?？]|[吗嗎呢](?=\s*(?:[。.!！]|$))")
 
 
 # a number naming a place or a slot (room 301, gate 12, 502 教室): two digits or more, no clock time,

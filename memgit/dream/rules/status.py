@@ -389,10 +389,17 @@ def _unblocked(f: str) -> tuple[int, str, str, int] | None:
     if not m:
         return None
     # an English entry takes the line's own word ("resumed", "kicked off") when the line is English
-    word = re.sub(r"^is\s+", "", m.group(0).strip())
-    return (0, word if word.isascii() else "unblocked", "已解除阻塞", m.start(), m.end())
+    word = re.sub(r"^(?:is|are|was|were|got|gates?)\s+", "", m.group(0).strip())
+    # (a Chinese one opened again is said in the line's words: "重新开放", not "已解除阻塞")
+    zh = word if _OPEN_AGAIN_ZH.search(word) else "已解除阻塞"
+    return (0, word if word.isascii() else "unblocked", zh, m.start(), m.end())
 
 
+_OPEN_AGAIN_ZH = re.compile(r"开放|开门|解封")
+
+
+# a closed state right before a wait ("closed, waiting on …", "封闭，等…")
+_CLOSED_BEFORE = re.compile(r"(?:\b(?:closed|shut)\b|封闭|关闭|暂停开放)\s*[,，;；]?\s*$")
 _TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$")
 _OBJECT_NEXT = re.compile(rf"\s+(?:{lx.OBJECT_PREPOSITION})\b")  # "blocked until the inspection passes"
 def _short_refs(ctx: Context, it, named: str) -> re.Pattern[str] | None:
@@ -515,6 +522,9 @@ def _restate(body: str, st: tuple) -> str:
     if not m:
         return f"{body} — {word}"
     end, begin = m.end(), m.start()
+    # what was closed while it waited goes once it is open again ("gates: closed, waiting on …" → "gates: opened")
+    if st[0] == 0 and (shut := _CLOSED_BEFORE.search(f, 0, begin)):
+        begin = shut.start()
     # the adverb of a Chinese "not yet" goes with it ("尚未上線" → "已上線", not "尚已上線")
     if (adv := _NOT_YET_ADVERB.search(f, 0, begin)) and CJK_IN.match(f[begin:end]):
         begin = adv.start()
