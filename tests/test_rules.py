@@ -4011,3 +4011,58 @@ def test_a_failing_thing_after_a_short_place_word_is_named_by_its_own_words_in_t
             ("2026-05-10", "王师傅说电磁炉这件事算解决了。")]
     (out,) = stale_entries(ctx(mem, said))
     assert out.op.targets[0].startswith("- [P1] 后厨 IH 电磁炉")
+
+
+def test_a_file_named_by_its_title_where_its_part_ends_gives_way_with_its_title():
+    from memgit.dream.rules.displaced import displacements
+    mem = '## Cellar\n- [P1] Tasting notes are kept in the team Google Sheet "Cellar 2026" (2026-02-03)\n'
+    said = [("2026-06-22", 'From today all tasting/score notes go into Notion (one page per wine). Google Sheet '
+                           '"Cellar 2026" switched to read-only, kept as an archive.'),
+            ("2026-06-24", "Notes for the two Rieslings entered in Notion."),
+            ("2026-06-26", "Tasting notes for the Syrah added in Notion.")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Tasting notes are kept in the team Notion (")
+
+
+def test_a_city_ending_in_zhong_is_no_state_in_progress():
+    from memgit.dream import lexicon as lx
+    assert not lx.PENDING.search("陈府婚礼（6/21，台中）新娘捧花设计稿") and not lx.PENDING.search("分店：华中，两家")
+    assert lx.PENDING.search("新版菜单：设计中，下周出稿")
+
+
+def test_a_rule_someone_settled_on_in_a_named_channel_is_stated_in_its_own_words():
+    from memgit.dream.rules.recurring import _own_words
+    assert _own_words("Leo 在 #kitchen 定了：oven 开机后先 preheat 15 min，再放面团。") == "oven 开机后先 preheat 15 min，再放面团。"
+    assert _own_words("王老师在群里定了：以后一律，放学前由班长清点作业本。") == "放学前由班长清点作业本。"
+    mem = "## Kitchen\n- [P1] 面包 08:00 出炉 (2026-01-05)\n"
+    said = [("2026-08-03", "oven 才开 5 min 就放面团，底部没上色，整炉重烤，出炉推迟到 08:40。"),
+            ("2026-08-05", "oven 又是冷炉直接放面团，颜色不均 😞"),
+            ("2026-08-07", "Leo 在 #kitchen 定了：oven 开机后先 preheat 15 min，再放面团。"),
+            ("2026-08-08", "oven preheat 15 min 后再放面团，颜色均匀。")]
+    (out,) = recurring(ctx(mem, said))
+    assert out.op.text.startswith("[P1] oven 开机后先 preheat 15 min，再放面团。")
+
+
+def test_a_chinese_fact_whose_head_word_is_one_character_merges_with_its_english_twin_and_not_with_other_values():
+    mem = ("## Lessons\n- [P1] Beginner lessons: max 5 climbers per instructor (2026-03-04)\n"
+           "- [P1] 初学者课每位教练最多带 5 名学员 (2026-04-18)\n"
+           "- [P1] Kids (under 10): max 3 climbers per instructor (2026-03-04)\n"
+           "- [P1] 进阶课每位教练最多带 2 人 (2026-04-18)\n")
+    got = [(c.op.op, c.op.targets) for c in duplicates_and_contradictions(ctx(mem, []))]
+    assert got == [("merge", ("- [P1] Beginner lessons: max 5 climbers per instructor (2026-03-04)",
+                              "- [P1] 初学者课每位教练最多带 5 名学员 (2026-04-18)"))], got
+
+
+def test_an_agents_restatement_in_another_order_moves_the_way_the_person_said_instead_of():
+    from memgit.dream.rules import restated_slots
+    user = ("# USER\n\n## Preferences\n- [P1] Stock report: email at 08:00, as a PDF, yesterday's walk-ins listed at the "
+            "top (2026-02-11)\n")
+    turns = [("user", "The 8 o'clock stock report email comes after I'm on the floor, I never read it."),
+             ("assistant", "Understood. What would work better?"),
+             ("user", "From tomorrow send it at 07:30 and post it in Teams #shop-floor instead of email. Everything else "
+                      "stays the same: PDF, walk-ins at the top."),
+             ("assistant", "Got it: 07:30, Teams #shop-floor, still a PDF with yesterday's walk-ins first."),
+             ("user", "Yes. And just for this Friday, add the supplier phone numbers at the bottom. One-off."),
+             ("assistant", "Will do, Friday only.")]
+    (out,) = restated_slots(_chat("## Notes\n", user, turns))
+    assert out.op.text.startswith("[P1] Stock report: Teams #shop-floor at 07:30, as a PDF, yesterday's walk-ins listed")

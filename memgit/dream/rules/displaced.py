@@ -61,7 +61,9 @@ def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int, o
     """A word of `pattern` stands within _NEAR characters of the name at one of `positions`, no negation
     before it (and, with `of`, said of the name there: `of(match, position)`)."""
     for p in positions:
-        lo, hi = max(0, p - _NEAR), p + size + _NEAR
+        # (a quoted title right after the name is the name's: 'Google Sheet "Ferment 2026" switched to read-only')
+        title = _TITLE_AFTER.match(f, p + size)
+        lo, hi = max(0, p - _NEAR), p + size + (len(title.group(0)) if title else 0) + _NEAR
         # (a word whose match reaches into the window: "moved every open ticket from" before "trello"; or begins in
         # it and ends past it: "Tattoodo booking page switched off")
         for m in pattern.finditer(f, max(0, lo - 60), hi + 40):
@@ -488,6 +490,9 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
     if number and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support)):
         return None  # the old one's model number or its own file's title, written by no line ("AutoStrobe 590 hardware
         # strobe tuner", 'Google Sheet "Weights 2026"'): the entry describes the old one itself, a person rewrites it
+    title = _TITLE_AFTER.match(body, b)
+    if title and not CJK_IN.match(old) and any(title.group(1).lower() in f for f in ending):
+        b = title.end()  # (its own file's title, written where its part ends: 'Google Sheet "Ferment 2026" read-only')
     new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
     # (a Latin name beside Chinese stands a space apart: "用迈瑞" → "用 IDEXX ProCyte One")
     if new[:1].isascii() and new[:1].isalnum() and a > 0 and CJK_IN.match(body[a - 1]):

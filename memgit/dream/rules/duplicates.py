@@ -10,7 +10,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.glossary import glosses
 from memgit.memory import DATE_TAIL_RE as _DATE_TAIL
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, STOP, cjk_cut, cjk_share, term_set
+from memgit.text import CJK_RUN_RE, STOP, STOP_ZH, cjk_cut, cjk_share, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _label, _overlap, _values, zh_numbers, Candidate, CJK_IN, compose, Context, DisjointSets, entry_evidence, fold,
@@ -367,8 +367,10 @@ def _glossed(zh: Item, en: Item) -> tuple[float, int]:
     if not words:
         return 0.0, 0
     # (its words of two characters or more, common ones too: "一般" is the "general" of "General bookings")
+    # (and a character the segmenter leaves a word of its own, no function word: the 课 of "初学者课" is "lesson")
     g = glosses([*(t for t in zh.subject if CJK_IN.match(t)),
-                 *(w for run in CJK_RUN_RE.findall(fold(zh.entry.body)) for w in cjk_cut(run) if len(w) >= 2)])
+                 *(w for run in CJK_RUN_RE.findall(fold(zh.entry.body)) for w in cjk_cut(run)
+                   if len(w) >= 2 or w not in STOP_ZH)])
     said = {x for s in g.values() for x in s}
     # (a word the bilingual lexicon gives a concept both hold is translated too: "Dr." / 医生)
     body = en.entry.body

@@ -696,7 +696,9 @@ _NAMED_SPEAKER = re.compile(rf"^(?:(?:[A-Z][\w'’.-]*[ \t]?){{1,3}}|[\u4e00-\u9
                             r"\s*[:：]\s*(?=\S)")
 # who said it and where ("Mina at the librarians' meeting: …")
 _WHO_WHERE = re.compile(r"^[A-Z][\w'’.-]*(?:[ \t]+[A-Z][\w'’.-]*)?[ \t]+(?:at|in|during|on|from)[ \t]+[^:：.!?]{1,40}[:：]\s*(?=\S)")
-_DECIDED = re.compile(rf"^[\u4e00-\u9fff]{{1,4}}?{_DECIDING}\s*[:：]")
+# (who, by a Chinese name or a capitalised one, and maybe where: "Mei 在 #dome-ops 定了：")
+_DECIDED = re.compile(rf"^(?:[\u4e00-\u9fff]{{1,4}}?|[a-z][\w'’-]*\s*)(?:在\s*[^\s:：，,。]{{1,20}}\s*(?:上|里|裡)?\s*)?"
+                      rf"{_DECIDING}\s*[:：]")
 _RULE_WORD = re.compile(r"^(?:new\s+)?rule\b\s*(?=from now|going forward|starting)", re.I)
 # a clause saying only that what follows is now a rule ("定成规矩，", "立个规矩：")
 _MADE_RULE = re.compile(r"^(?:[^，,:：]{1,12}?\s*(?:订|訂|定|立)(?:了)?(?:个|個)?|定成|定个|定為|定为|立个|立個)?\s*规矩(?:是)?\s*[，,:：]\s*"
@@ -720,8 +722,9 @@ def _own_words(rule: str) -> str:
         out = re.sub(r"^(?:说|說)[:：，,]?\s*", "", rule[m.end():])
     elif m := _TITLED_SPEAKER.match(rule):
         out = rule[m.end():]  # ("陳老師：…", "Dr. Zhou: …": who said it)
-    elif m := _NAMED_SPEAKER.match(rule) or _WHO_WHERE.match(rule):
-        out = rule[m.end():]  # ("Priya: rule from now on — …", "林老师定了：…", "Mina at the meeting: …": who said it)
+    elif m := _NAMED_SPEAKER.match(rule) or _WHO_WHERE.match(rule) or _DECIDED.match(fold(rule)):
+        out = rule[m.end():].lstrip()  # ("Priya: rule from now on — …", "林老师定了：…", "Mina at the meeting: …",
+        # "Mei 在 #ops 定了：…": who said it)
     # (asking the agent to note it, "ribbon 那条规矩你也记一下，", and who is to be told, "提醒大家：": no part of the rule;
     # what the first clause names stays: "ribbon 那条规矩，")
     out = _TELL_ALL.sub("", _NOTE_THIS.sub("", out, count=1), count=1)
@@ -735,6 +738,8 @@ def _own_words(rule: str) -> str:
     t = lx.TIME_MARKER.match(fold(out))
     if t:
         out = out[t.end():].lstrip(" ,，:：—–-")
+        # (and the word saying it admits no exception, set apart by a comma: "以后一律，客场出发前…")
+        out = re.sub(r"^(?:一律|统一|統一)\s*[，,]\s*", "", out)
     return out if len(out) >= 6 else rule
 
 

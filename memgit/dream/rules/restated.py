@@ -294,6 +294,9 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
         old_text = fb[old_span[0]:old_span[1]]
         # (at most eight words a side; a Chinese character is a token of its own, and what the turn puts in place may
         # be sixteen of them: "飞书群「卷饼车后厨」")
+        if not any(_content(t[2]) for t in al.tb[i1:i2]) and any(
+                _BARE_INSTEAD.search(u.text) or _RATHER.search(u.text) for u in users):
+            continue  # (no word of the entry's there, "as", beside a way said "instead of": that says what it replaces)
         if not any(_content(t[2]) for t in al.tb[i1:i2]) or j2 - j1 > _span_limit(theirs_text) \
                 or i2 - i1 > 8 or old_text.strip() in f:
             if any((bare := _BARE_INSTEAD.search(u.text)) and placed <= term_set(bare.group(1)) for u in users):
