@@ -4033,7 +4033,7 @@ def test_a_city_ending_in_zhong_is_no_state_in_progress():
 def test_a_rule_someone_settled_on_in_a_named_channel_is_stated_in_its_own_words():
     from memgit.dream.rules.recurring import _own_words
     assert _own_words("Leo 在 #kitchen 定了：oven 开机后先 preheat 15 min，再放面团。") == "oven 开机后先 preheat 15 min，再放面团。"
-    assert _own_words("王老师在群里定了：以后一律，放学前由班长清点作业本。") == "放学前由班长清点作业本。"
+    assert _own_words("王老师在群里定了：以后放学前由班长清点作业本。") == "放学前由班长清点作业本。"
     mem = "## Kitchen\n- [P1] 面包 08:00 出炉 (2026-01-05)\n"
     said = [("2026-08-03", "oven 才开 5 min 就放面团，底部没上色，整炉重烤，出炉推迟到 08:40。"),
             ("2026-08-05", "oven 又是冷炉直接放面团，颜色不均 😞"),
@@ -4066,3 +4066,53 @@ def test_an_agents_restatement_in_another_order_moves_the_way_the_person_said_in
              ("assistant", "Will do, Friday only.")]
     (out,) = restated_slots(_chat("## Notes\n", user, turns))
     assert out.op.text.startswith("[P1] Stock report: Teams #shop-floor at 07:30, as a PDF, yesterday's walk-ins listed")
+
+
+def test_a_restatement_moving_the_time_leaves_no_way_the_person_dropped():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] Tomorrow's jobs sent at 18:00 by email, as a numbered list with addresses (2026-03-04)\n"
+    turns = [("user", "About the evening jobs message. At six I'm still on a roof and the email just gets buried."),
+             ("assistant", "Understood. Would a later time suit you better?"),
+             ("user", "Half eight, so 20:30. And drop email for that one, put it on WhatsApp, I actually look at those."),
+             ("assistant", "Got it: jobs at 20:30 on WhatsApp. Keep the numbered list with addresses?"),
+             ("user", "Yes, the layout's spot on, don't touch it. Everything else as it was."),
+             ("assistant", "Done. From tonight tomorrow's jobs go out at 20:30 via WhatsApp, same numbered list with addresses.")]
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns)) if "by email" in c.op.text] == []
+    from memgit.dream.rules.restated import _said_change
+    assert _said_change("and drop email for that one, put it on whatsapp") and not _said_change("drop off the keys at six")
+
+
+def test_a_ticket_said_closable_or_a_run_without_one_drop_is_a_fix_in_mixed_script():
+    from memgit.dream.rules.prune import stale_entries
+    mem = ("## Known issues\n- [P1] Freezer 3 temperature probe 上传到 dashboard 一直失败，cause unknown，待查 (2026-11-18)\n"
+           "- [P1] Freezer 1 door alarm 偶尔误报，等厂家 (2026-11-20)\n")
+    said = [("2026-11-30", "Leo 把 Freezer 3 probe 的 firmware 刷到最新，重新 pair 到 gateway。"),
+            ("2026-12-02", "Freezer 3 probe 上传连续 48h 没掉过，Leo 说这个 ticket 可以 close 了。")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.targets[0].startswith("- [P1] Freezer 3 temperature probe")
+    from memgit.dream import lexicon as lx
+    assert not lx.FIXED.search("这个 ticket 还不能 close")
+    assert not lx.FIXED.search("连续两天都在掉线")
+
+
+def test_a_rule_said_at_a_meeting_and_repeated_for_emphasis_is_stated():
+    mem = "## Yard\n- [P1] Kiln 2 runs schedule B for hardwood (2026-01-05)\n"
+    said = [("2026-08-03", "Oak pack for Harcourt read 4 points wet; the Wagner meter was still on pine. Regraded the lot."),
+            ("2026-08-05", "Ash order: meter had dropped back to its default species after the battery swap, numbers were nonsense, regraded 20 boards."),
+            ("2026-08-06", "Reg at the toolbox talk: species code on the Wagner meter gets set before the first board of every pack. Every pack."),
+            ("2026-08-07", "Graded a mixed pack; species set on the Wagner meter first, readings clean.")]
+    (out,) = recurring(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Species code on the Wagner meter gets set before the first board of every pack.")
+    # said without its repeat, it is a report of that day (as without "no exceptions")
+    plain = [*said[:2], (said[2][0], said[2][1].replace(" Every pack.", "")), said[3]]
+    assert [c for c in recurring(ctx(mem, plain)) if "gets set before" in c.op.text] == []
+
+
+def test_a_rule_said_as_whoever_after_wasted_trips_is_one_lesson():
+    mem = "## 前台\n- [P1] 周一闭馆 (2026-01-05)\n"
+    said = [("2026-07-06", "周三的瑜伽课挪到 19:30 了，小程序里挂的还是 18:00 的老时段，两位学员照旧时间来，白跑一趟。"),
+            ("2026-07-08", "小鹿把周末班从周日调到周六，小程序后台的时段没跟着改，又有三位家长来问几点。"),
+            ("2026-07-10", "阿凯在工作群定了规矩：谁调课表，谁当场去小程序后台把对应时段改掉。"),
+            ("2026-07-11", "前台按这个做了一遍，小程序时段都对齐了。")]
+    (out,) = recurring(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 谁调课表，谁当场去小程序后台把对应时段改掉。")

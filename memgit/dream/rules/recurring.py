@@ -293,11 +293,18 @@ def _stated_sentence(text: str) -> str | None:
     # a rule said to admit no exception ("every hire set is counted … before the box gets sealed. no exceptions"):
     # the sentence it follows, when that one prescribes
     for k, p in enumerate(parts):
-        if (m := _NO_EXCEPTION.search(fold(p))) and k and len(_NO_EXCEPTION.sub("", fold(p)).split()) <= 2 \
-                and _PRESCRIBES.search(fold(parts[k - 1])):
+        if ((m := _NO_EXCEPTION.search(fold(p))) and k and len(_NO_EXCEPTION.sub("", fold(p)).split()) <= 2
+                or k and _said_again(parts[k - 1:k + 1])) and _PRESCRIBES.search(fold(parts[k - 1])):
             rule = _own_words(parts[k - 1])
             return rule if len(rule) >= 8 else None
     return None
+
+
+def _said_again(parts: list[str]) -> bool:
+    """A sentence of three words at most repeats, for emphasis, how often the one before says a thing is done
+    ("… before the first board of every pack. Every pack."): the rule said to admit no exception."""
+    return any(len(w := re.findall(r"[a-z]+", fold(b))) <= 3 and w and _PRESCRIBES.search(fold(b))
+               and all(x in fold(a) for x in w) for a, b in zip(parts, parts[1:]))
 
 
 def _still_story(text: str) -> bool:
@@ -337,6 +344,7 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
         f = fold(r.text)
         # (cheapest first: most lines state nothing from now on, under no rule's label)
         if not (lx.TIME_MARKER.search(f) or "规矩" in f or lx.RULE_LABEL.search(r.text) or _DECIDED.search(f) or _POSTED.search(f)
+                or _said_again(_sentences(r.text))
                 or " rule" in f and _MADE_RULE.search(f) or _NO_EXCEPTION.search(f)
                 or "rule" in f and any(lx.RULE_LABEL.match(_after_speaker(p)) for p in _sentences(r.text))):
             continue
@@ -419,7 +427,8 @@ _PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenev
                          r"以前|前先|先.{0,16}再|一律|务必|必须|一定要|都要|之后再|完再|都这样|都这么做|照这样|"
                          r"每[天日晚早周](?!都没)|后才(?:能|可以|可|准)|先(?:可以|可|能)(?=[\u4e00-\u9fff])|"
                          r"不准|不许|不許|不得|禁止|严禁|嚴禁|"  # (or forbids: "誰都不准開窯門")
-                         r"只要.{1,20}就")  # (or says whenever: "只要看到刺青，就先讲清楚")
+                         r"只要.{1,20}就|"  # (or says whenever: "只要看到刺青，就先讲清楚")
+                         r"谁.{1,12}[，,]\s*谁")  # (or whoever: "谁调课表，谁当场去后台改掉")
 # a change of tool or party, said as from now on: the refresh rules' business (memgit.dream.rules.displaced, …)
 _SWITCHES = (lx.SUPERSEDE, lx.PREFERENCE_CHANGE, lx.DISPLACED, lx.RETIRED, lx.HANDED_OVER, lx.TOOK_OVER,
              re.compile(f"{lx.CHANGE_ZH}|\\b(?:{lx.CHANGE_EN})\\b"))
@@ -738,8 +747,6 @@ def _own_words(rule: str) -> str:
     t = lx.TIME_MARKER.match(fold(out))
     if t:
         out = out[t.end():].lstrip(" ,，:：—–-")
-        # (and the word saying it admits no exception, set apart by a comma: "以后一律，客场出发前…")
-        out = re.sub(r"^(?:一律|统一|統一)\s*[，,]\s*", "", out)
     return out if len(out) >= 6 else rule
 
 

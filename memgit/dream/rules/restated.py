@@ -25,7 +25,9 @@ from memgit.text import STOP, is_common_word, stem, term_set
 # character, or one mark
 _TOKEN = re.compile(r"\d{1,2}[:：]\d{2}|[a-z0-9](?:[a-z0-9'._-]*[a-z0-9])?|[\u4e00-\u9fff]|[^\sa-z0-9\u4e00-\u9fff]")
 # the words a conversation says a change with, besides the lexicon's preference words
-_CHANGE_CUES = (lx.PREFERENCE, lx.PREFERENCE_CHANGE, lx.TIME_MOVED, lx.TIME_MARKER, lx.PREF_KEPT, lx.SUPERSEDE)
+# (and a way dropped, or the thing put on another: "drop email for that one, put it on WhatsApp")
+_WAY_ASKED = re.compile(r"\b(?:drop|ditch)\s+(?:the\s+)?[a-z]+(?:\s+for\b|[.,;]|\s*$)|\bput (?:it|them) (?:on|in)\b")
+_CHANGE_CUES = (lx.PREFERENCE, lx.PREFERENCE_CHANGE, lx.TIME_MOVED, lx.TIME_MARKER, lx.PREF_KEPT, lx.SUPERSEDE, _WAY_ASKED)
 # (an English sentence ends at a full stop a space or the end follows: "v2.3" is no end)
 _SENTENCE = re.compile(r"(?:[^。！？!?.]|\.(?!\s|$))+(?:[。！？!?]+|\.+(?=\s|$))?\s*")
 # a sentence saying what happens once more, or once only: no standing arrangement ("今晚还按 8 点发最后一次", "one last
