@@ -16,7 +16,7 @@ import re
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.dream.model import Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, Item
-from memgit.dream.rules.schedule import _DATED_DAY, _SINCE, _day_as, _days
+from memgit.dream.rules.schedule import _ASKS as _QUESTION, _DATED_DAY, _SINCE, _day_as, _days
 from memgit.dream.scoring import confidence
 from memgit.ops import Operation
 from memgit.text import STOP, is_common_word, stem, term_set
@@ -33,7 +33,6 @@ _SENTENCE = re.compile(r"(?:[^。！？!?.]|\.(?!\s|$))+(?:[。！？!?]+|\.+(?=
 # a sentence saying what happens once more, or once only: no standing arrangement ("今晚还按 8 点发最后一次", "one last
 # time tonight at 8", "just this week")
 _ONE_OFF = re.compile(f"{lx.EXCEPTION.pattern}|最后一次|最後一次|\\b(?:one )?last time\\b", re.I)
-_QUESTION = re.compile(r"[?？]|[吗嗎呢](?=\s*(?:[。.!！]|$))")
 # a value said as what is no longer wanted ("No Monday report", "drop the Monday one", "不要周一发")
 _DROPPED_BEFORE = re.compile(r"(?:\b(?:no|not|drop(?:ped)?|skip|cancel(?:led)?|without)\s+(?:the\s+)?|"
                              r"(?:不要|别|別|不用|取消|不再)\s*)$", re.I)

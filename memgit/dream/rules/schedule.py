@@ -305,6 +305,7 @@ def _rest_kept(session: list[Observation], o: Observation) -> bool:
         p.search(rf) for p in (lx.REFUSAL, lx.PREFERENCE_CHANGE, lx.EXCEPTION, lx.ASKED))
 
 
+# a turn that asks (a question mark, or 吗 / 呢 where its sentence ends): restated's reading of a question too
 _ASKS = re.compile(r"[?？]|[吗嗎呢](?=\s*(?:[。.!！]|$))")
 
 
