@@ -486,11 +486,11 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
             if not any(lx.WEEKDAY.search(w.lower()) for w in tail) and not any(
                     _said(w.lower(), f) for w in tail for f in (*ending, *support)):
                 b = more.end()
-    number = _NUMBER_AFTER.match(body, b) or _TITLE_AFTER.match(body, b)
+    title = _TITLE_AFTER.match(body, b)
+    number = _NUMBER_AFTER.match(body, b) or title
     if number and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support)):
         return None  # the old one's model number or its own file's title, written by no line ("AutoStrobe 590 hardware
         # strobe tuner", 'Google Sheet "Weights 2026"'): the entry describes the old one itself, a person rewrites it
-    title = _TITLE_AFTER.match(body, b)
     if title and not CJK_IN.match(old) and any(title.group(1).lower() in f for f in ending):
         b = title.end()  # (its own file's title, written where its part ends: 'Google Sheet "Ferment 2026" read-only')
     new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
