@@ -307,6 +307,8 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
             return None  # a number of the entry's ("语速 1.1x") is no word to put another in place of
         new_text = theirs_text.strip(" ，,、;；。.")
         nf = fold(new_text)
+        if _WAY_ASKED.search(nf) or re.search(r"[.!?](?=\s)|[。！？]", new_text):
+            return None  # the person's asking words ("put it in Telegram"), or past a sentence's end: no value
         # (as they stand, or every word of them the person's own: "sorted by due date" of "sort it by due date")
         # (the person's words in another form only for a phrase in the place of one: "sorted by due date" for
         # "grouped by client", never a clause with its verb, "is grouped by aisle", for ": flat checklist")
@@ -360,6 +362,7 @@ _BY_WAY_ZH = re.compile(r"(?:发|用|走|通过)\s*([\u4e00-\u9fff]{2,4})(?=\s*(
 # a way asked for in place of the entry's, "instead" with no "of" ("send them on WhatsApp instead")
 _BARE_INSTEAD = re.compile(r"\b(?:on|by|via|through|over|in)\s+((?:[A-Z][\w-]*)(?:\s+[A-Z][\w-]*)?)\s+instead\b(?!\s+of)")
 _RATHER = re.compile(r"\binstead of\s+([a-z][\w-]*(?:\s+[a-z][\w-]*)?)|而不是\s*([\u4e00-\u9fffA-Za-z]{2,8})", re.I)
+_PUT_ON = re.compile(r"\bput (?:it|them) (?:on|in|into)\s+[A-Z#]")
 _PREP = re.compile(r"\b(by|via|through|over|on|in|to)\s+$", re.I)
 
 
@@ -376,6 +379,9 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         ways = _BY_WAY.findall(fb)
         olds += [w for w in (*ways, *_BY_WAY_ZH.findall(fb)) if any(
             re.search(_whole(w), cl, re.I) and _DENIES.search(cl) for cl in _CLAUSE_MARK.split(fold(u.text)))]
+        # or the entry's way the person drops for another they put it on ("drop email for that one, put it on WhatsApp")
+        if _PUT_ON.search(u.text):
+            olds += [w for w in ways if re.search(rf"\b(?:drop|ditch|scrap)\s+(?:the\s+)?{re.escape(w)}\b", u.text, re.I)]
         # or the entry's one way, when the person asks for another "instead" ("send them on WhatsApp instead")
         if (bare := _BARE_INSTEAD.search(u.text)) and len(ways) == 1 and wanted <= term_set(bare.group(1)):
             olds.append(ways[0])
