@@ -4116,3 +4116,31 @@ def test_a_rule_said_as_whoever_after_wasted_trips_is_one_lesson():
             ("2026-07-11", "前台按这个做了一遍，小程序时段都对齐了。")]
     (out,) = recurring(ctx(mem, said))
     assert out.op.text.startswith("[P1] 谁调课表，谁当场去小程序后台把对应时段改掉。")
+
+
+def test_a_way_the_person_drops_for_another_they_put_it_on_gives_way_to_that_one():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] Weekly stock count due Fridays at 16:00 by SMS, one line per shelf (2026-02-11)\n"
+    turns = [("user", "The stock count reminder: SMS is hopeless, I never see those on the floor."),
+             ("assistant", "Understood. Where would you rather get it?"),
+             ("user", "Ditch SMS for it, put it in Telegram. Same time."),
+             ("assistant", "Got it: stock count reminder Fridays at 16:00 in Telegram. Keep one line per shelf?"),
+             ("user", "Yes, keep that, everything else stays."),
+             ("assistant", "Done. From this week the stock count reminder comes Fridays at 16:00 in Telegram, one line per shelf.")]
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))] == [
+        "[P1] Weekly stock count due Fridays at 16:00 in Telegram, one line per shelf (2026-05-30)"]
+
+
+def test_a_fault_is_named_for_short_by_its_thing_and_not_by_when_it_happens():
+    from memgit.dream.rules.prune import stale_entries
+    mem = "## Known issues\n- [P1] Walk-in freezer alarm keeps going off at night, cause unknown (2026-05-02)\n"
+    said = [("2026-05-20", "Installer swapped the dock door sensor."),
+            ("2026-05-22", "Dock door quiet all night, no false opens since the swap."),
+            ("2026-05-24", "Dock door sensor fixed for good, running fine every night.")]
+    assert stale_entries(ctx(mem, said)) == []
+    # named by its own words it is still pruned
+    said2 = [("2026-05-20", "Installer swapped the freezer alarm's probe."),
+             ("2026-05-22", "Freezer quiet all night, no false alarms since the swap."),
+             ("2026-05-24", "Freezer alarm fixed for good, running fine every night.")]
+    (out,) = stale_entries(ctx(mem, said2))
+    assert out.op.targets[0].startswith("- [P1] Walk-in freezer alarm")

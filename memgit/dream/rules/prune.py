@@ -296,7 +296,9 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     # (or a short word opens it, "侧台 LED 追踪灯", and no number tells it from another: "四楼 402 …投影仪")
     # and, in English, a word of five letters or more of that name that no other entry writes as a word ("charger" of
     # "Resurfacer charger keeps tripping …" beside "Resurfacer is … charged overnight"): the thing, named for short
-    words_en = {w for w in re.findall(r"(?<![\w-])[a-z][a-z-]{4,}(?![\w-])", lead_f) if w not in STOP}
+    # (of the name, before what says where or when it happens: "night" of "… keeps going off at night" is no name)
+    name_f = _WHERE_WHEN.split(lead_f, 1)[0]
+    words_en = {w for w in re.findall(r"(?<![\w-])[a-z][a-z-]{4,}(?![\w-])", name_f) if w not in STOP}
     if words_en:
         words_en -= {m.group(0) for x in ctx.items if x is not it for m in _any_word(words_en).finditer(x.folded)}
     short_rx = _any_word(words_en) if words_en else None
@@ -432,6 +434,11 @@ def _others_named(ctx: Context) -> frozenset[str]:
         got = ctx.__dict__["_prune_named"] = frozenset(
             t for x in ctx.items for t in x.head or x.subject if ctx.anchor(t) and not t.startswith("~"))
     return got
+
+
+# a preposition or conjunction after a thing's name, saying where, when or how its fault happens
+_WHERE_WHEN = re.compile(r"(?<![\w-])(?:at|in|on|during|after|before|from|to|with|by|for|when|while|whenever|since|every|"
+                         r"each|overnight|around|under|over|into|onto)(?![\w-])")
 
 
 def _any_word(words: set[str]) -> re.Pattern[str]:
