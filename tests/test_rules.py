@@ -4144,3 +4144,204 @@ def test_a_fault_is_named_for_short_by_its_thing_and_not_by_when_it_happens():
              ("2026-05-24", "Freezer alarm fixed for good, running fine every night.")]
     (out,) = stale_entries(ctx(mem, said2))
     assert out.op.targets[0].startswith("- [P1] Walk-in freezer alarm")
+
+
+def test_a_chinese_new_name_is_taken_as_other_lines_write_it_without_the_verb_after_it():
+    mem = "## 门店\n- [P1] 会员积分：记在管家婆里，每月底对一次账 (2025-03-01)\n"
+    lines = [("2025-09-08", "积分改用有赞记了，管家婆停用"),
+             ("2025-09-09", "有赞积分今天导入完成，老会员都在"),
+             ("2025-09-11", "有赞里的积分对账 ok")]
+    assert [c.op.text for c in slot_changes(ctx(mem, lines))] == ["[P1] 会员积分：记在有赞里，每月底对一次账 (2025-09-11)"]
+
+
+def test_a_new_name_holding_the_old_one_s_word_leaves_what_it_replaces_to_a_person():
+    mem = "## 生产\n- [P1] 温度记录：纸质表格挂在门口，每天 8 点抄一次 (2025-04-10)\n"
+    lines = [("2025-09-08", "温度记录别再用纸了，让小何把飞书多维表格建起来"),
+             ("2025-09-09", "温度改用飞书多维表格了，纸质表今天起停用"),
+             ("2025-09-11", "飞书多维表格 8点温度录入 ok")]
+    assert [c.op.text for c in slot_changes(ctx(mem, lines)) if "纸质飞书" in c.op.text or "表格了" in c.op.text] == []
+
+
+def test_a_state_said_of_another_thing_of_the_same_name_is_not_the_entry_s():
+    mem = ("## Suppliers\n- [P1] Rosin supplier Kessler (AT): trade account application pending (2025-06-02)\n"
+           "- [P1] Pegs supplier Vogtwerk: trade account application pending (2025-06-04)\n")
+    lines = [("2025-06-16", "Kessler email: trade account approved, first order placed"),
+             ("2025-06-19", "Kessler order arrived, all there"),
+             ("2025-06-21", "Vogtwerk: autoreply only, application still pending")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == [
+        "[P1] Rosin supplier Kessler (AT): trade account application approved (2025-06-16)"]
+
+
+def test_a_channel_named_with_plain_words_around_its_name_takes_the_old_one_s_place_whole():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] Weekly rota: by email on Fridays at 15:00, as a PDF, one column per ward (2026-01-09)\n"
+    turns = [("user", "The rota email gets lost, nobody on the ward reads email."),
+             ("user", "From now on post it in the night team Signal group instead of email, Thursdays at 15:00. PDF with one column per ward is fine."),
+             ("assistant", "Understood: weekly rota on Thursdays at 15:00 in the night team Signal group, still a PDF with one column per ward.")]
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))] == [
+        "[P1] Weekly rota: in the night team Signal group on Thursdays at 15:00, as a PDF, one column per ward (2026-05-30)"]
+
+
+def test_a_time_in_digits_put_right_after_chinese_stands_a_space_apart_from_it():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] 每周一早上 8 点在员工群发本周排班，做成表格 (2026-02-23)\n"
+    turns = [("user", "排班周一早上才发太晚了。"),
+             ("user", "以后改成每周日晚上 19:30 发吧。其他不变，还是做成表格、发员工群。"),
+             ("assistant", "好的，从这周起每周日 19:30 在员工群发下周排班，表格不变。")]
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))] == [
+        "[P1] 每周日 19:30 在员工群发本周排班，做成表格 (2026-05-30)"]
+
+
+def test_rest_stays_without_its_article_says_the_rest_of_the_arrangement_is_kept():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] Weekly feeding summary: Monday 07:00, by email, as a table with one row per pen (2025-04-14)\n"
+    turns = [("user", "about the feeding summary - can it come sunday evening instead? 19:00 say. monday is too late"),
+             ("assistant", "Sure. Sunday 19:00 from now on. Anything else change, email / table?"),
+             ("user", "no, rest stays. email, table, one row per pen is perfect"),
+             ("assistant", "Got it: Sunday 19:00, email, table with one row per pen.")]
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))] == [
+        "[P1] Weekly feeding summary: Sunday 19:00, by email, as a table with one row per pen (2026-05-30)"]
+
+
+@pytest.mark.parametrize("last", ["Scans exported straight out of Darktable into the archive sheet, no more typing them by hand.",
+                                  "Scans exported straight out of Darktable into the archive sheet."])
+def test_a_tool_swap_carrying_the_old_tool_s_feature_or_a_step_said_over_is_left_to_a_person(last):
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## Studio\n- [P1] Negative scans are edited in Lightroom with the dust brush, "
+           "filenames typed into the archive sheet by hand (2026-01-14)\n")
+    lines = [("2026-03-23", "Ruth tried Darktable on last year's scans. Much cleaner than the Lightroom dust brush."),
+             ("2026-03-24", "Decision: scans go through Darktable from today. Ruth took Lightroom off the scanning PC."),
+             ("2026-03-26", "Ten negatives edited in Darktable, retouch module does the dust."),
+             ("2026-03-27", last)]
+    assert [c.op.text for c in displacements(ctx(mem, lines))] == []
+    # without the old one's feature and with the step still so, the swap is made
+    mem2 = "## Studio\n- [P1] Negative scans are edited in Lightroom, filenames typed into the archive sheet by hand (2026-01-14)\n"
+    (out,) = displacements(ctx(mem2, lines[:3] + [("2026-03-27", "Scans edited in Darktable, filenames typed into the archive sheet.")]))
+    assert out.op.text.startswith("[P1] Negative scans are edited in Darktable, filenames typed")
+    # a step of the entry a line says is over ("no more typing them by hand") is no longer so: a person rewrites it
+    over = "Scans exported straight out of Darktable into the archive sheet, no more typing filenames by hand."
+    assert [c.op.text for c in displacements(ctx(mem2, lines[:3] + [("2026-03-27", over)]))] == []
+
+
+@pytest.mark.parametrize("rules", ["", "- 不要答应客人 10 天内交货，一律先问师傅。\n- 別在群裡報價。\n"])
+def test_an_order_checked_in_and_all_of_it_handed_over_is_done_and_its_sibling_stays(rules):
+    # (a rule opening with 不要 / 別 is the person's rule, as "Never …" is: its words name no other entry's thing)
+    mem = (rules + "## 订单\n- [P1] 妈祖庙元宵花灯 40 盏：彩绘中 (2026-08-03)\n"
+           "- [P1] 台南婚宴喜字灯 12 盏：彩绘中 (2026-08-05)\n")
+    lines = [("2026-08-10", "妈祖庙那批 40 盏装箱完毕，一箱 10 盏。"),
+             ("2026-08-12", "师傅开货车把妈祖庙 40 盏送过去。"),
+             ("2026-08-12", "庙方点收完毕，40 盏全数交货，尾款收齐。"),
+             ("2026-08-13", "台南那批照常画，进度没变。")]
+    out = status_changes(ctx(mem, lines))
+    assert [c.op.targets[0][:20] for c in out] == ["- [P1] 妈祖庙元宵花灯 40 盏："]
+    assert "彩绘中" not in out[0].op.text
+    from memgit.dream import lexicon as lx
+    assert lx.done_state("货下周交货。") is None and lx.done_state("全部交货了") is not None
+    assert all(x.core for x in ctx(mem, lines).items if x.entry.body.startswith(("不要", "別")))
+
+
+def test_who_gave_up_on_the_old_one_and_the_parts_pulled_with_it_are_not_swapped():
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## Glasshouse\n- [P1] Roof vents run on a Wexler cloud controller via the Wi-Fi bridge, opening at 24C (2026-05-18)\n"
+           "- [P2] Vents stick shut some nights, cause unknown; Dana suspects the Wi-Fi bridge (2026-06-30)\n")
+    lines = [("2026-07-06", "Dana gave up on the Wexler: pulled the cloud controller and the Wi-Fi bridge, fitted Priva wax openers on each vent."),
+             ("2026-07-07", "Priva openers opened all vents by 10:00."),
+             ("2026-07-08", "Vents fine again, Priva openers doing their job.")]
+    assert [c.op.text for c in displacements(ctx(mem, lines))] == []
+    from memgit.dream.rules.displaced import _actor
+    f = "dana gave up on the wexler: pulled the cloud controller"
+    assert _actor(f, [0], 4) and not _actor(f, [f.index("wexler")], 6)
+
+
+def test_a_fault_said_sorted_with_an_apostrophe_and_no_more_skipped_runs_is_pruned():
+    from memgit.dream.rules.prune import stale_entries
+    mem = ("## Tunnel\n- [P2] Fogger keeps skipping its overnight cycles, cause unknown; Ana suspects the relay (2026-06-30)\n"
+           "- [P2] Bench 3 soil probe reads about 10% high, new probe on order (2026-07-01)\n")
+    said = [("2026-07-06", "Ana swapped the fogger relay for a solid-state one."),
+            ("2026-07-08", "fogger fine overnight, no skipped cycles."),
+            ("2026-07-10", 'Ana: "the fogger problem\'s sorted, that was the relay all along".')]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.targets[0].startswith("- [P2] Fogger keeps skipping")
+    from memgit.dream.rules.prune import _succeeded
+    assert _succeeded("keeps skipping its overnight cycles").search("no skipped cycles")
+
+
+def test_an_english_entry_glossing_a_word_in_chinese_in_brackets_merges_with_its_chinese_twin():
+    mem = ("## 价格\n- [P1] 散座每位 2 小时 30 元 (2026-01-08)\n"
+           "- [P1] Private room (包间) minimum spend is 300 yuan for 4 hours, tea included (2026-02-10)\n"
+           "- [P1] 包间最低消费 300 元 / 4 小时，含茶水 (2026-03-18)\n"
+           "- [P1] 周末包间最低消费 400 元 / 4 小时 (2026-03-18)\n")
+    out = [c for c in duplicates_and_contradictions(ctx(mem, [("2026-04-01", "开门")])) if c.op.op == "merge"]
+    assert [sorted(t[7:13] for t in c.op.targets) for c in out] == [["Privat", "包间最低消费"]]
+
+
+def test_a_dead_unit_sent_back_and_kept_as_a_spare_gives_its_part_to_the_one_swapped_in():
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## Mast\n- [P1] Wind sensor: Gill WindSonic, read every 10 s (2025-06-03)\n"
+           "- [P1] Rain gauge: tipping bucket, emptied weekly (2025-06-03)\n")
+    lines = [("2025-10-13", "wind readings flat since 05:40. sensor dead. swapped in the spare Vaisala WMT700, same 10 s reads"),
+             ("2025-10-13", "WMT700 reading fine, first gusts in. WindSonic bagged for RMA"),
+             ("2025-10-15", "WMT700 3 days clean"),
+             ("2025-10-17", "Ola: WMT700 stays as the mast sensor. WindSonic if it ever comes back from repair goes on the spares shelf.")]
+    (out,) = displacements(ctx(mem, lines))
+    assert out.op.text.startswith(("[P1] Wind sensor: Vaisala WMT700, read every 10 s (",
+                                   "[P1] Wind sensor: WMT700, read every 10 s ("))
+
+
+def test_a_wait_to_confirm_ends_when_the_party_says_it_is_confirmed_ok_and_its_sibling_stays():
+    mem = ("## 订单\n- [P1] 妈祖庙 铜钟（1 口）：铸模完成，等客户确认铭文图面 (2025-11-03)\n"
+           "- [P1] 新港国小 校钟（2 口）：铸模完成，等客户确认铭文图面 (2025-11-05)\n")
+    lines = [("2025-11-17", "新港国小总务处：图面还在校长那，下周再说"),
+             ("2025-11-19", "妈祖庙回信：铭文图面确认 OK！林师傅排 12/3 浇铸"),
+             ("2025-11-21", "新港国小还没回，下周一再问")]
+    out = status_changes(ctx(mem, lines))
+    assert [c.op.targets[0][:13] for c in out] == ["- [P1] 妈祖庙 铜钟"]
+    assert "等客户确认" not in out[0].op.text and "确认" in out[0].op.text
+
+
+def test_a_rule_saying_what_to_do_before_setting_off_or_the_night_before_prescribes():
+    from memgit.dream.rules.recurring import _PRESCRIBES
+    assert _PRESCRIBES.search("radios 前一晚全部上 charger，出发前看绿灯")
+    assert _PRESCRIBES.search("收工前把刀具擦干")
+    assert not _PRESCRIBES.search("两周前坏过一次，三天前又坏了")
+    mem = "## Gear\n- [P1] Student radios: 8 handhelds in the red box (2025-03-01)\n"
+    said = [("2025-09-22", "两个 students 的 radio 没电 😩 had to pair them w/ Lena's spare, lost 40 min"),
+            ("2025-09-25", "Mia's radio dead at launch again, battery flat, she sat out the first flight"),
+            ("2025-09-25", "Kai: 从今天起 radios 前一晚全部上 charger，出发前看绿灯. that's the rule"),
+            ("2025-09-27", "radio check before leaving: 1 台没充上 (charger plug loose), swapped battery — charge them the night before pls")]
+    (out,) = recurring(ctx(mem, said))
+    assert "前一晚全部上 charger" in out.op.text and "again" not in out.op.text
+
+
+def test_a_rule_said_to_hold_without_exception_at_a_meeting_is_a_stated_rule():
+    mem = "## 修复\n- [P1] 托裱用小麦淀粉浆糊 (2025-03-01)\n"
+    said = [("2025-11-03", "阿勇调浆糊用的是上周五剩的，托的那叶起皱，揭下重托"),
+            ("2025-11-05", "隔夜浆糊发酸了小乔没注意，托了两叶起霉点，又返工"),
+            ("2025-11-07", "王老师早会：浆糊一律当天现调当天用，剩的下班前倒掉，不许留到第二天")]
+    (out,) = recurring(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 浆糊一律当天现调当天用，剩的下班前倒掉，不许留到第二天")
+
+
+def test_a_rule_set_for_a_team_is_said_without_who_set_it():
+    from memgit.dream.rules.recurring import _stated_sentence
+    got = _stated_sentence("Marta set the rule for the pit crew: 每次出车前 tyre pressures 必须 checked, 小林 signs the sheet.")
+    assert got == "每次出车前 tyre pressures 必须 checked, 小林 signs the sheet."
+
+
+def test_the_line_after_one_about_a_wait_goes_on_with_it_only_sharing_a_word_or_number():
+    mem = "## Releases\n- [P1] Desktop 2.1.0 submitted to the store review, waiting on the store (2026-08-03)\n"
+    lines = [("2026-08-07", "Ana asked about Desktop: still in review, nothing from the store yet"),
+             ("2026-08-07", "fixed a typo in the README, merged")]
+    assert status_changes(ctx(mem, lines)) == []
+
+
+def test_a_rule_suggested_one_day_and_decided_later_is_one_rule_as_decided():
+    mem = "## 门店\n- [P1] 二手车在售 12 台 (2026-04-01)\n"
+    said = [("2026-04-20", "小李让客户自己开车出去试驾，四十分钟没回，驾照都没看一眼。"),
+            ("2026-04-22", "有个大哥试驾倒车蹭了柱子，事后才发现他驾照过期半年了。"),
+            ("2026-04-22", "小王：以后试驾前得先看驾照，不然出事保险都不赔。"),
+            ("2026-04-23", "小王说 test drive 前 check 驾照这个事，得让胖哥定个规矩。"),
+            ("2026-04-24", "早会胖哥拍板：以后谁带客户试驾，先拍客户驾驶证、看清有效期，登记到试驾本上，销售必须跟车。"),
+            ("2026-04-25", "试驾三组，全部先拍驾照登记。")]
+    out = recurring(ctx(mem, said))
+    assert len(out) == 1 and out[0].op.text.startswith("[P1] 谁带客户试驾，先拍客户驾驶证")

@@ -187,13 +187,20 @@ def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tup
         return ()
     m = _ZH_WAITED.match(wait)
     if m:
-        v = re.escape(m.group(1)[-2:])
-        head = re.escape(m.group(1)[-2:][0])  # (a verb of one character is its own head: 待签 → 签妥)
+        said = m.group(1)
+        # (the verb ends where the pending words do, before what it is done to: "等客户确认" of "等客户确认铭文图面")
+        pm = PENDING.match(wait)
+        if pm and m.start(1) + 2 <= pm.end() < m.end(1):
+            said = wait[m.start(1):pm.end()]
+        v = re.escape(said[-2:])
+        head = re.escape(said[-2:][0])  # (a verb of one character is its own head: 待签 → 签妥)
         # (and the verb done in writing where its clause ends: "已经签字确认，")
         pat = re.compile(rf"已(?:经)?\s*(?:{v}|{head}(?![\u4e00-\u9fff])|{head}[好完妥])|{v}(?:好|完成|完|妥)"
                          rf"|{v}了(?=\s*(?:[。！!，,；;]|$))|{head}(?:好|完)了"
-                         rf"|已(?:经)?\s*(?:签字|签名|盖章|书面)\s*{v}(?=\s*(?:[。！!，,；;]|$))")
-        zh = "已" + m.group(1)[-2:]
+                         rf"|已(?:经)?\s*(?:签字|签名|盖章|书面)\s*{v}(?=\s*(?:[。！!，,；;]|$))"
+                         # (or said to be so in speech: "铭文图面确认 OK", "确认无误")
+                         rf"|{v}\s*(?:ok|无误|没问题)(?![a-z])")
+        zh = "已" + said[-2:]
         return ((2, pat, zh, zh, ()),)
     # the noun right after the wait's words ("awaiting signature", "waiting for the permit"), no later one
     # ("waiting for the landlord to return it" waits for no return)

@@ -66,7 +66,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
                                         r"\s*(?:\*\*|__)?\s*[:：]", re.IGNORECASE),
         # a rule the person set: never removed or rewritten automatically, tagged or not
         "RULE_MARK_RE": pattern("as_written.rule_mark"),
-        "RULE_LEAD_RE": re.compile(rf"^(?:\*\*|__)?\s*(?:{alternation('as_written.rule_lead')})\b", re.IGNORECASE),
+        # (an English word whole, "never" not "neverland"; a Chinese one runs on into its sentence: "不要答应…")
+        "RULE_LEAD_RE": re.compile(rf"^(?:\*\*|__)?\s*(?:{alternation('as_written.rule_lead')})(?![A-Za-z0-9_])",
+                                   re.IGNORECASE),
         "RULE_WORD_RE": pattern("as_written.rule_word", re.IGNORECASE),
         "STANDING_TITLE_RE": pattern("as_written.standing_title", re.IGNORECASE),
     }

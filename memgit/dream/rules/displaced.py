@@ -72,13 +72,26 @@ def _marked(pattern: re.Pattern[str], f: str, positions: list[int], size: int, o
     return False
 
 
+def _ended_in_sentence(f: str, positions: list[int]) -> bool:
+    """The sentence holding the name at each of `positions` says, further on, that its part is over ("CR1000X if it
+    ever comes back from repair goes on the spares shelf"): the line names it as the one gone, not as in use."""
+    def ends(p: int) -> bool:
+        stop = _SENTENCE_STOP.search(f, p)
+        return any(not lx.negated_at(f, m.start()) for m in lx.DISPLACED.finditer(f, p, stop.start() if stop else len(f)))
+    return bool(positions) and all(ends(p) for p in positions)
+
+
+_SENTENCE_STOP = re.compile(r"[。！？!?；;\n]|\.(?:\s|$)")
+
+
 def _actor(f: str, positions: list[int], size: int) -> bool:
     """The name at each of `positions` is who does the ending to something named after it ("giulia cancelled the
     acuity subscription"), not what is ended: an ending verb right after it, and a determiner after the verb."""
     return bool(positions) and all(_ACTS_ON.match(f, p + size) for p in positions)
 
 
-_ACTS_ON = re.compile(r"\s+(?:just\s+|already\s+|finally\s+)?[a-z]+ed(?:\s+(?:off|out|up|down))?\s+"
+_ACTS_ON = re.compile(r"\s+(?:just\s+|already\s+|finally\s+)?(?:[a-z]+ed|gave|took|threw|sold|got)"
+                      r"(?:\s+(?:off|out|up|down|away|rid))?(?:\s+(?:on|of))?\s+"
                       r"(?:the|a|an|our|his|her|their|its|all|every|both)\s")
 
 
@@ -188,6 +201,18 @@ def _new_latin(o: Observation, f: str, ending: bool, names: "_Names") -> list[tu
     return out
 
 
+def _as_others_write(n: str, raw: str, others: list[str]) -> tuple[str, str]:
+    """A Chinese name that no other line writes, as the longest start of it that one does: the verb and particle after
+    it are the sentence's ("改用飞书多维表格记了" → 飞书多维表格, written bare on other days)."""
+    if any(n in f for f in others):
+        return n, raw
+    k = next((k for k in range(len(n) - 1, 1, -1) if any(n[:k] in f for f in others)), 0)
+    # (a word of its own after it is the name's: "银豹收银" stays whole where other days write "银豹")
+    if not k or any(len(w) >= 2 and glosses([w]) for w in cjk_cut(n[k:])):
+        return n, raw
+    return n[:k], raw[:k]
+
+
 def _new_chinese(f: str, text: str) -> list[tuple[str, str]]:
     """Chinese names a line gives as taking a part: the run right after a word that says so ("改用企业微信")."""
     out = []
@@ -258,7 +283,8 @@ def displacements(ctx: Context) -> list[Candidate]:
             # named for the entry's subject after its part was told over: still in use, unless the line
             # names the new one too ("企微比钉钉群清爽多了" compares the two)
             later = [o for o in told if o.day > last and (pos := _said(old, folded[id(o)])) and o.terms & rest
-                     and not _marked(lx.DISPLACED, folded[id(o)], pos, len(old))]
+                     and not _marked(lx.DISPLACED, folded[id(o)], pos, len(old))
+                     and not _ended_in_sentence(folded[id(o)], pos)]
             news: dict[str, str] = {}
             for o in told:
                 if o.day < start:
@@ -268,7 +294,9 @@ def displacements(ctx: Context) -> list[Candidate]:
                 # (a line naming the old one beside the new, "Acuity is too expensive, we are passing to Bookwhen")
                 if not (is_end or o.terms & rest or said_old(f)):
                     continue
-                for n, raw in _new_latin(o, f, is_end, names) + _new_chinese(f, o.text):
+                for n, raw in _new_latin(o, f, is_end, names) + [
+                        _as_others_write(n, raw, [folded[id(x)] for x in told if x is not o])
+                        for n, raw in _new_chinese(f, o.text)]:
                     if n != old and n not in news and not _said(n, memory) and not is_common_word(n):
                         news[n] = raw
             pairs = cjk_pairs(it.folded.replace(old, " "))  # the entry's Chinese character pairs, old name aside
@@ -310,7 +338,8 @@ def displacements(ctx: Context) -> list[Candidate]:
                     continue  # the switch only planned
                 if len(days) < 2 or max(days) < first:
                     continue
-                if any(o.day >= over and o not in ends and _said(old, folded[id(o)]) for o in support):
+                if any(o.day >= over and o not in ends and (pos := _said(old, folded[id(o)]))
+                       and not _ended_in_sentence(folded[id(o)], pos) for o in support):
                     continue  # the old name still beside the new once its part was over: not the one replaced
                 fit = sum(ctx.weight(o.terms & own) for o in support)
                 fits.setdefault((old, new), []).append((fit, it))
@@ -493,6 +522,8 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         # strobe tuner", 'Google Sheet "Weights 2026"'): the entry describes the old one itself, a person rewrites it
     if title and not CJK_IN.match(old) and any(title.group(1).lower() in f for f in ending):
         b = title.end()  # (its own file's title, written where its part ends: 'Google Sheet "Ferment 2026" read-only')
+    if CJK_IN.match(old) and (_cuts_word(simple, b) or _cuts_word(simple, a)):
+        return None  # the old name ends inside a word the entry writes ("纸质表" of "纸质表格"): unsure what it replaces
     new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
     # (a Latin name beside Chinese stands a space apart: "用迈瑞" → "用 IDEXX ProCyte One")
     if new[:1].isascii() and new[:1].isalnum() and a > 0 and CJK_IN.match(body[a - 1]):
@@ -511,11 +542,35 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
 
 
 _CJK_RUN_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,}$")
+
+
+def _cuts_word(text: str, at: int) -> bool:
+    """Whether `at` falls inside a dictionary word of the Chinese run around it ("纸质表|格" of 表格)."""
+    if not (0 < at < len(text) and CJK_IN.match(text[at - 1]) and CJK_IN.match(text[at])):
+        return False
+    start = at - len(_CJK_RUN_BEFORE.search(text[:at]).group(0)) if _CJK_RUN_BEFORE.search(text[:at]) else at - 1
+    end = at + len(re.match(r"[\u4e00-\u9fff]*", text[at:]).group(0))
+    pos = start
+    for w in cjk_cut(text[start:end]):
+        if pos < at < pos + len(w):
+            return len(w) >= 2 and bool(glosses([w]))
+        pos += len(w)
+    return False
 _MAKER_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+-]*)[ \t]$")  # (one capitalised word right before the old name)
 _DETAIL_CLAUSE = re.compile(r"[，,；;。]")
 _HOST = re.compile(r"(?<![\w./-])[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w-])")  # ("ci.orchardloop.dev")
 _FILE_TYPE = re.compile(r"(?<![\w/])\.[a-z][a-z0-9]{1,5}(?![\w.])")  # (".lpx", ".csv")
 _LATIN_DETAIL = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9](?![\w-])")
+
+
+# what a line says is over now ("no more copying by hand", "no longer keyed in"), to the clause's end
+_OVER_NOW = re.compile(r"\b(?:no more|no longer|not any ?more)\s+([^,;.，；。]{3,40})")
+
+
+def _only_as_old(word: str, old: str, lines: list[str]) -> bool:
+    """`word` is in the lines, every time right after the old name ("the Audacity spectrum view")."""
+    at = [(f, m.start()) for f in lines for m in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", f)]
+    return bool(at) and all(old in f[max(0, p - len(old) - 12):p] for f, p in at)
 
 
 def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> bool:
@@ -534,6 +589,10 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> b
                    for m in re.finditer(re.escape(ext) + r"(?![\w])", said)):
             return True
     stems = {stem(x) for x in re.findall(r"[a-z][a-z0-9_-]*", said)}  # (in any form: "PINs carried over" of "PIN")
+    # a step of the entry a line says is over ("no more copying by hand" of "partials copied into the ledger by hand")
+    over = [term_set(m.group(1)) for m in _OVER_NOW.finditer(said)]
+    if any(len(term_set(fold(c)) & o - STOP) >= 2 for c in _DETAIL_CLAUSE.split(rest) for o in over):
+        return True
     for clause in _DETAIL_CLAUSE.split(body):
         if old in fold(clause):
             # a Chinese name written apart beside the old one ("老款 旭众 石磨机": its maker) that no line about the
@@ -547,6 +606,22 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> b
             # and the machine or place it runs on or at, by a capitalised name after it ("Harlequin workflow on the old
             # Dell tower"), that no line about the new one writes: where the old one ran, the new one may not
             after = clause[fold(clause).find(old) + len(old):]
+            # and the parts it worked with that a line ending it takes away too ("pulled the cloud controller and the
+            # Wi-Fi bridge") and no line about the new one names: the old one's
+            gone = "\n".join(c for x in lines if x not in fresh for c in _ENDING_CLAUSE.split(x)
+                             if _said(old, c) and lx.DISPLACED.search(c))
+            fresh_stems = {stem(x) for f in fresh for x in re.findall(r"[a-z][a-z0-9_-]*", f)}
+            # (a quoted title is the name's own, and goes with it: 'Google Sheet "Cellar 2026"')
+            unquoted = re.sub(r"[\"“「『][^\"”」』]*[\"”」』]", " ", fold(after))
+            if any(_said(w, gone) and stem(w) not in fresh_stems
+                   for w in re.findall(r"(?<![\w-])[a-z][a-z-]{3,}(?![\w-])", unquoted) if w not in STOP):
+                return True
+            # and a feature it is used with that lines name only as the old one's ("with the spectrum view" / "the
+            # Audacity spectrum view"): the new one may have none
+            feature = re.search(r"\bwith\s+(.+)", fold(after))
+            if feature and any(_only_as_old(w, old, lines) for w in re.findall(
+                    r"(?<![\w-])[a-z][a-z-]{3,}(?![\w-])", feature.group(1)) if w not in STOP):
+                return True
             if any((w := m.group(1).lower()) not in STOP and not _said(w, said) and stem(w) not in stems
                    for m in _RUNS_ON.finditer(after)):
                 return True

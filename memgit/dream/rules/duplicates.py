@@ -238,7 +238,8 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
     body = [_DATE_TAIL.sub("", it.entry.body).rstrip() for it in items]
     # written in English: no Chinese word in it at all (an entry under a Chinese label, "平台抽成：Uber Eats 30%，
     # foodpanda 32%", is in neither language for this pairing)
-    en = [not z and not _CJK_WORD.search(b) for z, b in zip(zh, body)]
+    # (a word of it glossed in Chinese in brackets, "Private room (包间)", leaves it English)
+    en = [not z and not _CJK_WORD.search(_ZH_GLOSS.sub(" ", b)) for z, b in zip(zh, body)]
     if not any(zh) or not any(en):
         return []
     inv = [_invariants(b, z) for b, z in zip(body, zh)]
@@ -356,6 +357,9 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
 def _alike(a: str, b: str) -> bool:
     """Two stems of one word: the same, or one the other's start of four letters or more ("math" / "mathemat")."""
     return a == b or min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))
+
+
+_ZH_GLOSS = re.compile(r"(?<=[A-Za-z])\s*[(（]\s*[\u4e00-\u9fff]{1,8}\s*[)）]")
 
 
 def _glossed(zh: Item, en: Item) -> tuple[float, int]:

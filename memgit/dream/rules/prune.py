@@ -178,7 +178,8 @@ def _succeeded(f: str) -> re.Pattern[str]:
     if (k := _KEEPS.search(f)) is not None:
         stem = k.group(1)
         stem = stem[:-1] if len(stem) >= 5 and stem[-1] == stem[-2] else stem  # ("dropping" → "drop")
-        alts.append(rf"\b(?:no|zero|without)\s+(?:more\s+)?{re.escape(stem)}(?:s|ed|ions?|ing)?\b")
+        # (its last consonant doubled before an ending: "no skipped cycles" of "keeps skipping")
+        alts.append(rf"\b(?:no|zero|without)\s+(?:more\s+)?{re.escape(stem)}(?:{re.escape(stem[-1])}?(?:ed|ing)|s|ions?)?\b")
     for _, holds, ended in lx.STATE_PAIRS:
         if (e := ended.search(f)) is not None:
             alts.append(rf"(?<![不没沒未])(?:{holds.pattern})")

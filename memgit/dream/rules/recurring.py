@@ -265,7 +265,10 @@ def _speak_of(ctx: Context, a: Observation, b: Observation, ua: list[frozenset[s
     shared = {t for t in a.terms & b.terms if ctx.anchor(t) and not t.startswith("~")}
     said_b = frozenset().union(*ub) if ub else frozenset()
     glossed = sum(1 for u in ua if u & said_b and not u & shared)
-    return len(shared) + min(glossed, sum(1 for u in ub if u & (frozenset().union(*ua) if ua else frozenset())))
+    # (and one concept both hold in words of their own, no shared word saying it: "charger" / "没电")
+    concepts = {t for t in a.terms & b.terms if t.startswith("~")} - {f"~{lx.concept(t)}" for t in shared}
+    return len(shared) + min(glossed, sum(1 for u in ub if u & (frozenset().union(*ua) if ua else frozenset()))) \
+        + (1 if concepts and not glossed else 0)
 
 
 def _stated_sentence(text: str) -> str | None:
@@ -273,7 +276,8 @@ def _stated_sentence(text: str) -> str | None:
     "以后录成绩前…"), under a rule's label ("規矩：", "Rule:"), or in a rule's words; its own words, without who
     said it or when it starts."""
     parts = _sentences(text)
-    for test in (lambda p: lx.TIME_MARKER.search(fold(p)) or _MADE_RULE.search(fold(p)) or _DECIDED.search(fold(p)),
+    for test in (lambda p: lx.TIME_MARKER.search(fold(p)) or _MADE_RULE.search(fold(p)) or _DECIDED.search(fold(p))
+                 or _WITHOUT_FAIL.search(fold(p)),
                  lambda p: lx.RULE_LABEL.match(_after_speaker(p))):
         hits = [p for p in parts if test(p)]
         if len(hits) == 1:
@@ -334,6 +338,7 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
     if len(told) < 3:
         return []
     units: dict[int, list[frozenset[str]]] = {}
+    stories: list[tuple[str, date, set[str]]] = []  # each rule's line, its day and its support's lines
 
     def units_of(o: Observation) -> list[frozenset[str]]:
         if id(o) not in units:
@@ -344,6 +349,7 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
         f = fold(r.text)
         # (cheapest first: most lines state nothing from now on, under no rule's label)
         if not (lx.TIME_MARKER.search(f) or "规矩" in f or lx.RULE_LABEL.search(r.text) or _DECIDED.search(f) or _POSTED.search(f)
+                or _WITHOUT_FAIL.search(f)
                 or _said_again(_sentences(r.text))
                 or " rule" in f and _MADE_RULE.search(f) or _NO_EXCEPTION.search(f)
                 or "rule" in f and any(lx.RULE_LABEL.match(_after_speaker(p)) for p in _sentences(r.text))):
@@ -383,8 +389,10 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
                 trouble = True
         if not trouble or len(days) + 1 < STATED_DAYS:
             continue
-        if all(f"{o.source}:{o.line}" in taken for ls in days.values() for o in ls):
-            continue  # the same story's rule said again (in the log, then in a chat): one rule
+        keys = {f"{o.source}:{o.line}" for ls in days.values() for o in ls}
+        if keys <= taken and not keys <= set().union(*(st[2] | {st[0]} for st in stories)):
+            continue  # the same story's lesson, told by a cluster: one lesson
+        # (a rule of this story stated before: one rule, the one said last, below)
         core = r.terms & frozenset().union(*(o.terms for ls in days.values() for o in ls))
         near_items = {i for t in r.terms for i in ctx._items_by_term.get(t, ())}
         wr = max(ctx.weight(r.terms), 1e-9)
@@ -407,8 +415,12 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
                        reason=f"a rule stated on {r.day.isoformat()} that {len(days)} other day(s) bear out; memory lacks it",
                        evidence=ctx.evidence(support, 5, first=r), origin="offline")
         out.append(Candidate(op, "recurring", score, {"days": len(all_days), "rule": True, "stated": True}))
+        stories.append((f"{r.source}:{r.line}", r.day, {f"{o.source}:{o.line}" for o in support}))
         taken |= {f"{o.source}:{o.line}" for o in (r, *support)}
-    return out
+    # (a rule said again on a later day of the same story, each bearing the other out: "以后试驾前得先看驾照" one day,
+    # "早会拍板：以后谁带客户试驾，先拍客户驾驶证…" two days on, is one rule, the later one as decided)
+    later = [any(b[1] > a[1] and (a[0] in b[2] or b[0] in a[2]) for b in stories) for a in stories]
+    return [c for c, superseded in zip(out, later) if not superseded]
 
 
 def _after_speaker(p: str) -> str:
@@ -418,6 +430,8 @@ def _after_speaker(p: str) -> str:
 
 
 # what says a rule admits no exception ("no exceptions", "没有例外")
+# a rule said to hold every time, in its own words ("浆糊一律当天现调当天用")
+_WITHOUT_FAIL = re.compile(r"一律|一概")
 _NO_EXCEPTION = re.compile(r"\bno exceptions?\b|\bwithout exception\b|没有例外|不得例外|无一例外|不能例外|不例外")
 # how a rule prescribes: when, in what order, how often ("before every titration session", "先…再收機", "每次")
 # (or says when it is done: "… goes on its dock when we close", "at closing")
@@ -428,7 +442,9 @@ _PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenev
                          r"每[天日晚早周](?!都没)|后才(?:能|可以|可|准)|先(?:可以|可|能)(?=[\u4e00-\u9fff])|"
                          r"不准|不许|不許|不得|禁止|严禁|嚴禁|"  # (or forbids: "誰都不准開窯門")
                          r"只要.{1,20}就|"  # (or says whenever: "只要看到刺青，就先讲清楚")
-                         r"谁.{1,12}[，,]\s*谁")  # (or whoever: "谁调课表，谁当场去后台改掉")
+                         r"谁.{1,12}[，,]\s*谁|"  # (or whoever: "谁调课表，谁当场去后台改掉")
+                         # (or before a doing, or the night before: "出发前看绿灯", "前一晚全部充电"; not "两周前", a time ago)
+                         r"[\u4e00-\u9fff](?<![天周週月年点點时時分秒钟鐘以之])前(?=\s*[\u4e00-\u9fffA-Za-z])|前一(?:晚|天|日|夜)")
 # a change of tool or party, said as from now on: the refresh rules' business (memgit.dream.rules.displaced, …)
 _SWITCHES = (lx.SUPERSEDE, lx.PREFERENCE_CHANGE, lx.DISPLACED, lx.RETIRED, lx.HANDED_OVER, lx.TOOK_OVER,
              re.compile(f"{lx.CHANGE_ZH}|\\b(?:{lx.CHANGE_EN})\\b"))
@@ -697,6 +713,8 @@ _OCCASION = re.compile(r"^[^\s，,。:：;；\d]{1,6}[:：]\s*|^[A-Z][a-z]+(?: [
 # who said it, by a title ("陳老師：", "王姐：", "Dr. Zhou:"), before a colon
 _TITLED_SPEAKER = re.compile(r"^(?:[\u4e00-\u9fff]{1,3}"
                              r"(?:老师|老師|师傅|師傅|哥|姐|总|總|经理|經理|医生|醫生|主任|老板|老闆)"
+                             # (and where they said it: "王老师早会：")
+                             r"(?:在?(?:早会|晨会|晨會|早會|例会|例會|周会|週會|会上|會上|群里|群裡))?"
                              r"|(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+[A-Z][\w'’-]*)\s*[:：]\s*(?=\S)")
 # who said it, by name, before a colon ("Priya:"), or that they decided it ("林老师定了：")
 _DECIDING = r"(?:定了|定下(?:了|来|來)?|[决決]定了?|[规規]定|拍板了?|拍了板)"  # (that someone decided it: "林老师定了")
@@ -712,7 +730,8 @@ _RULE_WORD = re.compile(r"^(?:new\s+)?rule\b\s*(?=from now|going forward|startin
 # a clause saying only that what follows is now a rule ("定成规矩，", "立个规矩：")
 _MADE_RULE = re.compile(r"^(?:[^，,:：]{1,12}?\s*(?:订|訂|定|立)(?:了)?(?:个|個)?|定成|定个|定為|定为|立个|立個)?\s*规矩(?:是)?\s*[，,:：]\s*"
                         # (or in English, after who and where: "morning meeting: Kwok set the rule — …")
-                        r"|^[^.!?]{0,48}?\b(?:set|made|laid down|gave|announced)\s+(?:the|a|new|a new)\s+rule\s*[—–:：-]+\s*")
+                        r"|^[^.!?]{0,48}?\b(?:set|made|laid down|gave|announced)\s+(?:the|a|new|a new)\s+rule"
+                        r"(?:\s+for\s+[^.!?:：—–-]{1,24}?)?\s*[—–:：-]+\s*")  # (for whom: "… for the crew:")
 
 
 def _own_words(rule: str) -> str:

@@ -168,12 +168,17 @@ def _phrase(text: str) -> bool:
         set(words) & {"is", "are", "was", "were", "from", "today", "now"})
 
 
+# a question that asks for a change, not about one ("can it come sunday evening instead?", "能不能改到周日晚上？")
+_REQUEST = re.compile(r"\b(?:can|could|would) (?:it|you|they|we) (?:come|go|be sent|be moved|send|move|post|switch)\b"
+                      r"[^?？]*\b(?:instead|from now on|going forward|in future)\b|能不能改|可不可以改|可以改(?:成|到|为)")
+
+
 def _user_said(value_check, users: list[Observation]) -> Observation | None:
     """The person's turn of the conversation that says the new value, as a statement."""
     for u in reversed(users):
         f = fold(u.text)
-        if _QUESTION.search(f) or lx.EXCEPTION.search(f) or _hedged(f):
-            continue
+        if _QUESTION.search(f) and not _REQUEST.search(f) or lx.EXCEPTION.search(f) or _hedged(f):
+            continue  # (a question asking for it is said: "can it come sunday evening instead? 19:00 say.")
         if value_check(u.text, f):
             return u
     return None
@@ -238,6 +243,8 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
             # (a time in digits next to Chinese stands a space apart from it: "早上 7:30 发微信")
             if written[-1:].isdigit() and CJK_IN.match(body[old[1]:old[1] + 1]):
                 written += " "
+            if written[:1].isdigit() and old[0] > 0 and CJK_IN.match(body[old[0] - 1]):
+                written = " " + written  # (and after it: "每周一早上 8 点" → "每周日 19:30")
             edits.append((old[0], old[1], written))
             grounds.append(u)
     new_days = {d[2] for d in said_days if _kept(f, d[0])}
@@ -366,6 +373,16 @@ _PUT_ON = re.compile(r"\bput (?:it|them) (?:on|in|into)\s+[A-Z#]")
 _PREP = re.compile(r"\b(by|via|through|over|on|in|to)\s+$", re.I)
 
 
+def _with_plain_words(text: str, a: int, b: int, wanted: set[str]) -> str:
+    """The run of names text[a:b] with the plain words next to it that are asked for ("staff WhatsApp group")."""
+    while (m := re.search(r"([a-z][\w-]*)\s+$", text[:a])) and term_set(m.group(1)) and term_set(m.group(1)) <= wanted:
+        a = m.start(1)
+    while (m := re.match(r"\s+([a-z][\w-]*)(?![\w-])", text[b:])) and term_set(m.group(1)) \
+            and term_set(m.group(1)) <= wanted:
+        b += m.end(1)
+    return text[a:b]
+
+
 def _instead(body: str, r: Observation, users: list[Observation], wanted: set[str],
              edits: list[tuple[int, int, str]]) -> tuple[tuple[int, int, str], Observation] | None:
     """The entry's old value the person said the new one replaces ("… instead of email"), found once in the entry
@@ -394,8 +411,9 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         a, b = hits[0].span()
         if any(x < b and a < y for x, y, _ in edits):
             continue
-        runs = [x for x in re.finditer(r"(?:#?[A-Z][\w-]*|#[\w-]+)(?:\s+(?:#?[A-Z][\w-]*|#[\w-]+))*", r.text)]
-        new = [x.group(0) for x in runs if all(t in term_set(x.group(0)) or t in x.group(0).lower() for t in wanted)]
+        runs = [_with_plain_words(r.text, x.start(), x.end(), wanted) for x in re.finditer(
+            r"(?:#?[A-Z][\w-]*|#[\w-]+)(?:\s+(?:#?[A-Z][\w-]*|#[\w-]+))*", r.text)]
+        new = [x for x in runs if all(t in term_set(x) or t in x.lower() for t in wanted)]
         if not new and CJK_IN.match(old) and len(wanted) == 1 and CJK_IN.match(w := next(iter(wanted))) \
                 and w in fold(r.text):
             # (a Chinese way put in the Chinese one's place as the turn writes it: "发微信" → "发飞书")
@@ -404,10 +422,12 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         if len(new) != 1:
             continue
         said = next((x for t in (u.text, *(v.text for v in users), r.text) if (x := re.search(
-            rf"\b(by|via|through|over|on|in|to)\s+(?:the\s+)?{re.escape(new[0].split()[0])}", t, re.I))), None)
+            rf"\b(by|via|through|over|on|in|to)\s+(the\s+)?{re.escape(new[0].split()[0])}", t, re.I))), None)
         prep = _PREP.search(body[:a])
         if prep and said:
-            return (prep.start(1), b, f"{said.group(1).lower()} {new[0]}"), u
+            # (with "the" as the person said it before a name of plain words too: "in the staff WhatsApp group")
+            the = "the " if said.group(2) and not new[0][:1].isupper() else ""
+            return (prep.start(1), b, f"{said.group(1).lower()} {the}{new[0]}"), u
         return (a, b, new[0]), u
     return None
 

@@ -8,7 +8,7 @@ from collections import Counter
 from memgit.dream import lexicon as lx
 from memgit.memory import DATE_TAIL_RE as TAIL_DATE
 from memgit.ops import Operation
-from memgit.text import cjk_share, is_common_word, is_traditional, term_set
+from memgit.text import STOP, cjk_share, is_common_word, is_traditional, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _affirmed, _negated, _script, _subject, _version_clash, aside_name, Candidate, CJK_IN, compose, Context,
@@ -41,6 +41,15 @@ def status_changes(ctx: Context) -> list[Candidate]:
         support, best = [], None
         said_outright = False  # a line of the support says pushed, merged, live, or the very word "unblocked"
         about = ctx.obs_about(it)
+        # (and the line right after one about it in the same log, which may go on with its story naming nothing:
+        # "把妈祖庙 40 盏送过去。" then "庙方点收完毕，40 盏全数交货。"; asked below whether it does)
+        # (one going on with the same thing: a word or a number of the line before, "40 盏")
+        before = {(o.source, o.line + 1): o for o in about}
+        nexts = {id(o) for o in ctx.obs if (p := before.get((o.source, o.line))) is not None and o not in about
+                 and (o.terms & p.terms or set(_NUMBER.findall(o.text)) & set(_NUMBER.findall(p.text)))}
+        if nexts:
+            seen = {id(o) for o in about}
+            about = [o for o in ctx.obs if id(o) in seen or id(o) in nexts]
         # what is in the state is named before its status word ("Offline sync … is on hold until Tarek
         # finishes the spec"): what it waits for is no part of its name
         lead = _subject(it.entry.body[:pend.start()]) if pend else frozenset()
@@ -115,6 +124,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
                     named_apart and (ctx.near(f, st[3], mine, 24, False) or _mark_near(o.text, st[3], mine))) and not (
                     short_refs and any(abs(m.start() - st[3]) <= 32 for m in short_refs.finditer(o.text))):
                 continue  # the done word is about something else on a long line
+            if st[1] == lx.ARRIVED and ctx.mentions(o, it) < 0.3 and _another_thing(
+                    f, st[3], it.subject | it.head | waited_on | shorts):
+                continue  # what arrived is another thing of the name's ("Hammerl order arrived" of its account application)
             if lx.PENDING.search(_SENTENCE_END.split(f[st[3]:], maxsplit=1)[0]):  # "deployed to staging, prod pending"
                 continue  # (in its sentence: "green light, put it in the Sept cat. → moved to the draft" is done)
             if lx.CONDITIONAL.search(_lead_in(f, st[3])):
@@ -183,7 +195,22 @@ def _part_arrived(f: str, at: int, wait: str, own: frozenset[str]) -> bool:
     return bool(term_set(clause) & awaited)
 
 
+# the English word right before a state word, past a verb that only says when ("order arrived", "order has now arrived")
+_WORD_BEFORE = re.compile(r"(?<![\w-])([a-z][a-z-]{2,})\s+(?:(?:is|was|are|were|has|have|been|got|just|now)\s+)*$")
+
+
+def _another_thing(f: str, at: int, own: frozenset[str]) -> bool:
+    """The word at `at` has a thing of its own right before it that the entry never names ("Hammerl order arrived" of
+    "… trade account application pending"): it is that thing's."""
+    m = _WORD_BEFORE.search(f[:at])
+    if not m or m.group(1) in STOP or m.group(1).endswith("ly"):
+        return False
+    words = term_set(m.group(1))
+    return bool(words) and not words & own
+
+
 _CODE = re.compile(r"[a-z]{1,4}-\d{3,}")
+_NUMBER = re.compile(r"(?<![\d.:])\d+(?![\d:])")
 
 
 def _numbered_apart(heads: frozenset[tuple[str, str]], text: str) -> bool:
