@@ -4345,3 +4345,91 @@ def test_a_rule_suggested_one_day_and_decided_later_is_one_rule_as_decided():
             ("2026-04-25", "试驾三组，全部先拍驾照登记。")]
     out = recurring(ctx(mem, said))
     assert len(out) == 1 and out[0].op.text.startswith("[P1] 谁带客户试驾，先拍客户驾驶证")
+
+
+@pytest.mark.parametrize("line", ["隔壁陶艺教室说他们的河滨市集摊位过审了；我们的还没消息",
+                                  "The pottery studio next door says their riverside market stall was approved; ours, no news yet"])
+def test_a_state_said_of_another_party_s_thing_is_not_the_entry_s(line):
+    mem = "## 市集\n- [P1] 河滨周日市集摊位申请中，等区公所审核 (2026-09-21)\n"
+    lines = [("2026-10-05", line), ("2026-10-07", "打给区公所问摊位，承办人说还在审，下周再问")]
+    assert status_changes(ctx(mem, lines)) == []
+
+
+def test_who_the_agent_is_is_core_and_never_the_entry_a_conversation_restates():
+    from memgit.dream.rules import restated_slots, preference_changes
+    memory = "- I am Spark, the roster and digest assistant for the lookout volunteers.\n## Notes\n"
+    user = "# USER\n\n## Preferences\n- [P1] Daily weather digest: email at 06:30, plain text, wind first, then the roster (2025-11-20)\n"
+    turns = [("user", "Spark, the 6:30 email comes too late, no email reception up at the tower."),
+             ("assistant", "Understood. Would a different time or channel work better?"),
+             ("user", "Post it to the Ridge Signal group at 06:00 instead. Everything else stays as it is: plain text, wind first, then the roster."),
+             ("assistant", "Got it: from tomorrow the digest goes to the Signal group at 06:00, same plain-text layout, wind first, then the roster.")]
+    c = _chat(memory, user, turns)
+    assert all(x.core for x in c.items if x.entry.body.startswith("I am"))
+    got = [x.op.text for x in restated_slots(c) + preference_changes(c)]
+    assert got == ["[P1] Daily weather digest: Signal group at 06:00, plain text, wind first, then the roster (2026-05-30)"] or \
+        got == ["[P1] Daily weather digest: to the Signal group at 06:00, plain text, wind first, then the roster (2026-05-30)"]
+
+
+def test_a_batch_sent_for_testing_is_done_when_its_test_is_passed_and_its_sibling_stays():
+    mem = ("## 蚕种\n- [P1] 春蚕批次 HZ-0512 已送县蚕桑站做微粒子病检测，排队中 (2026-04-14)\n"
+           "- [P1] 春蚕批次 HZ-0519 已送县蚕桑站做微粒子病检测，排队中 (2026-04-16)\n")
+    lines = [("2026-04-20", "县蚕桑站来电：HZ-0512 报告出来了，微粒子病检测合格"),
+             ("2026-04-21", "HZ-0519 还在排队，下周再问")]
+    out = status_changes(ctx(mem, lines))
+    assert [c.op.targets[0][:19] for c in out] == ["- [P1] 春蚕批次 HZ-0512"]
+    assert "排队中" not in out[0].op.text
+
+
+def test_a_time_said_as_about_then_is_no_time_a_preference_moves_to():
+    from memgit.dream.model import clocks, fold
+    assert [c[2] for c in clocks(fold("以后改 17:30 传就好，18:00 太晚了，我五点多就要去接孙子"))] == [1050, 1080]
+    assert [c[2] for c in clocks(fold("下午五点半到"))] == [1050]
+    user = "# USER\n\n## Preferences\n- [P1] 每日进货汇总：18:00 传到 LINE 群组「店内」，用表格 (2026-04-14)\n"
+    turns = [("user", "进货汇总以后改 17:30 传就好，18:00 太晚了，我五点多就要去接孙子。"),
+             ("assistant", "好的，从明天开始改成 17:30 传。其他要不要调整？"),
+             ("user", "其他照旧，一样丢 LINE 群组「店内」，用表格。")]
+    from memgit.dream.rules import preference_changes
+    assert [c.op.text for c in preference_changes(_chat("## Notes\n", user, turns))] == [
+        "[P1] 每日进货汇总：17:30 传到 LINE 群组「店内」，用表格 (2026-05-30)"]
+
+
+def test_a_restatement_saying_what_it_replaces_puts_the_new_way_in_the_old_one_s_place():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] Weekly court-booking summary: Sunday 18:00 by email, table sorted by court (2026-01-11)\n"
+    turns = [("user", "quick one re the weekly summary"),
+             ("assistant", "Go ahead."),
+             ("user", "Sunday 6pm is too late. can you send it Saturday 12:00 instead. and WhatsApp me, not email"),
+             ("assistant", "Understood: Saturday 12:00, on WhatsApp instead of email. Keep the table sorted by court?"),
+             ("user", "yes table by court is fine, keep that. everything else same")]
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))] == [
+        "[P1] Weekly court-booking summary: Saturday 12:00 on WhatsApp, table sorted by court (2026-05-30)"]
+
+
+def test_a_fault_reported_clean_for_several_nights_after_its_fix_is_pruned():
+    from memgit.dream.rules.prune import stale_entries
+    mem = ("## Sites\n- [P1] KR-02 keeps dropping its OCPP connection overnight, cause unknown (2026-08-24)\n"
+           "- [P1] KR-07 card reader rejects some cards, vendor looking (2026-08-20)\n")
+    said = [("2026-08-27", "Ana on site: swapped KR-02's LTE modem for a wired ethernet drop"),
+            ("2026-08-28", "recap sent. KR-02 2nd clean night"),
+            ("2026-08-29", "recap sent. KR-02 3 nights no drops, ethernet fix looks solid, closed the ticket")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.targets[0].startswith("- [P1] KR-02")
+
+
+def test_a_number_ending_a_quoted_title_is_no_size_of_the_old_tool():
+    from memgit.dream.rules.displaced import _detail_unsaid
+    body = 'Orders kept in Trello, board "Orders 2025" (2026-05-02)'
+    lines = ['moved "orders 2025" from trello into notion, 212 cards', "3 new orders entered in notion"]
+    assert not _detail_unsaid(body, "trello", lines, lines[1:])
+    assert _detail_unsaid('Signs cut on a Roland cutter, 24" wide (2026-05-02)', "roland", lines, lines[1:])
+
+
+def test_a_reply_saying_no_and_the_same_puts_neither_word_in_the_entry():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## 偏好\n- [P1] 每天 17:30 用 LINE 傳閉店摘要給我，第一行先寫訂位數 (2028-01-15)\n"
+    turns = [("user", "閉店摘要以後改用 Email 寄給我，不要再傳 LINE 了，群組訊息太多。"),
+             ("assistant", "好的，改寄到您的信箱。時間和內容順序要一起調整嗎？"),
+             ("user", "不用，一樣 17:30，第一行一樣先寫訂位數，只是換成 Email。"),
+             ("assistant", "了解：每天 17:30 用 Email 寄閉店摘要，第一行是訂位數。")]
+    got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
+    assert got == ["[P1] 每天 17:30 用 Email 寄閉店摘要給我，第一行先寫訂位數 (2026-05-30)"]

@@ -266,6 +266,7 @@ PREFERENCE_SAID = _re("preference_said")
 PREFERENCE_CHANGE = _re("preference_change")
 TIME_MARKER = _re("time_marker", re.I)
 RATHER_THAN = _re("rather_than")
+CHANNEL = _re("channel")  # a way a message reaches a person, named bare ("email at 06:30")
 PREF_KEPT = _re("pref_kept")  # "same time", "照旧": what stays when the rest of a preference changes
 PREF_ADDED = _re("pref_added")  # "also", "加上": new words that add to a preference
 # a clock time moved ("改到 9 点", "move it to 9pm"), the day it is given for, and the parts of a Chinese day

@@ -517,8 +517,9 @@ def zh_numbers(text: str) -> set[str]:
 # a clock time, over folded text: "8am" / "8:30 p.m.", "07:00", "晚上8点半" (groups: en, 24-hour, Chinese)
 _PERIOD = "|".join(sorted((*lx.CLOCK_AM, *lx.CLOCK_PM), key=len, reverse=True))
 CLOCK_RE = re.compile(
-    r"(?<![\d:：.])(?P<eh>\d{1,2})(?:[:.](?P<em>\d{2}))?(?P<sp>\s?)(?P<ap>[ap])\.?m\b\.?"
-    r"|(?<![\d:：.])(?P<h>\d{1,2})[:：](?P<m>\d{2})(?![\d])"
+    # (not the minutes or seconds of another time, "1:18:00"; a label's colon before it is no part of one: "汇总：18:00")
+    r"(?<![\d.])(?<!\d[:：])(?P<eh>\d{1,2})(?:[:.](?P<em>\d{2}))?(?P<sp>\s?)(?P<ap>[ap])\.?m\b\.?"
+    r"|(?<![\d.])(?<!\d[:：])(?P<h>\d{1,2})[:：](?P<m>\d{2})(?![\d])"
     rf"|(?P<per>{_PERIOD})?\s*(?P<zh>\d{{1,2}}|[零一二两三四五六七八九十]{{1,3}})\s*点(?:\s*(?P<zm>半|一刻|\d{{1,2}})\s*分?)?")
 
 
@@ -554,6 +555,8 @@ def clocks(f: str) -> list[tuple[int, int, int, str]]:
                 continue
             if not m.group("per") and not zm and _COUNTED.search(f, max(0, m.start() - 4), m.start()):
                 continue  # "最多 5 点", "第一点": points counted, no time of day
+            if not zm and f.startswith(("多", "左右"), m.end()):
+                continue  # "我五点多就要去接孙子": about then, no time set
             if m.group("per") in lx.CLOCK_PM and 1 <= h <= 11:
                 h += 12
             elif not m.group("per") and 1 <= h <= 11 and out and out[-1][2] >= 720 and _RANGE_TO.fullmatch(

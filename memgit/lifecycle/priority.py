@@ -65,6 +65,9 @@ def _patterns() -> dict[str, re.Pattern[str]]:
         "IDENTITY_LABEL_RE": re.compile(rf"^(?:\*\*|__)?\s*(?:{alternation('as_written.identity_label')})"
                                         r"\s*(?:\*\*|__)?\s*[:：]", re.IGNORECASE),
         # a rule the person set: never removed or rewritten automatically, tagged or not
+        # (or a line saying who it is: "I am Ember, the … assistant", "我是阿球，…的后勤助理")
+        "IDENTITY_LEAD_RE": re.compile(rf"^(?:\*\*|__)?\s*(?:{alternation('as_written.identity_lead')})(?![A-Za-z0-9_])",
+                                       re.IGNORECASE),
         "RULE_MARK_RE": pattern("as_written.rule_mark"),
         # (an English word whole, "never" not "neverland"; a Chinese one runs on into its sentence: "不要答应…")
         "RULE_LEAD_RE": re.compile(rf"^(?:\*\*|__)?\s*(?:{alternation('as_written.rule_lead')})(?![A-Za-z0-9_])",
@@ -92,7 +95,7 @@ def is_core(entry: Entry, section: Section | None = None) -> bool:
     p = _patterns()
     if p["RULE_MARK_RE"].search(body) or p["RULE_LEAD_RE"].match(first) or p["RULE_WORD_RE"].search(body):
         return True
-    if p["IDENTITY_LABEL_RE"].match(first):
+    if p["IDENTITY_LABEL_RE"].match(first) or p["IDENTITY_LEAD_RE"].match(first):
         return True
     title = section.title if section is not None else (entry.section or "")
     # a section marked IMPORTANT / CRITICAL / 必须 holds rules, whatever each line says

@@ -581,7 +581,8 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> b
     # a figure the entry gives of the old one ("desktop cutter (max 584 mm media)") that no line about the new one
     # gives: a spec of the old one, maybe not of the new
     rest = fold(DATE_TAIL_RE.sub("", body)).replace(old, " ")
-    if any(n not in said for n in _SPEC.findall(rest)):
+    # (a number ending a quoted title is no size in inches: 'base "Intake 2025"')
+    if any(n not in said for n in _SPEC.findall(re.sub(r"[\"“][^\"”]*[\"”]", " ", rest))):
         return True
     # a file type the entry gives (".lpx") that the new one's lines never give, or give only as gone ("no .lpx step")
     for ext in _FILE_TYPE.findall(rest):

@@ -587,6 +587,13 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
     return out
 
 
+def _asks_another_way(body: str, text: str) -> bool:
+    """The statement names a way a message goes (email, Signal, 微信…) that the entry, naming another, does not."""
+    have = {m.group(0) for m in lx.CHANNEL.finditer(fold(body))}
+    said = {m.group(0) for m in lx.CHANNEL.finditer(fold(text))}
+    return bool(have) and bool(said - have)
+
+
 def preference_changes(ctx: Context) -> list[Candidate]:
     """A preference the user restated ("from now on…", "以后…", "不要再…") refreshes the entry it replaces."""
     by_target: dict[int, list[tuple[Observation, float]]] = {}
@@ -683,6 +690,9 @@ def preference_changes(ctx: Context) -> list[Candidate]:
             if other[1] <= a:  # (before the time: the time's slot moves with the new length)
                 shift = len(other[2]) - (other[1] - other[0])
                 a, b = a + shift, b + shift
+        if other is None and not lx.CHANNEL.search(fold(new)) and _asks_another_way(it.entry.body, o.text):
+            continue  # it asks for another way too ("post it to the Signal group at 06:00 instead"): the time alone
+            # would keep the way the person left (the restatement of it places both: memgit.dream.rules.restated)
         if _turned_down_kept(ctx, o, body[:a] + new + body[b:], new):
             continue  # the person turned down more than the slot ("改成 06:45，…微信就别发了"): a person rewrites it
         acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day

@@ -338,7 +338,7 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
     if len(told) < 3:
         return []
     units: dict[int, list[frozenset[str]]] = {}
-    stories: list[tuple[str, date, set[str]]] = []  # each rule's line, its day and its support's lines
+    stories: list[tuple[str, date, set[str], bool]] = []  # each rule's line, day, support's lines, said as decided
 
     def units_of(o: Observation) -> list[frozenset[str]]:
         if id(o) not in units:
@@ -415,12 +415,22 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
                        reason=f"a rule stated on {r.day.isoformat()} that {len(days)} other day(s) bear out; memory lacks it",
                        evidence=ctx.evidence(support, 5, first=r), origin="offline")
         out.append(Candidate(op, "recurring", score, {"days": len(all_days), "rule": True, "stated": True}))
-        stories.append((f"{r.source}:{r.line}", r.day, {f"{o.source}:{o.line}" for o in support}))
+        fr = fold(r.text)
+        stories.append((f"{r.source}:{r.line}", r.day, {f"{o.source}:{o.line}" for o in support},
+                        bool(_DECIDED.search(fr) or _MADE_RULE.search(fr) or "规矩" in fr)))
         taken |= {f"{o.source}:{o.line}" for o in (r, *support)}
-    # (a rule said again on a later day of the same story, each bearing the other out: "以后试驾前得先看驾照" one day,
-    # "早会拍板：以后谁带客户试驾，先拍客户驾驶证…" two days on, is one rule, the later one as decided)
-    later = [any(b[1] > a[1] and (a[0] in b[2] or b[0] in a[2]) for b in stories) for a in stories]
-    return [c for c, superseded in zip(out, later) if not superseded]
+    # (a rule said again of the same story, one bearing the other out or both borne out by the same lines: "以后试驾前
+    # 得先看驾照" one day, "早会拍板：以后谁带客户试驾，先拍客户驾驶证…" two days on, is one rule: the one said as decided,
+    # else the first; a chat confirming the rule set in the log adds none)
+    def same(a, b) -> bool:
+        ka, kb = a[2] | {a[0]}, b[2] | {b[0]}
+        return a[0] in b[2] or b[0] in a[2] or len(ka & kb) * 2 >= min(len(ka), len(kb))
+
+    def beats(b, a) -> bool:
+        return (b[3], -b[1].toordinal()) > (a[3], -a[1].toordinal())
+
+    superseded = [any(b is not a and same(a, b) and beats(b, a) for b in stories) for a in stories]
+    return [c for c, gone in zip(out, superseded) if not gone]
 
 
 def _after_speaker(p: str) -> str:

@@ -267,7 +267,7 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
         c for c in _KEPT_CUT.split(fold(u.text)) if not lx.PREF_KEPT.search(c) and not _UNCHANGED.search(c))))
         for u in users if confirmed or _said_change(fold(u.text))))
     wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)
-              and t not in _PERIODS}  # ("早上" is the time's, moved with it)
+              and t not in _PERIODS and t != "instead"}  # ("早上" is the time's, moved with it; "instead" says it replaces)
     al = _Aligned(body, r.text)
     slot_spans = [(a, b) for a, b, *_ in have_clocks] + [(a, b) for a, b, _ in have_days]
     said_slots = [(a, b) for a, b, *_ in said_clocks] + [(a, b) for a, b, _ in said_days]
@@ -309,13 +309,18 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
                 or i2 - i1 > 8 or old_text.strip() in f:
             if any((bare := _BARE_INSTEAD.search(u.text)) and placed <= term_set(bare.group(1)) for u in users):
                 continue  # (a way said "instead", "send them on WhatsApp instead": its old one is the entry's way)
+            if (rather := _RATHER.search(r.text)) and rather.start() < ne and ns < rather.end():
+                continue  # (the turn says what it replaces, "on WhatsApp instead of email": what it asks for is placed
+                # in the old one's place below)
             return None
         if any(c.isdigit() for c in old_text) and not any(c.isdigit() for c in theirs_text):
             return None  # a number of the entry's ("语速 1.1x") is no word to put another in place of
         new_text = theirs_text.strip(" ，,、;；。.")
         nf = fold(new_text)
-        if _WAY_ASKED.search(nf) or re.search(r"[.!?](?=\s)|[。！？]", new_text):
-            return None  # the person's asking words ("put it in Telegram"), or past a sentence's end: no value
+        if _WAY_ASKED.search(nf) or re.search(r"[.!?](?=\s)|[。！？]", new_text) or lx.PREF_KEPT.search(nf) \
+                or _DENIES.search(nf):
+            return None  # the person's asking words ("put it in Telegram"), past a sentence's end, or what says "no" or
+            # "the same" ("不用，一樣"): no value
         # (as they stand, or every word of them the person's own: "sorted by due date" of "sort it by due date")
         # (the person's words in another form only for a phrase in the place of one: "sorted by due date" for
         # "grouped by client", never a clause with its verb, "is grouped by aisle", for ": flat checklist")
@@ -375,10 +380,12 @@ _PREP = re.compile(r"\b(by|via|through|over|on|in|to)\s+$", re.I)
 
 def _with_plain_words(text: str, a: int, b: int, wanted: set[str]) -> str:
     """The run of names text[a:b] with the plain words next to it that are asked for ("staff WhatsApp group")."""
-    while (m := re.search(r"([a-z][\w-]*)\s+$", text[:a])) and term_set(m.group(1)) and term_set(m.group(1)) <= wanted:
+    def plain(w: str) -> bool:  # (a word asked for)
+        return bool(term_set(w)) and term_set(w) <= wanted
+
+    while (m := re.search(r"([a-z][\w-]*)\s+$", text[:a])) and plain(m.group(1)):
         a = m.start(1)
-    while (m := re.match(r"\s+([a-z][\w-]*)(?![\w-])", text[b:])) and term_set(m.group(1)) \
-            and term_set(m.group(1)) <= wanted:
+    while (m := re.match(r"\s+([a-z][\w-]*)(?![\w-])", text[b:])) and plain(m.group(1)):
         b += m.end(1)
     return text[a:b]
 
@@ -393,7 +400,9 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         olds = [(m.group(1) or m.group(2)).strip()] if m else []
         # or what the entry sends it by, that the person says they do not use ("I am not opening email when I drive")
         fb = fold(body)  # (the same length: memgit.dream.rules.restated._moves asks)
-        ways = _BY_WAY.findall(fb)
+        # (or, with no preposition before any, the one way the entry names bare: "digest: email at 06:30")
+        ways = _BY_WAY.findall(fb) or [m.group(0) for m in lx.CHANNEL.finditer(fb)][:1] * (
+            len(lx.CHANNEL.findall(fb)) == 1)
         olds += [w for w in (*ways, *_BY_WAY_ZH.findall(fb)) if any(
             re.search(_whole(w), cl, re.I) and _DENIES.search(cl) for cl in _CLAUSE_MARK.split(fold(u.text)))]
         # or the entry's way the person drops for another they put it on ("drop email for that one, put it on WhatsApp")

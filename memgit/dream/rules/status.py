@@ -114,8 +114,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
             # (the entry's short forms the line writes are its words there: "OSTR is allowed")
             shorts = frozenset(t for m in short_refs.finditer(o.text) for t in term_set(m.group(0))) if short_refs \
                 else frozenset()
-            st = lx.done_state(f, wait, it.subject | it.head | shorts, named) or (
-                _unblocked(f) if blocked else None)
+            st = lx.done_state(f, wait, it.subject | it.head | shorts, named)
+            if blocked and (ub := _unblocked(f)) and (not st or _OPEN_AGAIN_ZH.search(ub[2]) and CJK_IN.match(ub[2])):
+                st = ub  # (a thing closed while it waited, said open again: "检测通过，北坡步道今天重新开放" opens it)
             if not st or (have and st[0] <= have[0]):
                 continue
             # (or beside who or what the entry waits on: "awaiting ruling from Judge Okoye" / "Judge Okoye ruled on
@@ -127,6 +128,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
             if st[1] == lx.ARRIVED and ctx.mentions(o, it) < 0.3 and _another_thing(
                     f, st[3], it.subject | it.head | waited_on | shorts):
                 continue  # what arrived is another thing of the name's ("Hammerl order arrived" of its account application)
+            if _THEIRS.search(re.split(r"[，,；;。！!？?]", f[:st[3]])[-1]) or _OURS_NOT_YET.search(f[st[4]:]):
+                continue  # another party's ("他们的摊位过审了", "their stall was approved"), or ours said not yet
             if lx.PENDING.search(_SENTENCE_END.split(f[st[3]:], maxsplit=1)[0]):  # "deployed to staging, prod pending"
                 continue  # (in its sentence: "green light, put it in the Sept cat. → moved to the draft" is done)
             if lx.CONDITIONAL.search(_lead_in(f, st[3])):
@@ -210,6 +213,10 @@ def _another_thing(f: str, at: int, own: frozenset[str]) -> bool:
 
 
 _CODE = re.compile(r"[a-z]{1,4}-\d{3,}")
+# what another party owns, said before a state: theirs, not the entry's ("隔壁…说他们的摊位过审了")
+_THEIRS = re.compile(r"他们的|她们的|人家的|别人的|\btheir\b|\b(?:the )?neighbou?rs'?\b")
+# and ours said not yet after it ("；我们的还没消息", "ours, no news yet")
+_OURS_NOT_YET = re.compile(r"我们的?(?:还|都还|仍)(?:没|沒|未|在)|\bours?\b[^.;]{0,12}\b(?:not yet|no news|still)\b")
 _NUMBER = re.compile(r"(?<![\d.:])\d+(?![\d:])")
 
 
