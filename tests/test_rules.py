@@ -4433,3 +4433,10 @@ def test_a_reply_saying_no_and_the_same_puts_neither_word_in_the_entry():
              ("assistant", "了解：每天 17:30 用 Email 寄閉店摘要，第一行是訂位數。")]
     got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
     assert got == ["[P1] 每天 17:30 用 Email 寄閉店摘要給我，第一行先寫訂位數 (2026-05-30)"]
+
+
+def test_who_and_when_before_a_colon_then_from_now_on_is_no_part_of_the_rule():
+    from memgit.dream.rules.recurring import _stated_sentence
+    got = _stated_sentence("Coach Ayo, before warm-up: from now on every mask gets checked on the punch tester before the "
+                           "first bout, whoever opens the hall does it.")
+    assert got.startswith("every mask gets checked on the punch tester before the first bout")

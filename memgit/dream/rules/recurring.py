@@ -773,10 +773,16 @@ def _own_words(rule: str) -> str:
         out = out[m.end():]  # ("定成規矩，以後…": that it is a rule, not what it says)
         if q := _OPEN_QUOTE.match(out):
             out = _CLOSE_QUOTE.sub("", out[q.end():])  # (the rule it made, quoted: "定了规矩：「每次交班前…」")
+    # (who and when, before a colon the rule's "from now on" follows: "Coach Dele, before warm-up: from now on …")
+    if (lead := _LEAD_COLON.match(out)) and lx.TIME_MARKER.match(fold(out[lead.end():])):
+        out = out[lead.end():]
     t = lx.TIME_MARKER.match(fold(out))
     if t:
         out = out[t.end():].lstrip(" ,，:：—–-")
     return out if len(out) >= 6 else rule
+
+
+_LEAD_COLON = re.compile(r"^[^:：。.!?！？]{1,48}[:：]\s*(?=\S)")
 
 
 # a rule said by pointing back at what is quoted ("就照这个执行", "照這樣做", "that's the rule now")
