@@ -201,12 +201,16 @@ def _new_latin(o: Observation, f: str, ending: bool, names: "_Names") -> list[tu
     return out
 
 
-def _as_others_write(n: str, raw: str, others: list[str]) -> tuple[str, str]:
+def _as_others_write(n: str, raw: str, own: str, every: str) -> tuple[str, str]:
     """A Chinese name that no other line writes, as the longest start of it that one does: the verb and particle after
-    it are the sentence's ("改用飞书多维表格记了" → 飞书多维表格, written bare on other days)."""
-    if any(n in f for f in others):
+    it are the sentence's ("改用飞书多维表格记了" → 飞书多维表格, written bare on other days). `own` is the line's folded
+    text, `every` all the lines' joined: another line writes x where `every` holds it more often than `own`."""
+    def elsewhere(x: str) -> bool:
+        return every.count(x) > own.count(x)
+
+    if elsewhere(n):
         return n, raw
-    k = next((k for k in range(len(n) - 1, 1, -1) if any(n[:k] in f for f in others)), 0)
+    k = next((k for k in range(len(n) - 1, 1, -1) if elsewhere(n[:k])), 0)
     # (a word of its own after it is the name's: "银豹收银" stays whole where other days write "银豹")
     if not k or any(len(w) >= 2 and glosses([w]) for w in cjk_cut(n[k:])):
         return n, raw
@@ -238,6 +242,7 @@ def displacements(ctx: Context) -> list[Candidate]:
     around = "\n".join(f[max(0, m.start() - _NEAR - 40):m.end() + _NEAR + 40]
                         for f in (folded[id(o)] for o in ending_lines) for m in lx.DISPLACED.finditer(f))
     memory = "\n".join(it.folded for it in ctx.items)
+    every = "\n".join(folded[id(o)] for o in told)  # (every line's words, once: which new names other lines write)
     names = _Names(ctx)
     out: list[Candidate] = []
     fits: dict[tuple[str, str], list[tuple[float, Item]]] = {}
@@ -295,8 +300,7 @@ def displacements(ctx: Context) -> list[Candidate]:
                 if not (is_end or o.terms & rest or said_old(f)):
                     continue
                 for n, raw in _new_latin(o, f, is_end, names) + [
-                        _as_others_write(n, raw, [folded[id(x)] for x in told if x is not o])
-                        for n, raw in _new_chinese(f, o.text)]:
+                        _as_others_write(n, raw, f, every) for n, raw in _new_chinese(f, o.text)]:
                     if n != old and n not in news and not _said(n, memory) and not is_common_word(n):
                         news[n] = raw
             pairs = cjk_pairs(it.folded.replace(old, " "))  # the entry's Chinese character pairs, old name aside
@@ -548,7 +552,8 @@ def _cuts_word(text: str, at: int) -> bool:
     """Whether `at` falls inside a dictionary word of the Chinese run around it ("纸质表|格" of 表格)."""
     if not (0 < at < len(text) and CJK_IN.match(text[at - 1]) and CJK_IN.match(text[at])):
         return False
-    start = at - len(_CJK_RUN_BEFORE.search(text[:at]).group(0)) if _CJK_RUN_BEFORE.search(text[:at]) else at - 1
+    before = _CJK_RUN_BEFORE.search(text[:at])
+    start = before.start() if before else at - 1
     end = at + len(re.match(r"[\u4e00-\u9fff]*", text[at:]).group(0))
     pos = start
     for w in cjk_cut(text[start:end]):
@@ -556,6 +561,8 @@ def _cuts_word(text: str, at: int) -> bool:
             return len(w) >= 2 and bool(glosses([w]))
         pos += len(w)
     return False
+
+
 _MAKER_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+-]*)[ \t]$")  # (one capitalised word right before the old name)
 _DETAIL_CLAUSE = re.compile(r"[，,；;。]")
 _HOST = re.compile(r"(?<![\w./-])[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w-])")  # ("ci.orchardloop.dev")

@@ -401,8 +401,8 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         # or what the entry sends it by, that the person says they do not use ("I am not opening email when I drive")
         fb = fold(body)  # (the same length: memgit.dream.rules.restated._moves asks)
         # (or, with no preposition before any, the one way the entry names bare: "digest: email at 06:30")
-        ways = _BY_WAY.findall(fb) or [m.group(0) for m in lx.CHANNEL.finditer(fb)][:1] * (
-            len(lx.CHANNEL.findall(fb)) == 1)
+        bare = [m.group(0) for m in lx.CHANNEL.finditer(fb)]
+        ways = _BY_WAY.findall(fb) or (bare if len(bare) == 1 else [])
         olds += [w for w in (*ways, *_BY_WAY_ZH.findall(fb)) if any(
             re.search(_whole(w), cl, re.I) and _DENIES.search(cl) for cl in _CLAUSE_MARK.split(fold(u.text)))]
         # or the entry's way the person drops for another they put it on ("drop email for that one, put it on WhatsApp")

@@ -41,9 +41,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
         support, best = [], None
         said_outright = False  # a line of the support says pushed, merged, live, or the very word "unblocked"
         about = ctx.obs_about(it)
-        # (and the line right after one about it in the same log, which may go on with its story naming nothing:
-        # "把妈祖庙 40 盏送过去。" then "庙方点收完毕，40 盏全数交货。"; asked below whether it does)
-        # (one going on with the same thing: a word or a number of the line before, "40 盏")
+        # (and the line right after one about it in the same log, which may go on with its story naming nothing,
+        # when it shares a word or a number with it: "把妈祖庙 40 盏送过去。" then "庙方点收完毕，40 盏全数交货。";
+        # asked below whether it does)
         before = {(o.source, o.line + 1): o for o in about}
         nexts = {id(o) for o in ctx.obs if (p := before.get((o.source, o.line))) is not None and o not in about
                  and (o.terms & p.terms or set(_NUMBER.findall(o.text)) & set(_NUMBER.findall(p.text)))}
