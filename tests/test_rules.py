@@ -4440,3 +4440,11 @@ def test_who_and_when_before_a_colon_then_from_now_on_is_no_part_of_the_rule():
     got = _stated_sentence("Coach Ayo, before warm-up: from now on every mask gets checked on the punch tester before the "
                            "first bout, whoever opens the hall does it.")
     assert got.startswith("every mask gets checked on the punch tester before the first bout")
+
+
+def test_a_model_number_keeps_the_case_of_its_letter():
+    mem = "## Kit\n- [P1] Slides scanned on a Nikon V600 at 1200 dpi (2026-04-01)\n"
+    lines = [("2026-05-29", "V600 died mid-scan, ordered a V850 to replace it"),
+             ("2026-05-30", "scanned 40 slides on the V850 today, the V600 went into storage")]
+    assert [x.op.text for x in version_changes(ctx(mem, lines))] == [
+        "[P1] Slides scanned on a Nikon V850 at 1200 dpi (2026-05-30)"]

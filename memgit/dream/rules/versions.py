@@ -99,7 +99,7 @@ def version_changes(ctx: Context) -> list[Candidate]:
         days = len({o.day for o in support})
         explicit = any(e for _, e in found[best])
         score = confidence("version", explicit=explicit, extra_days=days - 1, recent=ctx.recency(support))
-        new_v = ("v" if old.lower().startswith("v") else "") + best
+        new_v = (old[0] if old[:1] in ("v", "V") else "") + best  # "V600" → "V850", as the entry writes it
         body = it.entry.body
         new_body = re.sub(r"(?<![\w.])" + re.escape(old) + r"(?![\w]|\.\w)", new_v, body, count=1)
         if new_body == body:
