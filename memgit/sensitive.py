@@ -183,6 +183,8 @@ def _line_hits(line: str, hits: list[_Hit]) -> None:
         _bank_card_hits(line, hits)
     if "PIN" in line or "pin " in lower:
         _pin_hits(line, hits)
+    if _ACCESS_GATE.search(lower):
+        _access_code_hits(line, hits)
     if "$" in line and _UP_DOWN_GATE.search(line):
         _up_down_hits(line, hits)
     for family in _family_index().select(lower):  # one scan for every family's words; most lines have none
@@ -960,6 +962,25 @@ _PIN = _LazyRegex(
     r"(?:\bPIN|(?i:\bpin[ \t]+(?:code|number)))[ \t]*(?:码|碼|code|Code)?[ \t]*(?:[:：=]|是|为|為|\bis\b)?[ \t]*"
     r"(?<![0-9])([0-9]{4,8})(?![0-9]|[.,:/%][0-9]|\s*%)"
 )
+
+
+# a code that opens a gate, a door, an alarm or a key safe, written beside what it opens ("texted new gate code
+# 4471#", "key safe code is 0815", "门禁密码改成 3391#"): digits, with the "#" or "*" a keypad ends them with
+_ACCESS_GATE = _LazyRegex(r"code|combo|门|門|锁|鎖|箱")
+_ACCESS_CODE = _LazyRegex(
+    r"(?:(?i:\b(?:gate|door|alarm|keypad|key ?pad|entry|access|lock ?box|key ?safe|key ?box|garage|padlock|safe)"
+    r"[ \t]+(?:code|pin|combo|combination)s?\b)"
+    r"|(?:门禁|門禁|大门|大門|后门|後門|前门|前門|铁门|鐵門|闸门|閘門|车库|車庫|门锁|門鎖|保险箱|保險箱|密码箱|密碼箱)"
+    r"(?:的)?(?:密码|密碼|码|碼|[ \t]*code))"
+    r"[ \t]*(?:(?i:is|was|now|changed to|set to|改成|改为|改為|换成|換成|是|为|為)[ \t]*|[:：=][ \t]*|[-–—][ \t]*)*"
+    r"(?<![0-9])([0-9]{3,8})(?![0-9]|[.,:/][0-9]|\s*%)"
+)
+
+
+def _access_code_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _ACCESS_CODE.finditer(line):
+        end = m.end(1) + (1 if line[m.end(1):m.end(1) + 1] in ("#", "*") else 0)
+        hits.append(("access code", m.start(1), end))
 
 
 def _cli_password_hits(line: str, hits: list[_Hit]) -> None:

@@ -495,6 +495,14 @@ MORE_POSITIVES: list[tuple[str, str, list[str]]] = [
     ("password", "路由器密碼就是 Tea4two!", ["Tea4two!"]),
     ("PIN", "银行卡 PIN 码是 4827", ["4827"]),
     ("PIN", "門禁 PIN 碼：906512", ["906512"]),
+    # a code that opens a gate, a door, an alarm or a key safe
+    ("access code", "Low Farm owner texted new gate code 4471# - forwarded to Dale", ["4471"]),
+    ("access code", "key safe code is 0815, front door key inside", ["0815"]),
+    ("access code", "alarm code changed to 20931 after the break-in", ["20931"]),
+    ("access code", "Door code: 5560*", ["5560"]),
+    ("access code", "门禁密码改成 3391# 了", ["3391"]),
+    ("access code", "後門門鎖密碼 7720，別外傳", ["7720"]),
+    ("access code", "大门密码 860217", ["860217"]),
     # cards: Amex (15 digits) and Diners (14 digits)
     ("bank card number", f"Amex {_amex_group(CARD_AMEX)} exp 11/28", [_amex_group(CARD_AMEX)]),
     ("bank card number", f"公司卡 {CARD_AMEX}", [CARD_AMEX]),
@@ -564,6 +572,12 @@ MORE_LOOKALIKES: list[str] = [
     "account U-turn policy changed",
     "资金账号只在券商 app 里查看",
     "PIN 码不要写进记忆",
+    "gate code is on the fridge, never text it",
+    "door code changed again, ask Sam for it",
+    "error code 404 on the booking page",
+    "postcode NE46 3AB for the yard",
+    "门禁密码只在老板手机里",
+    "access code for 3 users expires in 30 days",
     "pin the version to 1.2.3",
     # labelled values that are not secrets
     "sort_key: created_at_desc",
