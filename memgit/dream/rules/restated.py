@@ -203,8 +203,8 @@ def _restates(ctx: Context, it: Item, r: Observation, talk: frozenset[str] = fro
     return len(shared) / len(own)
 
 
-def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool = False
-           ) -> tuple[list[tuple[int, int, str]], list[Observation]] | None:
+def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool = False,
+           answers: frozenset[int] = frozenset()) -> tuple[list[tuple[int, int, str]], list[Observation]] | None:
     """The entry's slots the restatement `r` moves, as (start, end, new text) in the entry's body, and the
     person's turns that said the new values; None when it changes what cannot be placed. `confirmed`: the
     person's next turn says the rest stays, so what they asked for before it was a change, in whatever words
@@ -265,9 +265,13 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
     # (a clause saying what stays asks for nothing: "表格和那四列都不用动")
     asked = frozenset().union(*(term_set(_without_cues(" ".join(
         c for c in _KEPT_CUT.split(fold(u.text)) if not lx.PREF_KEPT.search(c) and not _UNCHANGED.search(c))))
-        for u in users if confirmed or _said_change(fold(u.text))))
+        for u in users if confirmed or _said_change(fold(u.text)) or id(u) in answers))
     wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)
               and t not in _PERIODS and t != "instead"}  # ("早上" is the time's, moved with it; "instead" says it replaces)
+    # (and a common word the person said that the turn puts where the entry has another, "发当天的" for "第二天的": a
+    # value like any, put in place if it can be; never one the rest must place)
+    said_too = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and t not in _PERIODS
+                and t != "instead" and len(t) >= 2 and t not in STOP and not any(c.isdigit() for c in t)} - wanted
     al = _Aligned(body, r.text)
     slot_spans = [(a, b) for a, b, *_ in have_clocks] + [(a, b) for a, b, _ in have_days]
     said_slots = [(a, b) for a, b, *_ in said_clocks] + [(a, b) for a, b, _ in said_days]
@@ -293,9 +297,10 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
         ns, ne = al.ts[j1][0], al.ts[j2 - 1][1]
         theirs_text = r.text[ns:ne]
         # (a term of the turn's words overlapping the span: Chinese terms run across a span's edges)
-        placed = {t for t in wanted if any(m.start() < ne and ns < m.end() for m in re.finditer(re.escape(t), f))}
+        placed = {t for t in wanted | said_too if any(m.start() < ne and ns < m.end() for m in re.finditer(re.escape(t), f))}
         if not placed:
             continue
+        optional = not placed & wanted  # (only a common word the person said: left as it was when it cannot be placed)
         old_span = (al.tb[i1][0], al.tb[i2 - 1][1])
         if any(a < old_span[1] and old_span[0] < b for a, b in slot_spans):
             continue  # a value beside a slot: unsure what it replaces here (what the person turned down may say)
@@ -312,22 +317,30 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
             if (rather := _RATHER.search(r.text)) and rather.start() < ne and ns < rather.end():
                 continue  # (the turn says what it replaces, "on WhatsApp instead of email": what it asks for is placed
                 # in the old one's place below)
+            if optional:
+                continue
             return None
         if any(c.isdigit() for c in old_text) and not any(c.isdigit() for c in theirs_text):
+            if optional:
+                continue
             return None  # a number of the entry's ("语速 1.1x") is no word to put another in place of
         new_text = theirs_text.strip(" ，,、;；。.")
         nf = fold(new_text)
         if _WAY_ASKED.search(nf) or re.search(r"[.!?](?=\s)|[。！？]", new_text) or lx.PREF_KEPT.search(nf) \
-                or _DENIES.search(nf):
-            return None  # the person's asking words ("put it in Telegram"), past a sentence's end, or what says "no" or
-            # "the same" ("不用，一樣"): no value
+                or _DENIES.search(nf) or _FIRST_PERSON.match(nf):
+            if optional:
+                continue
+            return None  # the person's asking words ("put it in Telegram"), past a sentence's end, what says "no" or
+            # "the same" ("不用，一樣"), or what the person says of themselves ("我成日 miss 咗", "I never see it"): no value
         # (as they stand, or every word of them the person's own: "sorted by due date" of "sort it by due date")
         # (the person's words in another form only for a phrase in the place of one: "sorted by due date" for
         # "grouped by client", never a clause with its verb, "is grouped by aisle", for ": flat checklist")
         phrase = old_text[:1].isalnum() and old_text[-1:].isalnum() and (bool(CJK_IN.search(nf)) or _phrase(nf))
         u = _user_said(lambda t, uf: (nf in uf or phrase and _own_words(nf, uf)) and (confirmed or _said_change(uf)),
-                       users)
+                       users) or _user_said(lambda t, uf: nf in uf, [x for x in users if id(x) in answers])
         if u is None:
+            if optional:
+                continue
             return None  # the person never asked for these words
         # the verb the entry's words open with, when the person says it before the new value too ("发到她的邮箱" →
         # "发企业微信", from "发企业微信给我")
@@ -356,6 +369,7 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
 
 
 _CLAUSE_TOKENS = frozenset(",，;；.。、")
+_FIRST_PERSON = re.compile(r"(?:我|i\b|i'm\b|i’m\b|we\b|we're\b)")
 
 
 def _span_limit(text: str) -> int:
@@ -441,12 +455,28 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
     return None
 
 
+# the agent's own name, as memory's identity line gives it ("I am Shutter, …", "我是小鳶，…")
+_IDENTITY_NAME = re.compile(r"^(?:\*\*|__)?\s*(?:I am|I'm|I’m|My name is|我是|我叫)\s*([A-Z][\w'’-]+|[\u4e00-\u9fff]{1,4}(?=[，,。（(、：:\s]))")
+
+
+def _vocative(ctx: Context) -> re.Pattern[str] | None:
+    """A turn's opening that calls the agent by its name ("Shutter, …", "小鳶，…")."""
+    names = {m.group(1) for it in ctx.items if (m := _IDENTITY_NAME.match(it.entry.body))}
+    if not names:
+        return None
+    return re.compile(r"^\s*(?:(?:hi|hey|ok|okay)\s+)?(?:" + "|".join(map(re.escape, sorted(names))) + r")\s*[,，:：!！]\s*",
+                      re.I)
+
+
 def restated_slots(ctx: Context) -> list[Candidate]:
     """An entry whose arrangement a conversation restates whole with a new time, weekday or named value
     the person asked for: those slots refreshed in place."""
     by_session: dict[str, list[Observation]] = {}
+    vocative = _vocative(ctx)
     for o in ctx.obs:
         if o.session and not o.sensitive:
+            if vocative and (v := vocative.match(o.text)) and v.end() < len(o.text):
+                o = dataclasses.replace(o, text=o.text[v.end():])  # ("Shutter, …": whom the turn speaks to, no value)
             by_session.setdefault(o.session, []).append(o)
     found: dict[int, list[tuple[Observation, str, list[Observation], float]]] = {}
     for turns in by_session.values():
@@ -486,7 +516,11 @@ def restated_slots(ctx: Context) -> list[Candidate]:
             it = ctx.items[i]
             if any(m.group(0) not in it.folded for m in lx.EXCEPTION.finditer(f)):
                 continue  # a one-off ("just this week"), but for the entry's own words ("附本周曲目")
-            moved = _moves(it, r, earlier, confirmed)
+            # (the person's turns answering the agent's question what to change, "那改几点发合适？" → "早上7:30吧，发当天的"):
+            # what they say there is asked for, in whatever words
+            answers = frozenset(id(u) for prev, u in zip(turns, turns[1:]) if u.role == "user" and u in earlier
+                                and prev.role == "assistant" and _QUESTION.search(fold(prev.text)))
+            moved = _moves(it, r, earlier, confirmed, answers)
             if moved is None:
                 continue
             edits, grounds = moved
