@@ -241,6 +241,7 @@ def displacements(ctx: Context) -> list[Candidate]:
     # the text around every ending word: an old name must stand in it (most entries' names do not)
     around = "\n".join(f[max(0, m.start() - _NEAR - 40):m.end() + _NEAR + 40]
                         for f in (folded[id(o)] for o in ending_lines) for m in lx.DISPLACED.finditer(f))
+    around_terms = term_set(around)  # (and its words' stems: "pawdiari" is how an entry's subject holds "PawDiary")
     memory = "\n".join(it.folded for it in ctx.items)
     every = "\n".join(folded[id(o)] for o in told)  # (every line's words, once: which new names other lines write)
     names = _Names(ctx)
@@ -250,7 +251,7 @@ def displacements(ctx: Context) -> list[Candidate]:
     for k, it in enumerate(ctx.items):
         if it.frozen or it.step:
             continue
-        if not any(w in around for w in it.subject if len(w) >= 2):
+        if not (it.subject & around_terms or any(w in around for w in it.subject if len(w) >= 2)):
             continue
         for old in _old_names(ctx, it, names, around):
             rest = frozenset(t for t in it.subject - term_set(old) if ctx.anchor(t))
@@ -329,9 +330,10 @@ def displacements(ctx: Context) -> list[Candidate]:
 
                 # (a line using the new one for the entry's work in the week before counts: a trial, "Mira trialled
                 # Choreo Studio on the Torquay storyboard")
+                # (and a line naming the old one beside it: "KennelBase acct set up, it has an import-from-PawDiary tool")
                 named = [(o, pos) for o in told if o.day >= first - timedelta(days=_TRIAL) and (pos := said_new(folded[id(o)]))
                          and (o.terms & own or term_set(rest_f := without_new(folded[id(o)])) & rest
-                              or cjk_pairs(rest_f) & pairs)]
+                              or cjk_pairs(rest_f) & pairs or said_old(folded[id(o)]))]
                 if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named if o.day >= start):
                     continue  # said as a stand-in for it: no replacement
                 support = [o for o, _ in named]
@@ -519,6 +521,13 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
             if not any(lx.WEEKDAY.search(w.lower()) for w in tail) and not any(
                     _said(w.lower(), f) for w in tail for f in (*ending, *support)):
                 b = more.end()
+    # (its version goes with it, unless a line writes it after the new one too: "Hoof Ledger v3" → "FarrierPro")
+    if (ver := _OWN_VERSION.match(body, b)) and not any(
+            re.search(re.escape(new_raw.lower()) + r"\s?" + re.escape(ver.group(0).strip().lower()), f) for f in support):
+        b = ver.end()
+    # (a quoted name the old one opens is its whole name: "「速达云ERP」" goes whole)
+    if a > 0 and body[a - 1] in _OPENING and (close := _CLOSING_AFTER.match(body, b)):
+        b = close.end(1)
     title = _TITLE_AFTER.match(body, b)
     number = _NUMBER_AFTER.match(body, b) or title
     if number and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support)):
@@ -546,6 +555,9 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
 
 
 _CJK_RUN_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,}$")
+_OWN_VERSION = re.compile(r"[ \t]?v\d+(?:\.\d+)*(?![\w.])", re.I)
+_OPENING = "「『“"
+_CLOSING_AFTER = re.compile(r"([^「」『』“”\s]{0,16})[」』”]")
 
 
 def _cuts_word(text: str, at: int) -> bool:
