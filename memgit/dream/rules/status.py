@@ -75,7 +75,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
             more = {id(o) for o in ctx.obs if id(o) not in seen and short_refs.search(o.text)}
             about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about  # (in window order)
         # (and an order's or a ticket's code no other entry gives: "A-5521" of "Order #A-5521")
-        refs = frozenset(t for t in it.subject if t.startswith("#") or _CODE.fullmatch(t)
+        # (and an acronym in brackets after a name, which the lines write for it: "SC" of "食品生产许可证（SC）")
+        aliases = _aliases(it.entry.body)
+        refs = frozenset(t for t in it.subject | aliases if (t.startswith("#") or _CODE.fullmatch(t) or t in aliases)
                          and not any(t in x.subject for x in ctx.items if x is not it))
         # the name before an aside saying what it is ("有机认证（某认证中心）：…") names it in a line that says it
         # all, when no other entry holds that whole name
@@ -213,6 +215,14 @@ def _another_thing(f: str, at: int, own: frozenset[str]) -> bool:
 
 
 _CODE = re.compile(r"[a-z]{1,4}-\d{3,}")
+_ALIAS = re.compile(r"[（(]([A-Z]{2,6})[）)]")
+
+
+def _aliases(body: str) -> frozenset[str]:
+    """Acronyms an entry gives in brackets right after a name ("食品生产许可证（SC）", "Food Standards Agency (FSA)")."""
+    return frozenset(m.group(1).lower() for m in _ALIAS.finditer(body))
+
+
 # what another party owns, said before a state: theirs, not the entry's ("隔壁…说他们的摊位过审了")
 _THEIRS = re.compile(r"他们的|她们的|人家的|别人的|\btheir\b|\b(?:the )?neighbou?rs'?\b")
 # and ours said not yet after it ("；我们的还没消息", "ours, no news yet")
