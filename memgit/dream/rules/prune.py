@@ -380,8 +380,19 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
                  if len(w) >= 2 and w in run and not is_common_word(w)}
     words_rx = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*(" + "|".join(sorted({re.escape(w) for _, w in own_words})) + ")") \
         if own_words else None
+    # and said by its number and the very word of its fault ("2号机连续4天没跳闸" of "2号蒸粉机温控老是跳闸"), where
+    # another entry numbers the thing too (its schedule: "1号、2号蒸粉机每天 6:00 开机") but none speaks of that fault
+    fault = lx.ERROR.search(it.folded)
+    fault_word = fault.group(0) if fault and len(fault.group(0)) >= 2 and CJK_RUN_RE.fullmatch(fault.group(0)) else ""
+    if fault_word and any(fault_word in x.folded for x in ctx.items if x is not it):
+        fault_word = ""
+    fault_nums = {n for _, n in numbered_heads(lead_text)} if fault_word else set()
     by_number: set[int] = set()
-    if own_numbers or own_heads or own_bare:
+    if fault_nums:
+        for o in ctx.obs:
+            if fault_word in fold(o.text) and {n for _, n in numbered_heads(o.text, 1)} & fault_nums:
+                by_number.add(id(o))
+    if own_numbers or own_heads or own_bare or by_number:
         seen = {id(o) for o in about}
         for o in ctx.obs:
             if _numbered(o.text) & own_numbers or own_heads and numbered_heads(o.text, 1) & own_heads or own_bare and any(
