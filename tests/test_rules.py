@@ -4448,3 +4448,92 @@ def test_a_model_number_keeps_the_case_of_its_letter():
              ("2026-05-30", "scanned 40 slides on the V850 today, the V600 went into storage")]
     assert [x.op.text for x in version_changes(ctx(mem, lines))] == [
         "[P1] Slides scanned on a Nikon V850 at 1200 dpi (2026-05-30)"]
+
+
+@pytest.mark.parametrize("said", ['Dale: "right — from now on text every owner the evening before, horses caught in"',
+                                  "ok, from now on text every owner the evening before, horses caught in",
+                                  "好，以后前一晚先发短信给每个马主，马要先牵进来"])
+def test_a_filler_word_before_from_now_on_is_no_part_of_the_rule(said):
+    from memgit.dream.rules.recurring import _stated_sentence
+    got = _stated_sentence(said)
+    assert got.startswith(("text every owner", "前一晚先发短信")), got
+
+
+def test_records_imported_into_a_new_app_and_the_old_one_cancelled_swap_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Tools\n- [P1] Client bookings + pet records kept in PawDiary app (2026-03-10)\n"
+    said = [("2026-05-27", "PawDiary price going up, Ana: move us to KennelBase"),
+            ("2026-05-27", "KennelBase acct set up, it has an import-from-PawDiary tool"),
+            ("2026-05-29", "imported 140 pet records + all June bookings into KennelBase, spot-checked 10"),
+            ("2026-05-29", "Thu list sent (from KennelBase now)"),
+            ("2026-05-31", "PawDiary acct cancelled, everything lives in KennelBase now")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] Client bookings + pet records kept in KennelBase app (2026-05-31)"
+
+
+def test_an_acronym_in_brackets_after_a_name_names_the_entry_in_a_line():
+    mem = ("## 证照\n- [P1] 食品经营许可证（JY）续期材料已交区市监所，审核中 (2026-05-02)\n"
+           "- [P1] 2号蒸箱温控老是跳闸，一天两三次 (2026-05-02)\n")
+    said = [("2026-05-29", "区市监所电话：JY续期材料齐了，下周派人现场核查"),
+            ("2026-05-31", "区市监所通知：JY续期审核通过✅ 新证有效期到2031年5月，纸质证下周寄到")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 食品经营许可证（JY）续期材料已交区市监所，") and "审核中" not in out.op.text
+
+
+def test_a_breaker_that_keeps_tripping_is_an_error_and_days_without_a_trip_end_it():
+    mem = "## 设备\n- [P1] 3号烤箱温控老是跳闸，一天两三次，还在排查原因 (2026-05-02)\n"
+    said = [("2026-05-28", "电工把3号烤箱温控继电器换了，下午没跳"),
+            ("2026-05-29", "3号烤箱一整天没跳闸"),
+            ("2026-05-31", "3号烤箱连续3天没跳闸，电工说就是继电器的问题，已经解决")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.targets[0].startswith("- [P1] 3号烤箱")
+    assert stale_entries(ctx(mem, said[:1])) == []
+
+
+def test_a_fault_said_by_its_number_and_its_own_word_is_the_entrys_beside_a_schedule_of_the_same_machine():
+    mem = ("## 设备\n- [P1] 1号、3号烤箱每天 6:00 开机 (2026-03-02)\n"
+           "- [P1] 3号烤箱温控老是跳闸，一天两三次，还在排查原因 (2026-05-02)\n")
+    said = [("2026-05-28", "3号机温控继电器换了（新的欧姆龙），下午没跳"),
+            ("2026-05-31", "3号机连续3天没跳闸，电工说就是继电器的问题，已经解决")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.targets[0].startswith("- [P1] 3号烤箱温控")
+
+
+def test_the_agents_own_name_a_turn_opens_with_is_no_value_and_a_complaint_is_none_either():
+    from memgit.dream.rules import restated_slots
+    mem = "## Who\n- I am Lumen, the rental desk assistant.\n"
+    user = "# USER\n\n## Preferences\n- [P1] Return check report 每晚 11pm email 俾佢，PDF，要有相 (2026-04-10)\n"
+    turns = [("user", "Lumen, return check report 唔好再 email 喇，我成日 miss 咗"),
+             ("assistant", "收到。想改去邊度 send？"),
+             ("user", "WhatsApp 俾我。都係 11pm，都係 PDF 連相，其他唔使改"),
+             ("assistant", "明白：每晚 11pm WhatsApp send return check report PDF（連相）俾你，今晚開始。")]
+    got = [c.op.text for c in restated_slots(_chat(mem, user, turns))]
+    assert not any("Lumen" in t or "miss" in t for t in got), got
+
+
+@pytest.mark.parametrize(("entry", "lines", "want"), [
+    ("- [P1] Bookings and invoices live in Hoof Ledger v3 (2026-04-02)",
+     [("2026-05-27", 'Tom: "had enough of Hoof Ledger. sign us up for FarrierPro, move everything over this week"'),
+      ("2026-05-29", "first full day on FarrierPro, invoices going out from it"),
+      ("2026-05-31", "cancelled Hoof Ledger sub, all bookings + invoices now FarrierPro only")],
+     "[P1] Bookings and invoices live in FarrierPro (2026-05-31)"),
+    ("- [P1] 订单和库存用「管家婆云ERP」记 (2026-01-15)",
+     [("2026-05-29", "管家婆又卡死，库存对不上。王经理拍板这周切到金蝶云星辰"),
+      ("2026-05-30", "小陈把客户、商品、期初库存导进金蝶云星辰了，312个SKU核对全对"),
+      ("2026-05-31", "今天起订单、出入库全部在金蝶云星辰录，管家婆停用，只留查询")],
+     "[P1] 订单和库存用「金蝶云星辰」记 (2026-05-31)"),
+])
+def test_a_tool_swap_replaces_the_old_tools_whole_name_with_its_version_or_suffix(entry, lines, want):
+    got = [c.op.text for c in slot_changes(ctx("## Tools\n" + entry + "\n", lines))]
+    assert got == [want]
+
+
+def test_a_common_word_the_person_asks_for_replaces_the_entrys_in_a_restatement():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## 偏好\n- [P1] 每天 21:00 微信发第二天的课程预约汇总，按校区分开列，写学员姓氏+时段 (2026-02-10)\n"
+    turns = [("user", "预约汇总以后别晚上九点发了，九点多我在哄娃睡觉根本没看"),
+             ("assistant", "好的，那改几点发合适？"),
+             ("user", "早上7:30吧，发当天的。还是微信，还是按校区分开列，姓氏加时段那样写，其他都不用改"),
+             ("assistant", "明白：每天早上 7:30 微信发当天的课程预约汇总，按校区分开，写学员姓氏+时段。从明天开始？")]
+    got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
+    assert got == ["[P1] 每天 早上 7:30 微信发当天的课程预约汇总，按校区分开列，写学员姓氏+时段 (2026-05-30)"]

@@ -279,7 +279,8 @@ PLACE_MOVED = _re("place_moved")
 ORDINAL = frozenset(words("ordinal", "en"))
 CLOCK_AM = tuple(words("clock_am"))
 CLOCK_PM = tuple(words("clock_pm"))
-FILLER = LazyPattern(rf"^(?:{alternation('as_written.filler')})[,，:：!！。\s]+", re.I, key="as_written.filler")
+# (a dash after it stands apart: "right — from now on", never "right-hand")
+FILLER = LazyPattern(rf"^(?:{alternation('as_written.filler')})(?:\s*[—–-]\s+|[,，:：!！。\s])+", re.I, key="as_written.filler")
 # "Mei said (that) …", "Jw 说 …": who said it is evidence, not part of the preference
 _SAID_EN, _SAID_ZH = (alternation("as_written.attribution", lang) for lang in ("en", "zh"))
 ATTRIBUTION = LazyPattern(rf"^[^\s,，:：]{{1,20}}(?:\s+[^\s,，:：]{{1,20}})?\s+(?:{_SAID_EN})\s+(?:that\s+)?"

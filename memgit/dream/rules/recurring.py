@@ -776,6 +776,9 @@ def _own_words(rule: str) -> str:
     # (who and when, before a colon the rule's "from now on" follows: "Coach Dele, before warm-up: from now on …")
     if (lead := _LEAD_COLON.match(out)) and lx.TIME_MARKER.match(fold(out[lead.end():])):
         out = out[lead.end():]
+    # (a word of assent before it: "right — from now on …", "好，以后…")
+    if (f := lx.FILLER.match(out)) and lx.TIME_MARKER.match(fold(out[f.end():])):
+        out = out[f.end():]
     t = lx.TIME_MARKER.match(fold(out))
     if t:
         out = out[t.end():].lstrip(" ,，:：—–-")
