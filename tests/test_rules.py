@@ -4537,3 +4537,11 @@ def test_a_common_word_the_person_asks_for_replaces_the_entrys_in_a_restatement(
              ("assistant", "明白：每天早上 7:30 微信发当天的课程预约汇总，按校区分开，写学员姓氏+时段。从明天开始？")]
     got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
     assert got == ["[P1] 每天 早上 7:30 微信发当天的课程预约汇总，按校区分开列，写学员姓氏+时段 (2026-05-30)"]
+
+
+@pytest.mark.parametrize("line", ["吴老师组说他们 cryoSPARC 升到 v4.6 了，问我们升不升——平台说我们这边先不动",
+                                  "the Harlow lab says they moved cryoSPARC to v4.6 last week",
+                                  "cryoSPARC v4.6 出了，我们升不升，明天再说"])
+def test_a_version_another_party_moved_or_one_only_asked_about_moves_nothing(line):
+    mem = "## 软件\n- [P1] cryoSPARC v4.4，license 由平台统一管理 (2026-04-02)\n"
+    assert version_changes(ctx(mem, [("2026-05-29", line), ("2026-05-30", line)])) == []

@@ -253,6 +253,9 @@ UPGRADED = _re("upgraded")
 # a chosen thing changed: what makes "X → Y" a change of tool, not a flow or a mapping
 SWITCHED = _re("switched")
 ASKED = _re("asked")
+# a party named: ours or another's (the last one before a thing says whose it is: memgit.dream.rules.versions)
+PARTY_OURS = _re("party_ours")
+PARTY_THEIRS = _re("party_theirs")
 PLANNED = _re("planned")
 CONDITIONAL = _re("conditional")  # a condition ("if", "如果"): what it leads is not said to have happened
 DENIED = _re("denied")

@@ -73,6 +73,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
             f = fold(o.text)
             if lx.ASKED.search(f):
                 continue  # a question reports no release ("我们要不要也升？")
+            if _theirs_before(f, f.find(ov[0].lower())):
+                continue  # another party's ("他们 cryoSPARC 升到 v4.6 了", "they moved it to v4.6"): not ours
             if _holds_own(f, fold(old)):
                 continue  # the entry's version still holds on the line ("…升到 4.0 了。我们还是 3.2"): another's
             for v in ov:
@@ -111,6 +113,16 @@ def version_changes(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "version", score, {"days": days, "explicit": explicit, "from": old,
                                                     "to": new_v}))
     return out
+
+
+def _theirs_before(f: str, pos: int) -> bool:
+    """The last party a line names before `pos`, in its sentence, is another's ("吴老师组说他们 cryoSPARC 升到 …")."""
+    if pos < 0:
+        return False
+    head = f[max((x.end() for x in _SENTENCE_MARK.finditer(f, 0, pos)), default=0):pos]
+    last = max((m for p in (lx.PARTY_OURS, lx.PARTY_THEIRS) for m in p.finditer(head)), key=lambda m: m.start(),
+               default=None)
+    return last is not None and bool(lx.PARTY_THEIRS.fullmatch(last.group(0)))
 
 
 def _holds_own(f: str, old: str) -> bool:
