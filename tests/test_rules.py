@@ -80,6 +80,13 @@ def test_a_done_word_said_of_another_noun_is_not_the_entrys_state():
     ("[P1] 分店的营业执照还在区里审核", "区里通知：分店的营业执照审核通过", "[P1] 分店的营业执照已审核通过 (2026-05-30)"),
     # brought to where it was wanted: the state, not the motion
     ("[P1] 2 號場的新球網已經下訂，等廠商送貨", "廠商把 2 號場的新球網送來了，下午就裝好", "[P1] 2 號場的新球網已經下訂，已到貨 (2026-05-30)"),
+    # 等審 waits for a review; a state a tick follows ends its clause, in Chinese or in English beside Chinese punctuation
+    ("[P1] 環保局機車定檢站 換證 已送件，等審", "環保局 公文：定檢站 換證 核准 ✅ 新證 有效到 2029/12",
+     "[P1] 環保局機車定檢站 換證 已送件，已核准 (2026-05-30)"),
+    ("[P1] 康文署 觀塘 CNY performance 場地 application submitted, pending", "LCSD letter 到 ✅ 觀塘 CNY performance 場地 approved，field ref 031",
+     "[P1] 康文署 觀塘 CNY performance 場地 application submitted, approved (2026-05-30)"),
+    ("[P1] 觀塘 CNY performance 場地 application submitted, waiting LCSD", "LCSD letter 到 ✅ 觀塘 CNY performance 場地 approved，field ref 031",
+     "[P1] 觀塘 CNY performance 場地 application submitted, approved (2026-05-30)"),
 ])
 def test_a_status_moves_to_the_lines_own_done_word(entry, line, want):
     assert [x.op.text for x in status_changes(ctx(f"## Work\n- {entry} (2026-05-01)\n", [("2026-05-30", line)]))] == [

@@ -444,7 +444,8 @@ _OPEN_AGAIN_ZH = re.compile(r"开放|开门|解封")
 
 # a closed state right before a wait ("closed, waiting on …", "封闭，等…")
 _CLOSED_BEFORE = re.compile(r"(?:\b(?:closed|shut)\b|封闭|关闭|暂停开放)\s*[,，;；]?\s*$")
-_TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$")
+# (or a wait that takes what it waits on with no word between: "waiting LCSD", "awaiting Marcus")
+_TAKES_OBJECT = re.compile(rf"\b(?:{lx.OBJECT_PREPOSITION})(?:\s+\S+)?$|\ba?waiting$")
 _OBJECT_NEXT = re.compile(rf"\s+(?:{lx.OBJECT_PREPOSITION})\b")  # "blocked until the inspection passes"
 def _short_refs(ctx: Context, it, named: str) -> re.Pattern[str] | None:
     """The entry's numbered things no other entry numbers alike ("Lot 114"), as a pattern for a line writing one
