@@ -493,7 +493,7 @@ def test_a_wait_in_chinese_ends_when_the_logs_say_it_was_solved():
 
 def test_dns_resolving_a_name_is_no_resolved_status():
     mem = "## Hosts\n- [P1] `mailbox` relay host, pending Postfix install (2026-05-01)\n"
-    c = ctx(mem, [("2026-05-29", "DNS resolved `mailbox.example.net` to 10.0.0.7; mailbox relay host reachable")])
+    c = ctx(mem, [("2026-05-29", "DNS resolved `mailbox.talkmail.com` to 10.0.0.7; mailbox relay host reachable")])
     assert status_changes(c) == []
 
 
@@ -4552,3 +4552,26 @@ def test_a_common_word_the_person_asks_for_replaces_the_entrys_in_a_restatement(
 def test_a_version_another_party_moved_or_one_only_asked_about_moves_nothing(line):
     mem = "## 软件\n- [P1] cryoSPARC v4.4，license 由平台统一管理 (2026-04-02)\n"
     assert version_changes(ctx(mem, [("2026-05-29", line), ("2026-05-30", line)])) == []
+
+
+@pytest.mark.parametrize(("entry", "lines"), [
+    ("[P1] Van 3 compressor keeps losing pressure on long runs, investigating",
+     [("2026-05-28", "new seals fitted on Van 3 compressor, test run held pressure 20 min"),
+      ("2026-05-30", "Van 3 compressor on two long runs, pressure solid. Sam: that's it sorted for good")]),
+    ("[P1] Invoice emails bouncing for talkmail.com addresses — investigating with the host",
+     [("2026-05-28", "invoices x5 sent incl 2 talkmail.com, no bounces"),
+      ("2026-05-31", "host closed the ticket — talkmail.com bounces gone since the SPF change, 4 days clean")]),
+    ("[P1] 点单 app「QuickTab」喺 Android 14 部机成日閃退，搵緊 vendor 跟",
+     [("2026-05-27", "QuickTab vendor 出咗 patch，話 fix 咗 Android 14 閃退，今日裝咗 3 部機試"),
+      ("2026-05-31", "QuickTab 成個禮拜冇閃退，vendor close 咗 ticket ✅")]),
+    ("[P1] 网店 callback 成日 fail，订单卡在 pending，跟紧客服",
+     [("2026-05-29", "客服说网关改了 webhook 地址，已更新设置"),
+      ("2026-05-31", "网店 callback 三日零 fail ✅ 客服关了工单")]),
+    ("[P1] 烟气分析仪每次开机自校都跳 E-07，送原厂检查中",
+     [("2026-05-28", "原厂来电：烟气分析仪修好了，换了传感器，下午送回"),
+      ("2026-05-29", "烟气分析仪装回，开机自校过 ✅ 没跳 E-07"),
+      ("2026-05-30", "烟气分析仪开机自校 OK")]),
+])
+def test_a_fault_in_busy_words_is_an_error_the_logs_report_over(entry, lines):
+    (out,) = stale_entries(ctx(f"## Faults\n- {entry} (2026-05-01)\n", lines))
+    assert out.op.targets[0].startswith(f"- {entry}")

@@ -10,7 +10,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, cjk_words, is_common_word, STOP, term_set, to_simplified
+from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, cjk_words, is_common_word, stem as word_stem, STOP, term_set, to_simplified
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (_negated, _subject, aside_name, Candidate, compose, Context, entry_evidence, fold,
                                 first_name_word, numbered_heads,
@@ -163,6 +163,9 @@ def _failing(f: str) -> bool:
 _NONE_OF = re.compile(r"\b(?:no|zero|without)\s+(?:[a-z][\w-]*\s+){1,2}$")
 
 
+_FAILS_FOR = re.compile(r"\s+(?:for|with|on|to|from)\s+([a-z][\w.-]*)")
+
+
 def _succeeded(f: str) -> re.Pattern[str]:
     """The words of success for an entry's failure (folded text): the lexicon's, the failed verb done ("printed",
     "prints" for "fails to print"), the state a failure of a state pair ends ("在线" for "一直掉线", "online" for
@@ -180,6 +183,16 @@ def _succeeded(f: str) -> re.Pattern[str]:
         stem = stem[:-1] if len(stem) >= 5 and stem[-1] == stem[-2] else stem  # ("dropping" → "drop")
         # (its last consonant doubled before an ending: "no skipped cycles" of "keeps skipping")
         alts.append(rf"\b(?:no|zero|without)\s+(?:more\s+)?{re.escape(stem)}(?:{re.escape(stem[-1])}?(?:ed|ing)|s|ions?)?\b")
+    # the fault's own word said of none ("no bounces", "bounces gone", "冇閃退", "零 fail", "没跳 E-07" for an entry
+    # saying it bounces, 閃退, fails or 跳 E-07)
+    if (err := lx.ERROR.search(f)) is not None:
+        w = re.sub(r"^(?:keeps?|kept)\s+", "", err.group(0))
+        if w.isascii() and re.fullmatch(r"[a-z]+", w) and len(w) >= 4:
+            base = word_stem(w)
+            alts.append(rf"\b(?:no|zero|without)\s+(?:more\s+)?{re.escape(base)}\w*\b|\b{re.escape(base)}\w*\s+(?:gone|stopped)\b"
+                        rf"|(?:没|沒|零|无|無)\s*(?:再)?\s*{re.escape(w)}\b")
+        elif CJK_RUN_RE.search(w) or re.search(r"\d", w):
+            alts.append(rf"(?:没|沒|零|无|無)\s*(?:再|有)?\s*{re.escape(w)}")
     for _, holds, ended in lx.STATE_PAIRS:
         if (e := ended.search(f)) is not None:
             alts.append(rf"(?<![不没沒未])(?:{holds.pattern})")
@@ -300,6 +313,10 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     # (of the name, before what says where or when it happens: "night" of "… keeps going off at night" is no name)
     name_f = _WHERE_WHEN.split(lead_f, 1)[0]
     words_en = {w for w in re.findall(r"(?<![\w-])[a-z][a-z-]{4,}(?![\w-])", name_f) if w not in STOP}
+    # (and of what it fails for, right after its failure: "btinternet" of "Cert emails bouncing for btinternet.com
+    # addresses")
+    if (err := lx.ERROR.search(fold(e.body))) and (of := _FAILS_FOR.match(fold(e.body), err.end())):
+        words_en |= {w for w in re.findall(r"(?<![\w-])[a-z][a-z]{4,}(?![\w-])", of.group(1)) if w not in STOP}
     if words_en:
         words_en -= {m.group(0) for x in ctx.items if x is not it for m in _any_word(words_en).finditer(x.folded)}
     short_rx = _any_word(words_en) if words_en else None
