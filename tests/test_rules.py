@@ -4575,3 +4575,10 @@ def test_a_version_another_party_moved_or_one_only_asked_about_moves_nothing(lin
 def test_a_fault_in_busy_words_is_an_error_the_logs_report_over(entry, lines):
     (out,) = stale_entries(ctx(f"## Faults\n- {entry} (2026-05-01)\n", lines))
     assert out.op.targets[0].startswith(f"- {entry}")
+
+
+def test_a_repair_centre_is_a_place_not_a_repair_in_progress():
+    from memgit.dream import lexicon as lx
+    from memgit.text import norm
+    assert lx.PENDING.search(norm("鏡頭 AF 不穩，送台北維修中心，等報價")).group(0) == "等报价"
+    assert lx.PENDING.search(norm("鏡頭 AF 不穩，維修中")).group(0) == "维修中"
