@@ -4582,3 +4582,23 @@ def test_a_repair_centre_is_a_place_not_a_repair_in_progress():
     from memgit.text import norm
     assert lx.PENDING.search(norm("鏡頭 AF 不穩，送台北維修中心，等報價")).group(0) == "等报价"
     assert lx.PENDING.search(norm("鏡頭 AF 不穩，維修中")).group(0) == "维修中"
+
+
+def test_a_story_of_a_thing_too_hot_and_a_rule_that_it_be_cold_speak_of_one_thing():
+    lines = [("2026-05-26", "6 jobs today, list went out last night"),
+             ("2026-05-27", "texted tmrw's 3 oven customers: pls don't use the oven after 6pm so it's cold when we come. all said ok"),
+             ("2026-05-28", "again — Hill Farm, oven used for breakfast, racks too hot. lost the slot, rebooked Mon"),
+             ("2026-05-29", 'Kerry: "right, from now on every customer gets a text the evening before — no baking after 6pm, '
+                            'oven has to be cold when we get there"'),
+             ("2026-05-30", "6 jobs, all cold on arrival, evening-before texts sent")]
+    got = [c.op.text for c in recurring(ctx("## Jobs\n- [P1] Oven cleans booked in 2-hour slots (2026-03-01)\n", lines))]
+    assert len(got) == 1 and got[0].startswith("[P1] Every customer gets a text the evening before"), got
+
+
+def test_a_thing_found_missing_is_the_trouble_a_stated_rule_answers():
+    lines = [("2026-05-26", "密室 A 场 开场后 发现 少了 2 号钥匙卡 😓 阿花 临时补，玩家 不太爽"),
+             ("2026-05-27", "今天 小宇 开场前 对着 清单 把钥匙卡 点了一遍 → 齐的 ✔"),
+             ("2026-05-29", "阿Ken：以后每场 开场前 30 分钟 按清单 清点 钥匙卡+道具，点完 群里 打卡"),
+             ("2026-05-30", "阿花 开场前 清点 ✔ 打卡")]
+    got = [c.op.text for c in recurring(ctx("## 门店\n- [P1] 工作日 19:00 一场 (2026-03-01)\n", lines))]
+    assert len(got) == 1 and got[0].startswith("[P1] 每场 开场前 30 分钟 按清单 清点"), got

@@ -449,12 +449,13 @@ _PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenev
                          r"\bwhen (?:we|you|i|they|everyone|staff)\b|\bat (?:closing|close|lock-?up|the (?:end|start) of)\b|"
                          r"每次|每回|每一[次回个個]|之前|"
                          r"以前|前先|先.{0,16}再|一律|务必|必须|一定要|都要|之后再|完再|都这样|都这么做|照这样|"
-                         r"每[天日晚早周](?!都没)|后才(?:能|可以|可|准)|先(?:可以|可|能)(?=[\u4e00-\u9fff])|"
+                         r"每[天日晚早周场單单班批轮輪局](?!都没)|后才(?:能|可以|可|准)|先(?:可以|可|能)(?=[\u4e00-\u9fff])|"
                          r"不准|不许|不許|不得|禁止|严禁|嚴禁|"  # (or forbids: "誰都不准開窯門")
                          r"只要.{1,20}就|"  # (or says whenever: "只要看到刺青，就先讲清楚")
                          r"谁.{1,12}[，,]\s*谁|"  # (or whoever: "谁调课表，谁当场去后台改掉")
-                         # (or before a doing, or the night before: "出发前看绿灯", "前一晚全部充电"; not "两周前", a time ago)
-                         r"[\u4e00-\u9fff](?<![天周週月年点點时時分秒钟鐘以之])前(?=\s*[\u4e00-\u9fffA-Za-z])|前一(?:晚|天|日|夜)")
+                         # (or before a doing, or the night before: "出发前看绿灯", "开场前 30 分钟", "前一晚全部充电"; not "两周前",
+                         # a time ago)
+                         r"[\u4e00-\u9fff](?<![天周週月年点點时時分秒钟鐘以之])前(?=\s*[\u4e00-\u9fffA-Za-z\d])|前一(?:晚|天|日|夜)")
 # a change of tool or party, said as from now on: the refresh rules' business (memgit.dream.rules.displaced, …)
 _SWITCHES = (lx.SUPERSEDE, lx.PREFERENCE_CHANGE, lx.DISPLACED, lx.RETIRED, lx.HANDED_OVER, lx.TOOK_OVER,
              re.compile(f"{lx.CHANGE_ZH}|\\b(?:{lx.CHANGE_EN})\\b"))
