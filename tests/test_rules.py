@@ -4605,3 +4605,12 @@ def test_a_thing_found_missing_is_the_trouble_a_stated_rule_answers():
              ("2026-05-30", "阿花 开场前 清点 ✔ 打卡")]
     got = [c.op.text for c in recurring(ctx("## 门店\n- [P1] 工作日 19:00 一场 (2026-03-01)\n", lines))]
     assert len(got) == 1 and got[0].startswith("[P1] 每场 开场前 30 分钟 按清单 清点"), got
+
+
+def test_an_english_entry_glossing_the_chinese_ones_place_in_brackets_is_its_twin():
+    mem = ("## 训练\n- [P1] Weekday water training Tue/Thu 18:30 at Donghu pier (东湖码头), bring own paddle (2026-04-02)\n"
+           "- [P1] 周二、周四晚上 6:30 东湖码头水上训练，自带桨 (2026-04-09)\n"
+           "- [P1] 周六上午 9:00 体能课，在俱乐部健身房 (2026-03-15)\n")
+    (out,) = [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
+    assert len(out.op.targets) == 2 and "东湖码头" in out.op.text
+    assert out.op.text.count("paddle") + out.op.text.count("桨") == 1, out.op.text

@@ -292,7 +292,8 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             # a concept of the bilingual lexicon both hold: a bakery and a clinic may open 07:00–10:00
             # (or a word of the English one that a Chinese word of the other translates to: "grade" / 年级)
             cover, hits = _glossed(a, b)
-            alike = any(t.startswith("~") for t in a.subject & b.subject) or hits >= 1
+            # (or a Chinese word both write, the English one glossing its place in brackets: "Moshan pier (磨山码头)")
+            alike = any(t.startswith("~") or CJK_IN.match(t) for t in a.subject & b.subject) or hits >= 1
             # (a clock time and two more values beside it: days or numbers both give)
             values = len(x["clock"] & y["clock"]) >= 2 or bool(x["clock"] & y["clock"]) and (
                 len(x["day"] & y["day"]) + len(x["num"] & y["num"]) >= 2 and bool(x["day"] & y["day"]))
@@ -333,7 +334,8 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             vals = frozenset().union(*(frozenset(v) for v in ci.values()))
             if vals - kept_inv - latin[keep]:
                 extra.append(cl)  # a value the kept entry lacks
-            elif not vals and not same and not (term_set(cl) | lx.concept_terms(cl)) & items[keep].subject:
+            elif not vals and not same and not (term_set(cl) | lx.concept_terms(cl)) & items[keep].subject \
+                    and not (zh[other] and not zh[keep] and _says_in_chinese(cl, items[keep].subject)):
                 # a detail of its own, when the two do not say the same (a clause saying a concept the kept
                 # entry holds, "after breakfast" beside "早餐後", is its translation)
                 extra.append(cl)
@@ -391,6 +393,14 @@ def _glossed(zh: Item, en: Item) -> tuple[float, int]:
     if set(head) - hit:
         return 0.0, 0
     return len(hit) / len(words), sum(1 for s in g.values() if any(_alike(w, x) for w in words for x in s))
+
+
+def _says_in_chinese(clause: str, english: frozenset[str]) -> bool:
+    """Every Chinese word of a clause the dictionary knows glosses to a word the English entry says ("自带桨" beside
+    "bring own paddle"): the clause is its translation, no detail of its own."""
+    words = [w for run in CJK_RUN_RE.findall(fold(clause)) for w in cjk_cut(run) if w not in STOP_ZH]
+    g = glosses(words)
+    return bool(g) and len(g) == len(words) and all(any(_alike(t, x) for t in english for x in s) for s in g.values())
 
 
 def _own_place(english: str, written: frozenset[str]) -> bool:
