@@ -4614,3 +4614,16 @@ def test_an_english_entry_glossing_the_chinese_ones_place_in_brackets_is_its_twi
     (out,) = [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
     assert len(out.op.targets) == 2 and "东湖码头" in out.op.text
     assert out.op.text.count("paddle") + out.op.text.count("桨") == 1, out.op.text
+
+
+def test_a_time_said_instead_of_the_old_one_is_the_old_one():
+    from memgit.dream.rules import restated_slots
+    user = ("# USER\n\n## Prefs\n- [P1] Next day's route sheet texted at 6:30pm: address, bin count, gate notes, "
+            "in route order (2026-03-11)\n")
+    turns = [("user", "hey can u send tmrw's route sheet earlier from now on, like 5pm? new baby = im asleep by 8 lol"),
+             ("assistant", "Sure — route sheet at 5pm from now on instead of 6:30pm. Still by text, same content "
+                           "(address, bin count, gate notes) in route order?"),
+             ("user", "yep all the same just 5pm. oh and fri send it by 3 this week only, school prizegiving"),
+             ("assistant", "Got it: 5pm daily from tomorrow, and this Friday's one by 3pm as a one-off.")]
+    got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
+    assert got == ["[P1] Next day's route sheet texted at 5pm: address, bin count, gate notes, in route order (2026-05-30)"]

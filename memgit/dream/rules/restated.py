@@ -34,8 +34,9 @@ _SENTENCE = re.compile(r"(?:[^。！？!?.]|\.(?!\s|$))+(?:[。！？!?]+|\.+(?=
 # time tonight at 8", "just this week")
 _ONE_OFF = re.compile(f"{lx.EXCEPTION.pattern}|最后一次|最後一次|\\b(?:one )?last time\\b", re.I)
 # a value said as what is no longer wanted ("No Monday report", "drop the Monday one", "不要周一发")
-_DROPPED_BEFORE = re.compile(r"(?:\b(?:no|not|drop(?:ped)?|skip|cancel(?:led)?|without)\s+(?:the\s+)?|"
-                             r"(?:不要|别|別|不用|取消|不再)\s*)$", re.I)
+# (or said as the one replaced: "at 5pm from now on instead of 6:30pm", "而不是 8 点")
+_DROPPED_BEFORE = re.compile(r"(?:\b(?:no|not|drop(?:ped)?|skip|cancel(?:led)?|without|instead of|rather than)\s+(?:the\s+)?|"
+                             r"(?:不要|别|別|不用|取消|不再|而不是)\s*)$", re.I)
 
 
 def _hedged(f: str) -> bool:
@@ -169,7 +170,7 @@ def _phrase(text: str) -> bool:
 
 
 # a question that asks for a change, not about one ("can it come sunday evening instead?", "能不能改到周日晚上？")
-_REQUEST = re.compile(r"\b(?:can|could|would) (?:it|you|they|we) (?:come|go|be sent|be moved|send|move|post|switch)\b"
+_REQUEST = re.compile(r"\b(?:can|could|would) (?:it|you|u|ya|they|we) (?:come|go|be sent|be moved|send|move|post|switch)\b"
                       r"[^?？]*\b(?:instead|from now on|going forward|in future)\b|能不能改|可不可以改|可以改(?:成|到|为)")
 
 
@@ -234,10 +235,12 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
             if u is None:
                 return None  # the person never said the new time
             written = clock_as(new, body[old[0]:old[1]], old[3])
-            if written is None or written not in r.text and written not in u.text and not any(
-                    c[2] == new and c[3] == old[3] for c in clocks(fold(u.text)) + said_clocks):
-                # written as someone in the conversation wrote it, so the new value is grounded
-                written = next((_with_period(r.text, c[0], c[1]) for c in said_clocks if c[2] == new), None)
+            if written is None or written not in r.text and written not in u.text:
+                # written as someone in the conversation wrote it, so the new value is grounded: in the entry's style
+                # when they wrote it so ("5pm" for "6:30pm", not "5:00pm"), else as the turn writes it
+                alike = [t[c[0]:c[1]] for t in (r.text, u.text) for c in clocks(fold(t)) if c[2] == new and c[3] == old[3]]
+                written = alike[0] if alike else next((_with_period(r.text, c[0], c[1]) for c in said_clocks
+                                                       if c[2] == new), None)
             if not written:
                 return None
             # (a time in digits next to Chinese stands a space apart from it: "早上 7:30 发微信")
