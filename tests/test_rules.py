@@ -4627,3 +4627,14 @@ def test_a_time_said_instead_of_the_old_one_is_the_old_one():
              ("assistant", "Got it: 5pm daily from tomorrow, and this Friday's one by 3pm as a one-off.")]
     got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
     assert got == ["[P1] Next day's route sheet texted at 5pm: address, bin count, gate notes, in route order (2026-05-30)"]
+
+
+def test_the_chinese_words_a_line_ending_a_latin_named_tool_writes_with_it_go_with_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 记录\n- [P1] 点单记录用 Excel 共用表，每班交班存一次 (2026-02-10)\n"
+    said = [("2026-05-27", "资讯厂商 来装 TabPro，平板 x6 设好"),
+            ("2026-05-28", "今天起 点单 全部 直接 TabPro 平板输入 ✅ 不用 Excel 了"),
+            ("2026-05-29", "Excel 共用表 停用，最后一版 封存 到 NAS"),
+            ("2026-05-30", "交班 全用 TabPro，没问题")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 点单记录用 TabPro，每班交班存一次 (2026-05-30)"

@@ -521,6 +521,14 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
             if not any(lx.WEEKDAY.search(w.lower()) for w in tail) and not any(
                     _said(w.lower(), f) for w in tail for f in (*ending, *support)):
                 b = more.end()
+    # (a Latin name's Chinese words after it go with it where a line ending it writes them with it: "Excel 共用表 停用"
+    # of "用 Excel 共用表")
+    if not CJK_IN.match(old) and ending and (run := _CJK_AFTER.match(simple.lower(), b)):
+        for n in range(len(run.group(1)), 1, -1):
+            pre = run.group(1)[:n]
+            if any(re.match(r"[ \t]?" + re.escape(pre), f[p + len(old):]) for f in ending for p in _said(old, f)):
+                b = run.start(1) + n
+                break
     # (its version goes with it, unless a line writes it after the new one too: "Hoof Ledger v3" → "FarrierPro")
     if (ver := _OWN_VERSION.match(body, b)) and not any(
             re.search(re.escape(new_raw.lower()) + r"\s?" + re.escape(ver.group(0).strip().lower()), f) for f in support):
@@ -555,6 +563,7 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
 
 
 _CJK_RUN_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,}$")
+_CJK_AFTER = re.compile(r"[ \t]?([\u4e00-\u9fff]{2,8})")
 _OWN_VERSION = re.compile(r"[ \t]?v\d+(?:\.\d+)*(?![\w.])", re.I)
 _OPENING = "「『“"
 _CLOSING_AFTER = re.compile(r"([^「」『』“”\s]{0,16})[」』”]")
