@@ -523,7 +523,8 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
                 b = more.end()
     # (a Latin name's Chinese words after it go with it where a line ending it writes them with it: "Excel 共用表 停用"
     # of "用 Excel 共用表")
-    if not CJK_IN.match(old) and ending and (run := _CJK_AFTER.match(simple.lower(), b)):
+    # (not what is its own after 的: "PriceHub 的批发价")
+    if not CJK_IN.match(old) and ending and (run := _CJK_AFTER.match(simple.lower(), b)) and run.group(1)[0] not in "的之":
         for n in range(len(run.group(1)), 1, -1):
             pre = run.group(1)[:n]
             if any(re.match(r"[ \t]?" + re.escape(pre), f[p + len(old):]) for f in ending for p in _said(old, f)):
