@@ -4638,3 +4638,14 @@ def test_the_chinese_words_a_line_ending_a_latin_named_tool_writes_with_it_go_wi
             ("2026-05-30", "交班 全用 TabPro，没问题")]
     (out,) = displacements(ctx(mem, said))
     assert out.op.text == "[P1] 点单记录用 TabPro，每班交班存一次 (2026-05-30)"
+
+
+def test_a_dotted_version_moved_to_a_whole_number_release_of_its_name():
+    mem = "## 设备\n- [P1] 激光雕刻机：大族 CO2 40W，排版软件 LaserCad 2.7 (2026-03-08)\n"
+    lines = [("2026-05-27", "售后上门：控制卡老化，换新卡，软件要 升到 LaserCad3，2.7 跟新卡不兼容"),
+             ("2026-05-28", "换卡完成，LaserCad3 装好，旧模板 导进去"),
+             ("2026-05-30", "LaserCad3 今天出了 15 枚，全部 OK，2.7 已卸载")]
+    assert [x.op.text for x in version_changes(ctx(mem, lines))] == [
+        "[P1] 激光雕刻机：大族 CO2 40W，排版软件 LaserCad3 (2026-05-30)"]
+    asked = [("2026-05-27", "LaserCad3 出了，我们要不要升？"), ("2026-05-28", "隔壁店 说他们 LaserCad3 好用")]
+    assert version_changes(ctx(mem, asked)) == []

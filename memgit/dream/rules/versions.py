@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from collections import Counter
 from collections.abc import Iterator
 from datetime import timedelta
@@ -91,6 +92,27 @@ def version_changes(ctx: Context) -> list[Candidate]:
                     continue  # a version of something else named on the same line
                 explicit = bool(UPGRADE.search(f)) or old.lower().lstrip("v") in f
                 found.setdefault(v.lower().lstrip("v"), []).append((o, explicit))
+        if not found and vname and at:
+            # (or a release of its name by a whole number past the entry's, said as the change: "EzCad 2.7" → "升到
+            # EzCad3", written as the line writes it)
+            whole = _whole_release(ctx, it, vname, old, key)
+            if whole is None:
+                continue
+            new_raw, support, explicit = whole
+            days = len({o.day for o in support})
+            name_at = fb.rfind(vname, 0, at.start())
+            if name_at < 0 or fb[name_at + len(vname):at.start()].strip():
+                continue
+            body = it.entry.body
+            new_body = body[:name_at] + new_raw + body[at.end():]
+            score = confidence("version", explicit=explicit, extra_days=days - 1, recent=ctx.recency(support))
+            op = Operation("refresh", it.entry.file, (it.entry.text,),
+                           text=compose(it, new_body, max(o.day for o in support)), confidence=score,
+                           reason=f"version moved: {body[name_at:at.end()]} → {new_raw} (seen on {days} day(s))",
+                           evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
+            out.append(Candidate(op, "version", score, {"days": days, "explicit": explicit, "from": old,
+                                                        "to": new_raw}))
+            continue
         if not found:
             continue
         # the newest version that has support
@@ -113,6 +135,39 @@ def version_changes(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "version", score, {"days": days, "explicit": explicit, "from": old,
                                                     "to": new_v}))
     return out
+
+
+def _whole_release(ctx: Context, it: Item, vname: str, old: str, key: tuple[int, ...]
+                   ) -> tuple[str, list[Observation], bool] | None:
+    """A release of the entry's version's name by a whole number past its major, as the lines write it ("EzCad3"
+    after "EzCad 2.7"), in lines that state it (no question, another party's or a plan), one alone: (as written,
+    the lines, whether a line says the change or the old version beside it)."""
+    seen: dict[str, list[tuple[Observation, bool]]] = {}
+    for o in ctx.obs:  # (by the name itself: "EzCad3" is a term of its own, no word of the entry's)
+        if o.role == "assistant" or o.sensitive:
+            continue
+        for name, num, raw, start in _releases(o.text):
+            if name != vname or num <= key[0]:
+                continue
+            f = fold(o.text)
+            if lx.ASKED.search(f) or _theirs_before(f, start) or _no_release_moved(_clause_at(f, start)):
+                continue
+            explicit = bool(UPGRADE.search(f)) or re.search(rf"(?<![\d.]){re.escape(old.lower().lstrip('v'))}(?![\d]|\.\d)", f)
+            seen.setdefault(raw, []).append((o, bool(explicit)))
+    if len({k.lower() for k in seen}) != 1:
+        return None
+    raw, hits = next(iter(seen.items()))
+    support = list({id(o): o for o, _ in hits}.values())
+    explicit = any(e for _, e in hits)
+    if not explicit and len({o.day for o in support}) < 2:
+        return None
+    return raw, support, explicit
+
+
+@lru_cache(maxsize=65536)
+def _releases(text: str) -> tuple[tuple[str, int, str, int], ...]:
+    """The releases a line names by a whole number: (name folded, number, as written, where)."""
+    return tuple((m.group(1).lower(), int(m.group(2)), m.group(0), m.start()) for m in _RELEASE.finditer(text))
 
 
 def _theirs_before(f: str, pos: int) -> bool:
