@@ -4519,6 +4519,9 @@ def test_the_agents_own_name_a_turn_opens_with_is_no_value_and_a_complaint_is_no
              ("assistant", "明白：每晚 11pm WhatsApp send return check report PDF（連相）俾你，今晚開始。")]
     got = [c.op.text for c in restated_slots(_chat(mem, user, turns))]
     assert not any("Lumen" in t or "miss" in t for t in got), got
+    # (the agent's restatement orders its words its own way; the way the person turned down takes the new one, and
+    # "都係 11pm，都係 PDF 連相" says what stays)
+    assert got == ["[P1] Return check report 每晚 11pm WhatsApp 俾佢，PDF，要有相 (2026-05-30)"]
 
 
 @pytest.mark.parametrize(("entry", "lines", "want"), [

@@ -320,6 +320,9 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
             if (rather := _RATHER.search(r.text)) and rather.start() < ne and ns < rather.end():
                 continue  # (the turn says what it replaces, "on WhatsApp instead of email": what it asks for is placed
                 # in the old one's place below)
+            if placed & wanted and _instead(body, r, users, placed & wanted, edits) is not None:
+                continue  # (the person turned the entry's way down, "唔好再 email": what they ask for takes its place
+                # below, however the turn orders its words)
             if optional:
                 continue
             return None
