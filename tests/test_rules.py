@@ -85,6 +85,9 @@ def test_a_done_word_said_of_another_noun_is_not_the_entrys_state():
      "[P1] 環保局機車定檢站 換證 已送件，已核准 (2026-05-30)"),
     ("[P1] 康文署 觀塘 CNY performance 場地 application submitted, pending", "LCSD letter 到 ✅ 觀塘 CNY performance 場地 approved，field ref 031",
      "[P1] 康文署 觀塘 CNY performance 場地 application submitted, approved (2026-05-30)"),
+    # a lens named by its model's numbers ("24-70") back from repair
+    ("[P1] Sony FE 24-70 GM II #2 AF 不穩，送 Sony 台北維修中心，等報價", "24-70 GM II #2 修好 取回 ✅ 試拍 AF 正常，回到 可租",
+     "[P1] Sony FE 24-70 GM II #2 AF 不穩，送 Sony 台北維修中心，已修好 (2026-05-30)"),
     # a deal in talks, its contract signed
     ("[P1] 独家本《雾港》城限授权在谈，等发行方回合同", "发行方 《雾港》 合同 签了 ✅ 城限 授权 3 个月",
      "[P1] 独家本《雾港》城限授权已签妥 (2026-05-30)"),

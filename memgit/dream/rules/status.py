@@ -459,7 +459,13 @@ def _short_refs(ctx: Context, it, named: str) -> re.Pattern[str] | None:
     alts += [rf"{re.escape(m.group(1))}[ \t#]*{m.group(2)}|{m.group(1)[0]}[ \t]?{m.group(2)}"
              for m in NUMBERED_RE.finditer(TAIL_DATE.sub("", it.entry.body))
              if numbered[(m.group(1)[0].lower(), m.group(2))] == 1 and len(m.group(2)) >= 2]
+    # (and a model named by its numbers, "24-70" of "Sony FE 24-70 GM II", that no other entry writes)
+    alts += [re.escape(m.group(0)) for m in _MODEL_NUMBERS.finditer(named)
+             if not any(m.group(0) in x.entry.body for x in ctx.items if x is not it)]
     return re.compile(rf"(?<![\w-])(?:{'|'.join(alts)})(?![\w.:/-])", re.I) if alts else None
+
+
+_MODEL_NUMBERS = re.compile(r"(?<![\w./:-])\d{2,4}-\d{2,4}(?![\w./:-])")
 
 
 _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][a-z]{5,}(?![\w-])")
