@@ -240,6 +240,7 @@ def _family_index() -> _HintIndex[Callable[[str, list[_Hit]], None]]:
         (_pnl_hits, _PNL_WORDS),
         (_holding_value_hits, _VALUE_WORDS),
         (_brokerage_account_hits, _ACCOUNT_WORDS),
+        (_credit_limit_hits, _CREDIT_WORDS),
     ])
 
 
@@ -981,6 +982,19 @@ def _access_code_hits(line: str, hits: list[_Hit]) -> None:
     for m in _ACCESS_CODE.finditer(line):
         end = m.end(1) + (1 if line[m.end(1):m.end(1) + 1] in ("#", "*") else 0)
         hits.append(("access code", m.start(1), end))
+
+
+# a customer's or an account's credit limit and its amount ("credit limit 加到 HK$300,000", "信用额度调到 30 万")
+_CREDIT_WORDS = ("credit limit", "credit line", "信用额度", "信用額度", "授信额度", "授信額度", "赊账额度", "賒賬額度")
+_CREDIT_LIMIT = _LazyRegex(
+    r"(?i)(?:credit (?:limit|line)|信用[额額]度|授信[额額]度|[赊賒][账賬][额額]度)[^0-9\n$¥€£]{0,16}?"
+    r"((?:(?:HK|US|NT|S|A|C|RMB)?\$|[¥€£])?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:k|K|万|萬|m|M)\b|\s*(?:万|萬))?)"
+)
+
+
+def _credit_limit_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _CREDIT_LIMIT.finditer(line):
+        hits.append(("credit limit", m.start(1), m.end(1)))
 
 
 def _cli_password_hits(line: str, hits: list[_Hit]) -> None:

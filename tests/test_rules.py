@@ -4655,3 +4655,20 @@ def test_a_dotted_version_moved_to_a_whole_number_release_of_its_name():
         "[P1] 激光雕刻机：大族 CO2 40W，排版软件 LaserCad3 (2026-05-30)"]
     asked = [("2026-05-27", "LaserCad3 出了，我们要不要升？"), ("2026-05-28", "隔壁店 说他们 LaserCad3 好用")]
     assert version_changes(ctx(mem, asked)) == []
+
+
+@pytest.mark.parametrize(("line", "rule"), [
+    ("係，其他唔變，email 就得。順便記住金滿庭 credit limit 加到 HK$300,000", False),
+    ("also remember the Harbour Inn order is 40 kg this week", False),
+    ("记住：每次开炉前先检查气阀", True),
+    ("remember to check the gas valve before every firing", True),
+])
+def test_asking_the_agent_to_remember_a_fact_states_no_rule(line, rule):
+    from memgit.dream.rules.recurring import _rule_said
+    assert _rule_said(line) is rule
+
+
+def test_a_rule_set_for_the_team_is_no_preference_of_the_user():
+    user = "# USER\n\n## 偏好\n- [P1] 急事打电话，其他发微信 (2026-05-01)\n"
+    lines = [("2026-05-29", "周教练定规矩：以后每次训练前一天 17 点前打电话跟馆方确认场地，确认完在教练群说一声")]
+    assert preference_changes(ctx("## 场地\n- [P1] 周二周四 19:00 体育馆 2 号场 (2026-03-01)\n", lines, user=user)) == []

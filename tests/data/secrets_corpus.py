@@ -495,6 +495,10 @@ MORE_POSITIVES: list[tuple[str, str, list[str]]] = [
     ("password", "路由器密碼就是 Tea4two!", ["Tea4two!"]),
     ("PIN", "银行卡 PIN 码是 4827", ["4827"]),
     ("PIN", "門禁 PIN 碼：906512", ["906512"]),
+    # a customer's credit limit
+    ("credit limit", "順便記住金滿庭 credit limit 加到 HK$300,000", ["300,000"]),
+    ("credit limit", "Acme's credit limit is now $50,000", ["50,000"]),
+    ("credit limit", "华丰酒楼信用额度调到 30 万", ["30 万"]),
     # a code that opens a gate, a door, an alarm or a key safe
     ("access code", "Low Farm owner texted new gate code 4471# - forwarded to Dale", ["4471"]),
     ("access code", "key safe code is 0815, front door key inside", ["0815"]),
@@ -572,6 +576,8 @@ MORE_LOOKALIKES: list[str] = [
     "account U-turn policy changed",
     "资金账号只在券商 app 里查看",
     "PIN 码不要写进记忆",
+    "credit limit check failed on the card, retry tomorrow",
+    "信用额度的事问会计",
     "gate code is on the fridge, never text it",
     "door code changed again, ask Sam for it",
     "error code 404 on the booking page",

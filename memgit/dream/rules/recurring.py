@@ -217,8 +217,15 @@ def recurring(ctx: Context) -> list[Candidate]:
 
 
 def _rule_said(text: str) -> bool:
-    """The line says a rule in a rule's words, not only how often a thing is done ("… for editing as always")."""
-    return bool(lx.RULE.search(lx.HABITUAL.sub(" ", fold(text))))
+    """The line says a rule in a rule's words, not only how often a thing is done ("… for editing as always"); a
+    word asking to keep something in mind ("记住", "remember") says one only before a way of doing a thing ("记住：每次
+    开炉前先…", not "順便記住金滿庭 credit limit 加到 …", a fact to note)."""
+    f = lx.HABITUAL.sub(" ", fold(text))
+    found = list(lx.RULE.finditer(f))
+    return any(not _NOTE_WORD.fullmatch(m.group(0)) or _PRESCRIBES.search(f, m.end()) for m in found)
+
+
+_NOTE_WORD = re.compile(r"记住|remember")
 
 
 def _reports_an_entrys_fault(ctx: Context, o: Observation) -> bool:
