@@ -4672,3 +4672,34 @@ def test_a_rule_set_for_the_team_is_no_preference_of_the_user():
     user = "# USER\n\n## 偏好\n- [P1] 急事打电话，其他发微信 (2026-05-01)\n"
     lines = [("2026-05-29", "周教练定规矩：以后每次训练前一天 17 点前打电话跟馆方确认场地，确认完在教练群说一声")]
     assert preference_changes(ctx("## 场地\n- [P1] 周二周四 19:00 体育馆 2 号场 (2026-03-01)\n", lines, user=user)) == []
+
+
+@pytest.mark.parametrize(("user", "turns", "want"), [
+    ("- [P1] Weekly rota summary: Sunday 20:00, by email, as a table (name / days / shift) (2026-03-01)",
+     [("user", "Tern can the Sunday rota thing come at 6pm instead of 8? want it before the kids' tea chaos"),
+      ("assistant", "Sure, 18:00 on Sundays from this week. Still by email, still the table with name / days / shift?"),
+      ("user", "yep same email same table, just earlier 👍"),
+      ("assistant", "Done: Sunday 18:00, email, table.")],
+     "[P1] Weekly rota summary: Sunday 18:00, by email, as a table (name / days / shift) (2026-05-30)"),
+    ("- [P1] 每朝 06:45 WeChat 發當日 dispatch plan 俾佢，一部車一行 (2026-01-05)",
+     [("user", "聽日開始 dispatch plan 06:15 俾我得唔得，06:45 太遲"),
+      ("assistant", "收到，由 6/1 起每朝 06:15 發。照用 WeChat、一部車一行？"),
+      ("user", "係，其他照舊，淨係早半個鐘 👌")],
+     "[P1] 每朝 06:15 WeChat 發當日 dispatch plan 俾佢，一部車一行 (2026-05-30)"),
+])
+def test_a_time_asked_for_in_a_question_the_agent_restates_moves(user, turns, want):
+    from memgit.dream.rules import restated_slots
+    got = [c.op.text for c in restated_slots(_chat("## Notes\n", "# USER\n\n## Prefs\n" + user + "\n", turns))]
+    assert got == [want]
+
+
+def test_a_time_said_once_in_its_own_clause_of_a_restatement_is_no_new_time():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Prefs\n- [P1] 聽日 job sheet 每晚 9pm WhatsApp 俾佢，table format：pickup time、地址 (2026-01-05)\n"
+    turns = [("user", "job sheet 以後改 8pm send 啦，9pm 我通常已經瞓咗"),
+             ("assistant", "明白。其他照舊？WhatsApp、table format、pickup time / 地址？"),
+             ("user", "係，其他全部唔變，淨係改時間。今晚例外啦，我去飲，10點先send俾我"),
+             ("assistant", "OK：今晚 10pm send 一次，聽日開始每晚 8pm WhatsApp，table 照舊。"),
+             ("user", "👍")]
+    got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
+    assert got == ["[P1] 聽日 job sheet 每晚 8pm WhatsApp 俾佢，table format：pickup time、地址 (2026-05-30)"]

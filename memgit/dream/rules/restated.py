@@ -69,6 +69,13 @@ def _slot_values(text: str) -> tuple[list[tuple[int, int, int, str]], list[tuple
     return clocks(f), days
 
 
+def _clause(f: str, at: int) -> str:
+    """The clause of `f` holding f[at]."""
+    a = max((m.end() for m in _CLAUSE_MARK.finditer(f, 0, at)), default=0)
+    b = _CLAUSE_MARK.search(f, at)
+    return f[a:b.start() if b else len(f)]
+
+
 def _kept(f: str, start: int) -> bool:
     """A value not said as the one dropped ("No Monday report")."""
     return not _DROPPED_BEFORE.search(f[max(0, start - 14):start]) and not lx.negated_at(f, start)
@@ -170,8 +177,9 @@ def _phrase(text: str) -> bool:
 
 
 # a question that asks for a change, not about one ("can it come sunday evening instead?", "能不能改到周日晚上？")
-_REQUEST = re.compile(r"\b(?:can|could|would) (?:it|you|u|ya|they|we) (?:come|go|be sent|be moved|send|move|post|switch)\b"
-                      r"[^?？]*\b(?:instead|from now on|going forward|in future)\b|能不能改|可不可以改|可以改(?:成|到|为)")
+# (whatever is asked to come: "can the Sunday availability thing come at 6pm instead of 8?"; or Cantonese 得唔得)
+_REQUEST = re.compile(r"\b(?:can|could|would)\b[^?？.!]{0,40}?\b(?:come|go|be sent|be moved|send|move|post|switch)\b"
+                      r"[^?？]*\b(?:instead|from now on|going forward|in future)\b|能不能改|可不可以改|可以改(?:成|到|为)|得不得")
 
 
 def _user_said(value_check, users: list[Observation]) -> Observation | None:
@@ -222,7 +230,8 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
     if any(_adds(fb, fold(u.text)) for u in users):
         return None  # something added ("最后加一行当天总量"): no slot of the entry's holds it, a person writes it in
     # a time: the entry gives one, the turn one other (besides one it says is dropped)
-    new_clocks = {c[2] for c in said_clocks if _kept(f, c[0])}
+    # (not a time said once, in a clause of its own: "今晚 10pm send 一次，聽日開始每晚 8pm")
+    new_clocks = {c[2] for c in said_clocks if _kept(f, c[0]) and not _ONE_OFF.search(_clause(f, c[0]))}
     if new_clocks:
         if len({c[2] for c in have_clocks}) != 1 or len(have_clocks) != 1 or len(new_clocks) != 1:
             return None  # a time the entry has no place for, or several: unsure which moves
@@ -498,6 +507,11 @@ def restated_slots(ctx: Context) -> list[Candidate]:
                 said = "".join(x for x in _SENTENCE.findall(r.text)
                                if not _QUESTION.search(fold(x)) and not _ONE_OFF.search(fold(x))).strip()
                 r = dataclasses.replace(r, text=said) if said else r
+                if _ONE_OFF.search(fold(r.text)):
+                    # (or its clause: "今晚 10pm send 一次，聽日開始每晚 8pm WhatsApp")
+                    kept = [x for x in re.split(r"(?<=[，,；;])", r.text) if not _ONE_OFF.search(fold(x))]
+                    said = "".join(kept).strip().lstrip("，,；; ")
+                    r = dataclasses.replace(r, text=said) if said and kept else r
             f = fold(r.text)
             if len(r.text) > 400 or _QUESTION.search(f) or (r.role == "user" and _hedged(f)):
                 continue
