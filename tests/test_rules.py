@@ -4703,3 +4703,17 @@ def test_a_time_said_once_in_its_own_clause_of_a_restatement_is_no_new_time():
              ("user", "👍")]
     got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
     assert got == ["[P1] 聽日 job sheet 每晚 8pm WhatsApp 俾佢，table format：pickup time、地址 (2026-05-30)"]
+
+
+def test_a_numbered_thing_named_before_a_colon_is_named():
+    mem = ("## Kit\n- [P1] Bay 3 enlarger timer keeps resetting mid-exposure, investigating (2026-05-01)\n"
+           "- [P1] Bays 1–4 booked by the hour, £12 (2026-03-01)\n- [P1] Fixer and stop bath mixed fresh Mondays (2026-03-01)\n")
+    said = [("2026-05-27", "bay 3 timer reset mid-exposure AGAIN, Jonas lost a sheet"),
+            ("2026-05-28", "electrician on bay 3: PSU sagging under load, swapped for a new 12V PSU"),
+            ("2026-05-29", "bay 3 booked solid all day"),
+            ("2026-05-31", "bay 3: 5 days, zero resets since the PSU swap. Kofi says call it fixed ✅")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.targets[0].startswith("- [P1] Bay 3 enlarger")
+    from memgit.dream.rules.prune import _numbered
+    assert _numbered("bay 3: 5 days, zero resets") == {("bay", "3")}
+    assert _numbered("dock 2:30 pickup") == frozenset()

@@ -442,7 +442,7 @@ def first_name_word(it: Item, items: list[Item]) -> str:
 
 
 # a numbered item: a kind and its number ("build 398", "Dock 3", "ticket #4471")
-NUMBERED_RE = re.compile(r"(?<![\w-])([A-Za-z]{2,12})[ \t#]*(\d{1,6})(?![\w.:/-])")
+NUMBERED_RE = re.compile(r"(?<![\w-])([A-Za-z]{2,12})[ \t#]*(\d{1,6})(?![\w./-]|:\d)")
 # (a clock time's colon, "每天 08:30 開放", is no label's)
 LABEL_RE = re.compile(r"^([^:：]{1,24})(?:(?<!\d)[:：]|[:：](?!\d))\s*")
 
