@@ -4717,3 +4717,25 @@ def test_a_numbered_thing_named_before_a_colon_is_named():
     from memgit.dream.rules.prune import _numbered
     assert _numbered("bay 3: 5 days, zero resets") == {("bay", "3")}
     assert _numbered("dock 2:30 pickup") == frozenset()
+
+
+def test_a_bay_said_by_another_number_and_a_preference_naming_a_fault_are_no_fault_over():
+    mem = "## 设备\n- [P2] 1 号位烘干机偶尔跳闸，电工说要换空开，还没排上 (2026-05-01)\n"
+    said = [("2026-05-27", "开门，1 号、3 号位正常，2 号位继续停用（压力低报警）。"),
+            ("2026-05-28", "2 号位一整天没报警，压力稳定。"),
+            ("2026-05-29", "2 号位连续第三天正常，压力一直在绿区。")]
+    assert stale_entries(ctx(mem, said)) == []
+    user = "# USER\n\n## Preferences\n- [P1] 每天 18:00 前用 LINE 回報當日重點，沒事就一句「今日無異常」 (2026-05-01)\n"
+    daily = [("2026-05-27", "18:00 LINE 回報：今日無異常"), ("2026-05-28", "18:00 LINE 回報：今日無異常")]
+    assert stale_entries(ctx("## Notes\n", daily, user=user)) == []
+
+
+def test_a_tool_two_entries_name_moves_only_for_the_one_its_lines_speak_of():
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## 系统\n- [P1] 会员系统的数据库是 MySQL，跑在 db-2 (2026-03-01)\n"
+           "- [P1] 订单系统同样用 MySQL（db-1），暂不迁移 (2026-03-01)\n")
+    said = [("2026-05-27", "站会：确认本周把会员库从 MySQL 迁到 PostgreSQL。"),
+            ("2026-05-28", "预发环境演练：用 pgloader 把会员库从 MySQL 导到 PostgreSQL，数据校验一致。"),
+            ("2026-05-29", "正式迁移完成：会员系统数据库从 MySQL 换成了 PostgreSQL 16，还是在 db-2 上。"),
+            ("2026-05-29", "有人问订单库要不要也迁，说订单系统先继续用 MySQL，明年再评估。")]
+    assert not any("订单" in c.op.targets[0] for c in displacements(ctx(mem, said)))

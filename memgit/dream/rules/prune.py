@@ -48,7 +48,8 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                         if ctx.mentions(o, it) >= 0.3 and lx.DONE_WITH.search(fold(o.text))]
                 score = confidence("expired", reported_gone=bool(gone))
                 ev = gone
-        if not reason and lx.ERROR.search(f) and not lx.first_affirmed(lx.FIXED, f):  # ("还没修好": open)
+        # (a preference of the person's, "沒事就一句「今日無異常」", is no fault however it names one)
+        if not reason and e.file != ctx.user_file and lx.ERROR.search(f) and not lx.first_affirmed(lx.FIXED, f):  # ("还没修好": open)
             aliases = _log_names(ctx, it)
             fixed = said_fixed = _reported(ctx, it, lx.FIXED, aliases)
             if not lx.SUCCEEDED.search(f):
@@ -537,8 +538,10 @@ def _numbered_otherwise(have: frozenset[tuple[str, str]], text: str) -> bool:
     """The line numbers the entry's numbered thing (`have`, _numbered of its body) otherwise, never as the
     entry does: "Dock 3 printer has been fine" is not about "Dock 1 roller door sensor"."""
     kinds = {w for w, _ in have}
-    said = {x for x in _numbered(text) if x[0] in kinds} if kinds else set()
-    return bool(said) and not said & have
+    # (a Chinese one by the character right after 号 too: "2 号位一整天没报警" numbers another bay than "1 号位烘干机")
+    heads = {w[0] for w in kinds if CJK_RUN_RE.match(w)}
+    said = {x for x in _numbered(text) if x[0] in kinds or x[0][:1] in heads} if kinds else set()
+    return bool(said) and not said & have and not {n for _, n in said} & {n for w, n in have if w[:1] in heads}
 
 
 def _valid(y: str, m: str, d: str) -> bool:
