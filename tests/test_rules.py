@@ -4739,3 +4739,14 @@ def test_a_tool_two_entries_name_moves_only_for_the_one_its_lines_speak_of():
             ("2026-05-29", "正式迁移完成：会员系统数据库从 MySQL 换成了 PostgreSQL 16，还是在 db-2 上。"),
             ("2026-05-29", "有人问订单库要不要也迁，说订单系统先继续用 MySQL，明年再评估。")]
     assert not any("订单" in c.op.targets[0] for c in displacements(ctx(mem, said)))
+
+
+def test_a_line_after_the_swap_naming_the_old_one_beside_the_new_does_not_stop_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Tools\n- [P1] Visualisation renders are made in V-Ray for SketchUp, on the two studio workstations (2026-01-14)\n"
+    said = [("2026-05-26", "Ilse + Joris decided: we drop V-Ray, renders move to Enscape starting this week."),
+            ("2026-05-27", "Enscape installed + licensed on both studio workstations. V-Ray subscription cancelled, not renewed."),
+            ("2026-05-28", "First courtyard render done in Enscape, ~4 min instead of ~40."),
+            ("2026-05-30", "Ilse: Enscape queue ran fine all week, no new V-Ray files in any project.")]
+    (out,) = displacements(ctx(mem, said))
+    assert "Enscape" in out.op.text and "V-Ray" not in out.op.text
