@@ -4750,3 +4750,13 @@ def test_a_line_after_the_swap_naming_the_old_one_beside_the_new_does_not_stop_i
             ("2026-05-30", "Ilse: Enscape queue ran fine all week, no new V-Ray files in any project.")]
     (out,) = displacements(ctx(mem, said))
     assert "Enscape" in out.op.text and "V-Ray" not in out.op.text
+
+
+def test_an_old_name_inside_the_new_ones_name_is_no_line_naming_the_old_one():
+    from memgit.dream.rules.displaced import displacements
+    user = "# USER\n\n## Preferences\n- [P1] 每天早上 07:00 前发一条巡棚摘要，文字就行，不要表格 (2026-01-05)\n"
+    said = [("2026-05-26", "罗哥说记账别再用 Excel 了，今天起改用飞书多维表格，表已经建好。"),
+            ("2026-05-27", "20:50 今日出入库已录入飞书多维表格。"),
+            ("2026-05-29", "21:00 飞书多维表格更新完；旧 Excel 归档，不再更新。")]
+    c = ctx("## 记账\n- [P1] 记账用 Excel，每晚 21:00 前更新 (2026-01-02)\n", said, user=user)
+    assert not any("USER" in x.op.file for x in displacements(c))

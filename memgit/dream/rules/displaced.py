@@ -334,7 +334,7 @@ def displacements(ctx: Context) -> list[Candidate]:
                 # up, it has an import-from-PawDiary tool")
                 named = [(o, pos) for o in told if o.day >= first - timedelta(days=_TRIAL) and (pos := said_new(folded[id(o)]))
                          and (o.terms & own or term_set(rest_f := without_new(folded[id(o)])) & rest
-                              or cjk_pairs(rest_f) & pairs or alone and o.day <= over and said_old(folded[id(o)]))]
+                              or cjk_pairs(rest_f) & pairs or alone and o.day <= over and said_old(without_new(folded[id(o)])))]
                 if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named if o.day >= start):
                     continue  # said as a stand-in for it: no replacement
                 support = [o for o, _ in named]
