@@ -359,7 +359,8 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     about = ctx.obs_about(it)
     if short_rx:  # (a line naming it by its English word for short)
         seen = {id(o) for o in about}
-        extra = {id(o) for o in ctx.obs if id(o) not in seen and short_rx.search(fold(o.text))}
+        extra = {id(o) for o, f in zip(ctx.obs, _window_folded(ctx)) if id(o) not in seen
+                 and any(w in f for w in words_en) and short_rx.search(f)}
         about = [o for o in ctx.obs if id(o) in seen or id(o) in extra] if extra else about
     if aliases:  # (a line naming the thing only by the logs' name for it shares no term with the entry)
         seen = {id(o) for o in about}
@@ -407,8 +408,8 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     fault_nums = {n for _, n in numbered_heads(lead_text)} if fault_word else set()
     by_number: set[int] = set()
     if fault_nums:
-        for o in ctx.obs:
-            if fault_word in fold(o.text) and {n for _, n in numbered_heads(o.text, 1)} & fault_nums:
+        for o, f in zip(ctx.obs, _window_folded(ctx)):
+            if fault_word in f and {n for _, n in numbered_heads(o.text, 1)} & fault_nums:
                 by_number.add(id(o))
     if own_numbers or own_heads or own_bare or by_number:
         seen = {id(o) for o in about}
@@ -491,6 +492,14 @@ def _numbers_in_memory(ctx: Context) -> tuple[dict[tuple[str, str], int], dict[s
             for n in _bare_numbered(y.entry.body):
                 bare[n] = bare.get(n, 0) + 1
         got = ctx.__dict__["_prune_numbers"] = (heads, bare)
+    return got
+
+
+def _window_folded(ctx: Context) -> list[str]:
+    """The window's lines folded, in order, made once a run."""
+    got = ctx.__dict__.get("_prune_folded")
+    if got is None:
+        got = ctx.__dict__["_prune_folded"] = [fold(o.text) for o in ctx.obs]
     return got
 
 
