@@ -987,8 +987,8 @@ def _access_code_hits(line: str, hits: list[_Hit]) -> None:
 # a customer's or an account's credit limit and its amount ("credit limit 加到 HK$300,000", "信用额度调到 30 万")
 _CREDIT_WORDS = ("credit limit", "credit line", "信用额度", "信用額度", "授信额度", "授信額度", "赊账额度", "賒賬額度")
 _CREDIT_LIMIT = _LazyRegex(
-    r"(?i)(?:credit (?:limit|line)|信用[额額]度|授信[额額]度|[赊賒][账賬][额額]度)[^0-9\n$¥€£]{0,16}?"
-    r"((?:(?:HK|US|NT|S|A|C|RMB)?\$|[¥€£])?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:k|K|万|萬|m|M)\b|\s*(?:万|萬))?)"
+    r"(?i)(?:credit (?:limit|line)|信用[额額]度|授信[额額]度|[赊賒][账賬][额額]度)[^0-9\n$¥€£，,。；;()（）]{0,12}?"
+    r"((?:(?:HK|US|NT|S|A|C|RMB)?\$|[¥€£])?\s*\d[\d,]*(?:\.\d+)?(?:\s*(?:k|K|万|萬|m|M)\b|\s*(?:万|萬))?)(?![-/:]\d)"
 )
 
 
