@@ -4760,3 +4760,68 @@ def test_an_old_name_inside_the_new_ones_name_is_no_line_naming_the_old_one():
             ("2026-05-29", "21:00 飞书多维表格更新完；旧 Excel 归档，不再更新。")]
     c = ctx("## 记账\n- [P1] 记账用 Excel，每晚 21:00 前更新 (2026-01-02)\n", said, user=user)
     assert not any("USER" in x.op.file for x in displacements(c))
+
+
+# -- tool swaps: more ways of saying the old one is over (issue 14) ---------------------------------------------
+def test_a_tool_no_longer_kept_up_gives_its_part_and_a_line_importing_from_it_is_no_use_of_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 帳務\n- [P1] 會員點數用 Excel 記，每月底對帳 (2026-01-05)\n- [P1] 門市 10:00 開 (2026-01-05)\n"
+    said = [("2026-05-26", "店長說 Excel 常常對不上，決定改用 Airtable"),
+            ("2026-05-27", "Airtable 會員表建好，從 Excel 匯入 860 筆點數"),
+            ("2026-05-28", "店長：以後會員點數就用 Airtable，Excel 不再更新；月底對帳照舊")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 會員點數用 Airtable 記，每月底對帳 (2026-05-28)"
+
+
+def test_an_account_closed_ends_a_service_and_a_plan_line_naming_both_is_no_use_of_the_old():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Orders\n- [P1] Courier is Parcelly, same-day cutoff 3pm (2026-02-01)\n"
+    said = [("2026-05-25", "Parcelly driver no-show again, 3 parcels late"),
+            ("2026-05-25", "boss: cb Parcelly, tmr try ZoomDrop"),
+            ("2026-05-26", "first ZoomDrop run, 12 parcels picked up in 15 min"),
+            ("2026-05-28", "boss ok, from now all courier ZoomDrop, close the Parcelly acct. cutoff still 3pm")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] Courier is ZoomDrop, same-day cutoff 3pm (2026-05-28)"
+
+
+def test_a_chinese_name_the_segmenter_cuts_is_named_by_what_stands_before_its_ending_word():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 报名\n- [P1] 活动报名用金数据收，二维码贴在前台 (2026-03-01)\n"
+    said = [("2026-05-25", "金数据免费额度满了，报名交不上，老板说换问卷星"),
+            ("2026-05-26", "问卷星的报名表建好，前台二维码换成新的"),
+            ("2026-05-26", "金数据停用，旧数据导出"),
+            ("2026-05-27", "问卷星今天收到 40 份报名")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 活动报名用问卷星收，二维码贴在前台 (2026-05-27)"
+
+
+def test_a_plan_entry_naming_the_new_one_does_not_stop_the_swap_and_goes_with_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## Booking\n- [P1] Bookings go in Calendly (2026-04-01)\n"
+           "- [P2] Owner might try SimplyBook, not decided (2026-05-01)\n")
+    said = [("2026-05-25", "Owner decided: moving bookings to SimplyBook, Calendly cancelled"),
+            ("2026-05-26", "SimplyBook live, 14 bookings imported"),
+            ("2026-05-28", "all bookings via SimplyBook now, no issues")]
+    got = sorted((c.op.op, c.op.text or c.op.targets[0]) for c in displacements(ctx(mem, said)))
+    assert got == [("prune", "- [P2] Owner might try SimplyBook, not decided (2026-05-01)"),
+                   ("refresh", "[P1] Bookings go in SimplyBook (2026-05-28)")]
+
+
+def test_a_place_glued_to_the_old_supplier_is_not_given_to_the_new_one():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 進貨\n- [P1] 麵粉由北角福記糧行供 (2026-02-01)\n"
+    said = [("2026-05-25", "福記糧行話月尾執笠，麵粉要搵過"),
+            ("2026-05-26", "試咗荃灣永昌糧行嘅麵粉，師傅話好過福記，以後麵粉就喺永昌拎"),
+            ("2026-05-28", "永昌第一批麵粉送到，20 包")]
+    assert displacements(ctx(mem, said)) == []
+
+
+def test_an_ending_word_is_said_of_the_name_nearest_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 果园\n- [P1] 滴灌：用「田管家」控制器，手机上看土壤湿度 (2025-10-01)\n"
+    said = [("2026-05-24", "田管家控制器又掉线，换绿源 GX-3"),
+            ("2026-05-26", "绿源师傅装好 GX-3，旧的田管家拆了"),
+            ("2026-05-26", "手机装了绿源 app，土壤湿度能看"),
+            ("2026-05-28", "以后土壤湿度就看绿源 app，田管家那个账号注销了")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 滴灌：用「绿源」控制器，手机上看土壤湿度")

@@ -256,6 +256,7 @@ ASKED = _re("asked")
 # a party named: ours or another's (the last one before a thing says whose it is: memgit.dream.rules.versions)
 PARTY_OURS = _re("party_ours")
 PARTY_THEIRS = _re("party_theirs")
+PARTY_THEIRS_OWN = _re("party_theirs_own")
 PLANNED = _re("planned")
 CONDITIONAL = _re("conditional")  # a condition ("if", "如果"): what it leads is not said to have happened
 DENIED = _re("denied")

@@ -44,6 +44,7 @@ _OPENS_ENTRY = re.compile(r"(?:^(?:\[[^\]]*\]\s*)?|[.!?。！？(\[*_—–\"“
 _MONTH = re.compile(r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?"
                     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,10}")
+_RUN_BEFORE = re.compile(r"[\u4e00-\u9fff]{3,}(?=\s*$)")
 _NEAR = 24      # characters between a name and the word said of it
 _SUBJECT_SPAN = 4  # the characters an entry opens with: what it is about (a Chinese word starting there is no old name)
 _BEFORE = 3     # days before the first ending a line may already use the new name ("the Toast guy comes monday")
@@ -81,6 +82,44 @@ def _ended_in_sentence(f: str, positions: list[int]) -> bool:
     return bool(positions) and all(ends(p) for p in positions)
 
 
+def _placed_apart(entry: str, old: str, new: str, lines: list[str]) -> bool:
+    """The entry glues a word to the old Chinese name's front ("由上环和记纸行供": where it is) that no line writes,
+    and a line glues another to the new one's ("深水埗广兴纸行"): the word is the old one's, not the new one's."""
+    if not CJK_IN.match(old) or not CJK_IN.match(new):
+        return False
+    def glued(f: str, name: str) -> str:
+        run = _CJK_RUN_BEFORE.search(f[:f.find(name)]) if name in f else None
+        return re.split(_LINKING, run.group(0))[-1][-3:] if run else ""
+    own = glued(entry, old)
+    if len(own) < 2 or any(own in f for f in lines):
+        return False
+    return any(len(g := glued(f, new)) >= 2 and g != own for f in lines)
+
+
+_LINKING = "[用由在跟从向和与是给到经靠找喺的于让交走咗了过]"  # (what links a name to the words before it: "由|上环和记")
+
+
+def _compared_with(f: str, positions: list[int]) -> bool:
+    """The name at each of `positions` is what another is compared with ("韧过和记", "比钉钉清爽", "better than
+    Lalamove"): no use of it."""
+    return bool(positions) and all(_COMPARED_BEFORE.search(f, max(0, p - 6), p) for p in positions)
+
+
+_COMPARED_BEFORE = re.compile(r"(?:比|过|\bthan|\bvs\.?)\s*$")
+
+
+def _imported_from(f: str, positions: list[int], size: int) -> bool:
+    """The name at each of `positions` is where data was brought in from ("412 个品项从 Excel 汇入", "imported the
+    list from Trello"): the source the new one was filled from, not in use beside it."""
+    def source(p: int) -> bool:
+        return bool(_FROM_BEFORE.search(f, max(0, p - 6), p) and _IMPORTED.search(f[p + size:p + size + 14])
+                    or _IMPORTED_FROM.search(f[max(0, p - 40):p]))
+    return bool(positions) and all(source(p) for p in positions)
+
+
+_FROM_BEFORE = re.compile(r"(?:从|由|\bfrom)\s*$")
+_IMPORTED = re.compile(r"^\s*(?:全部|都|一次)?(?:导入|汇入|导过来|汇过来|转入|导进|\b(?:imported|import)\b)")
+_IMPORTED_FROM = re.compile(r"\bimport(?:ed|ing)?\s+(?:[\w-]+\s+){0,4}?from\s*$")
 _SENTENCE_STOP = re.compile(r"[。！？!?；;\n]|\.(?:\s|$)")
 
 
@@ -103,9 +142,11 @@ def _stand_in(f: str, positions: list[int], size: int) -> bool:
                    of=lambda m, p: not m.group(0).endswith("用") or f[m.end():].lstrip().startswith(f[p:p + size]))
 
 
-def _old_names(ctx: Context, it: Item, names: "_Names", around: str) -> list[str]:
+def _old_names(ctx: Context, it: Item, names: "_Names", around: str, ended: list[str] = ()) -> list[str]:
     """The names an entry holds that could be replaced (folded): Latin names said once, and Chinese words
-    specific enough to name something (not common words), that stand near an ending word (`around`)."""
+    specific enough to name something (not common words), that stand near an ending word (`around`); and the
+    longest end of the Chinese written right before an ending word (`ended`, "金数据" of "金数据停用") that the entry
+    writes once, past its opening words, no common word (a name the segmenter cuts apart: 金 + 数据)."""
     f, body = it.folded, it.entry.body
     lab = LABEL_RE.match(body) if _label(body) else None
     out = []
@@ -145,6 +186,12 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str) -> list[str
                 longer = [x for x in (w + words[k + 1] if k + 1 < len(words) else "",
                                       run[at:] if 0 < len(run) - at - len(w) <= 2 else "") if x]
                 out.append(next((x for x in longer if x in run and x in around and len(x) <= 8), w))
+    for run in ([] if out else ended):  # (when no name is found above)
+        x = next((run[k:] for k in range(max(0, len(run) - 8), len(run) - 2)
+                  if len(_said(run[k:], f)) == 1 and f.find(run[k:]) >= _SUBJECT_SPAN and not is_common_word(run[k:])),
+                 "")
+        if x:
+            out.append(x)
     out = list(dict.fromkeys(out))
     # (a Chinese word inside another name found is that name's part: "掌柜" of "易掌柜")
     return [w for w in out if not (CJK_IN.match(w) and any(w != x and w in x for x in out))]
@@ -242,7 +289,13 @@ def displacements(ctx: Context) -> list[Candidate]:
     around = "\n".join(f[max(0, m.start() - _NEAR - 40):m.end() + _NEAR + 40]
                         for f in (folded[id(o)] for o in ending_lines) for m in lx.DISPLACED.finditer(f))
     around_terms = term_set(around)  # (and its words' stems: "pawdiari" is how an entry's subject holds "PawDiary")
-    memory = "\n".join(it.folded for it in ctx.items)
+    # the Chinese written right before an ending word, its subject ("金数据停用"): a name the segmenter may not know
+    ended_runs = [m.group(0) for f in (folded[id(o)] for o in ending_lines) for e in lx.DISPLACED.finditer(f)
+                  if (m := _RUN_BEFORE.search(f, max(0, e.start() - 12), e.start()))]
+    # (an entry that only weighs a name as a plan, "Boss 话 maybe 试 Fresha，未决定", does not make it memory's: the
+    # name may still take a part, and the plan is then carried out)
+    plans = [it for it in ctx.items if _weighed(it)]
+    memory = "\n".join(it.folded for it in ctx.items if it not in plans)
     every = "\n".join(folded[id(o)] for o in told)  # (every line's words, once: which new names other lines write)
     names = _Names(ctx)
     out: list[Candidate] = []
@@ -253,7 +306,8 @@ def displacements(ctx: Context) -> list[Candidate]:
             continue
         if not (it.subject & around_terms or any(w in around for w in it.subject if len(w) >= 2)):
             continue
-        for old in _old_names(ctx, it, names, around):
+        olds = _old_names(ctx, it, names, around, ended_runs)
+        for old in olds:
             rest = frozenset(t for t in it.subject - term_set(old) if ctx.anchor(t))
             if not rest:
                 continue
@@ -274,8 +328,17 @@ def displacements(ctx: Context) -> list[Candidate]:
             def said_old(f: str) -> list[int]:
                 return _said(old, f) or (_said(head, f) if head else [])
 
+            # (an ending word is said of the entry's name nearest it: "温湿度就看慧农 app，农博士那个账号注销了" ends 农博士)
+            # (a name written right beside it is one with it: "Excel 共用表 停用")
+            def of_this(f: str):
+                return lambda m, p: not any(
+                    q != old and old not in q and any(a < x and x + len(q) <= b and f[a:x].strip() and f[x + len(q):b].strip()
+                                                     for x in _said(q, f))
+                    for q in olds for a, b in [(p + len(old), m.start()) if m.start() >= p else (m.end(), p)])
+
             ends = [o for o in ending_lines if (pos := said_old(folded[id(o)]))
-                    and _marked(lx.DISPLACED, folded[id(o)], pos, len(old)) and (alone or o.terms & rest)
+                    and _marked(lx.DISPLACED, folded[id(o)], pos, len(old), of=of_this(folded[id(o)]))
+                    and (alone or o.terms & rest)
                     and not _actor(folded[id(o)], pos, len(old))]
             if not ends:
                 continue
@@ -346,8 +409,11 @@ def displacements(ctx: Context) -> list[Candidate]:
                 if len(days) < 2 or max(days) < first:
                     continue
                 if any(o.day >= over and o not in ends and (pos := _said(old, folded[id(o)]))
-                       and not _ended_in_sentence(folded[id(o)], pos) for o in support):
+                       and not _ended_in_sentence(folded[id(o)], pos) and not _imported_from(folded[id(o)], pos, len(old))
+                       and not lx.PLANNED.search(folded[id(o)]) and not _compared_with(folded[id(o)], pos)
+                       for o in support):
                     continue  # the old name still beside the new once its part was over: not the one replaced
+                    # (a plan beside it, "cb Lalamove, tmr try GrabExpress", says no use of the old)
                 fit = sum(ctx.weight(o.terms & own) for o in support)
                 fits.setdefault((old, new), []).append((fit, it))
                 fits_in = _context(it.folded, old, [folded[id(o)] for o in support], new)
@@ -373,6 +439,8 @@ def displacements(ctx: Context) -> list[Candidate]:
             continue
         text, old_raw = replaced
         text = _without_old_details(text, raw, old, [folded[id(o)] for o in ends], [folded[id(o)] for o in support])
+        if _placed_apart(it.folded, old, new, [folded[id(o)] for o in support]):
+            continue  # the old one's place written before it ("由上环和记纸行供") and the new one's another ("深水埗广兴")
         if _detail_unsaid(it.entry.body, old, [folded[id(o)] for o in support],
                           [folded[id(o)] for o in support if o not in ends]):
             continue  # a detail the new one's lines never give ("USB 接在收银台电脑上"): it may be the old one's
@@ -383,7 +451,22 @@ def displacements(ctx: Context) -> list[Candidate]:
                        reason=f"{old_raw} gave its part to {raw} (said over; the new one named on {n_days} days)",
                        evidence=(entry_evidence(it), *ctx.evidence(ev, 4, first=ends[-1])), origin="offline")
         out.append(Candidate(op, "slot", score, {"days": n_days, "from": old_raw, "to": raw}))
+        for p in plans:
+            if _said(new, p.folded) and not p.frozen and not _said(old, p.folded) and p.entry.file == it.entry.file:
+                # the plan to use the new one, now carried out: it goes with the swap
+                op = Operation("prune", p.entry.file, (p.entry.text,), confidence=score,
+                               reason=f"the plan to use {raw} was carried out: {old_raw} gave it its part",
+                               evidence=(entry_evidence(p), *ctx.evidence(ev, 4, first=ends[-1])), origin="offline")
+                out.append(Candidate(op, "stale", score, {"to": raw}))
     return out
+
+
+def _weighed(it: Item) -> bool:
+    """An entry that weighs a choice not yet made ("maybe 试 Fresha，未决定", "considering Xero, not decided")."""
+    return bool(_UNDECIDED.search(it.folded)) and bool(lx.PLANNED.search(it.folded))
+
+
+_UNDECIDED = re.compile(r"未决定|未定|还没定|沒定|没定|未拍板|唔确定|未諗好|未谂好|\bnot (?:yet )?decided\b|\bundecided\b|\btbd\b")
 
 
 
@@ -590,6 +673,7 @@ _MAKER_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+-]*)[ \t]$")  # (one capitalis
 _DETAIL_CLAUSE = re.compile(r"[，,；;。]")
 _HOST = re.compile(r"(?<![\w./-])[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w-])")  # ("ci.orchardloop.dev")
 _FILE_TYPE = re.compile(r"(?<![\w/])\.[a-z][a-z0-9]{1,5}(?![\w.])")  # (".lpx", ".csv")
+_PLAIN_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
 _LATIN_DETAIL = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9](?![\w-])")
 
 
@@ -662,8 +746,8 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> b
             len(w) >= 3 and _said(w.lower(), said) for w in x.group(0).split())]
         for m in _LATIN_DETAIL.finditer(clause):
             w = m.group(0).lower()
-            if m.group(0).islower() and m.group(0).isalpha():
-                continue  # a plain word of an English entry ("the online calendar clients use") is no name
+            if _PLAIN_WORD.fullmatch(m.group(0)):
+                continue  # a plain word of an English entry ("the online calendar clients use", "same-day") is no name
             if any(a <= m.start() < b for a, b in named) or lx.WEEKDAY.fullmatch(w):
                 continue  # (a day of the week is when, not what: "sent every Friday")
             if w not in STOP and not _said(w, said) and stem(w) not in stems:

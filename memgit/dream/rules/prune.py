@@ -508,8 +508,8 @@ def _pair_index(ctx: Context) -> dict[str, list[int]]:
     index = ctx.__dict__.get("_prune_pairs")
     if index is None:
         index = {}
-        for i, o in enumerate(ctx.obs):
-            for run in CJK_RUN_RE.findall(fold(o.text)):
+        for i, f in enumerate(_window_folded(ctx)):
+            for run in CJK_RUN_RE.findall(f):
                 for k in range(len(run) - 1):
                     index.setdefault(run[k:k + 2], []).append(i)
         ctx.__dict__["_prune_pairs"] = index

@@ -15,7 +15,7 @@ import re
 
 from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
-from memgit.dream.model import Candidate, CJK_IN, clock_as, clocks, compose, Context, entry_evidence, fold, Item
+from memgit.dream.model import Candidate, CJK_IN, clause_at, clock_as, clocks, compose, Context, entry_evidence, fold, Item
 from memgit.dream.rules.schedule import _ASKS as _QUESTION, _DATED_DAY, _SINCE, _day_as, _days
 from memgit.dream.scoring import confidence
 from memgit.ops import Operation
@@ -71,9 +71,7 @@ def _slot_values(text: str) -> tuple[list[tuple[int, int, int, str]], list[tuple
 
 def _clause(f: str, at: int) -> str:
     """The clause of `f` holding f[at]."""
-    a = max((m.end() for m in _CLAUSE_MARK.finditer(f, 0, at)), default=0)
-    b = _CLAUSE_MARK.search(f, at)
-    return f[a:b.start() if b else len(f)]
+    return clause_at(f, at, _CLAUSE_MARK)
 
 
 def _kept(f: str, start: int) -> bool:

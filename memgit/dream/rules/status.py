@@ -223,8 +223,8 @@ def _aliases(body: str) -> frozenset[str]:
     return frozenset(m.group(1).lower() for m in _ALIAS.finditer(body))
 
 
-# what another party owns, said before a state: theirs, not the entry's ("隔壁…说他们的摊位过审了")
-_THEIRS = re.compile(r"他们的|她们的|人家的|别人的|\btheir\b|\b(?:the )?neighbou?rs'?\b")
+# what another party owns, said before a state: theirs, not the entry's (lexicon `party_theirs_own`)
+_THEIRS = lx.PARTY_THEIRS_OWN
 # and ours said not yet after it ("；我们的还没消息", "ours, no news yet")
 _OURS_NOT_YET = re.compile(r"我们的?(?:还|都还|仍)(?:没|沒|未|在)|\bours?\b[^.;]{0,12}\b(?:not yet|no news|still)\b")
 _NUMBER = re.compile(r"(?<![\d.:])\d+(?![\d:])")

@@ -74,14 +74,14 @@ def version_changes(ctx: Context) -> list[Candidate]:
             f = fold(o.text)
             if lx.ASKED.search(f):
                 continue  # a question reports no release ("我们要不要也升？")
-            if _theirs_before(f, f.find(ov[0].lower())):
-                continue  # another party's ("他们 cryoSPARC 升到 v4.6 了", "they moved it to v4.6"): not ours
             if _holds_own(f, fold(old)):
                 continue  # the entry's version still holds on the line ("…升到 4.0 了。我们还是 3.2"): another's
             for v in ov:
                 pos = f.find(v.lower())
                 if lx.VERSION_HELD.search(f[max(0, pos - 25):pos + len(v) + 15]):
                     continue
+                if _theirs_before(f, pos):
+                    continue  # another party's ("他们 cryoSPARC 升到 v4.6 了", "they moved it to v4.6"): not ours
                 if _no_release_moved(_clause_at(f, pos)):
                     continue  # "4.4 is planned for Q4", "if 4.4 arrives": a plan or a condition moves nothing
                 if _COMPARED.search(f[max(0, pos - 3):pos]) or lx.MEASURED.search(f[max(0, pos - 12):pos]) \
@@ -153,10 +153,12 @@ def _whole_release(ctx: Context, it: Item, vname: str, old: str, key: tuple[int,
             if lx.ASKED.search(f) or _theirs_before(f, start) or _no_release_moved(_clause_at(f, start)):
                 continue
             explicit = bool(UPGRADE.search(f)) or re.search(rf"(?<![\d.]){re.escape(old.lower().lstrip('v'))}(?![\d]|\.\d)", f)
-            seen.setdefault(raw, []).append((o, bool(explicit)))
-    if len({k.lower() for k in seen}) != 1:
+            seen.setdefault(raw.lower(), []).append((raw, o, bool(explicit)))
+    if len(seen) != 1:
         return None
-    raw, hits = next(iter(seen.items()))
+    got = next(iter(seen.values()))
+    raw = got[0][0]  # (as the first line writes it; "EzCad3" and "ezcad3" are one release)
+    hits = [(o, e) for _, o, e in got]
     support = list({id(o): o for o, _ in hits}.values())
     explicit = any(e for _, e in hits)
     if not explicit and len({o.day for o in support}) < 2:
@@ -371,9 +373,7 @@ _SENTENCE_MARK = re.compile(r"[。！？!?；;]|\.(?=\s|$)")
 
 def _sentence_at(f: str, pos: int) -> str:
     """The sentence of `f` holding f[pos]."""
-    a = max((x.end() for x in _SENTENCE_MARK.finditer(f, 0, pos)), default=0)
-    b = _SENTENCE_MARK.search(f, pos)
-    return f[a:b.start() if b else len(f)]
+    return clause_at(f, pos, _SENTENCE_MARK)
 
 
 # -- refresh: a release named by a whole number ("Node 18", "Windows 10", "PostgreSQL 15") -------------
