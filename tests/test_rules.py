@@ -4825,3 +4825,27 @@ def test_an_ending_word_is_said_of_the_name_nearest_it():
             ("2026-05-28", "以后土壤湿度就看绿源 app，田管家那个账号注销了")]
     (out,) = displacements(ctx(mem, said))
     assert out.op.text.startswith("[P1] 滴灌：用「绿源」控制器，手机上看土壤湿度")
+
+
+# -- statuses waited on in more words; a restated time never beside another part of the day (issue 14) ----------
+def test_waiting_to_be_approved_said_in_cantonese_or_as_filed_is_pending_and_ends_when_granted():
+    from memgit.dream.rules.status import status_changes
+    mem = ("## 文件\n- [P1] 阿明 工作簽證 已交入境處，等緊批 (2026-04-02)\n"
+           "- [P1] 社区\"长者午餐\"项目申报中，等批复 (2026-04-02)\n")
+    said = [("2026-05-26", "入境處 SMS：阿明 工作簽證 批咗 ✅"),
+            ("2026-05-27", "街道办来电：长者午餐项目批下来了，正式立项")]
+    got = sorted(c.op.text for c in status_changes(ctx(mem, said)))
+    assert got == ['[P1] 社区"长者午餐"项目已批下来 (2026-05-27)', "[P1] 阿明 工作簽證 已交入境處，已批咗 (2026-05-26)"]
+
+
+def test_a_state_refreshed_beside_a_step_still_said_to_come_is_left_to_a_person():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 车辆\n- [P1] 新冷藏车在监理站排验车，还没挂牌 (2026-04-02)\n"
+    said = [("2026-05-26", "新冷藏车验过了！！"), ("2026-05-27", "冷藏车去加油")]
+    assert status_changes(ctx(mem, said)) == []
+
+
+def test_a_time_beside_a_part_of_the_day_it_is_not_in_clashes():
+    from memgit.dream.rules.schedule import period_clash
+    assert period_clash("每週日早上 20:00 傳名單")
+    assert not period_clash("每週日晚上 20:00 傳名單") and not period_clash("每週一早上 9:00 傳名單")

@@ -123,6 +123,19 @@ def _own_head(ctx: Context, it: Item) -> frozenset[str]:
     return it.head - others
 
 
+_AM_PM = re.compile("|".join(sorted((*lx.CLOCK_AM, *lx.CLOCK_PM), key=len, reverse=True)) + r"\s*$")
+
+
+def period_clash(text: str) -> bool:
+    """A clock time written after a part of the day it is not in ("早上 20:00", "晚上 9:00" read as 9 in the morning)."""
+    f = fold(text)
+    for c in clocks(f):
+        m = _AM_PM.search(f, max(0, c[0] - 6), c[0])
+        if m and (m.group(0).strip() in lx.CLOCK_AM) == (c[2] >= 720):
+            return True
+    return False
+
+
 def schedule_moves(ctx: Context) -> list[Candidate]:
     return _day_moves(ctx) + _time_moves(ctx) + moved_numbers(ctx)
 
@@ -190,6 +203,8 @@ def _time_moves(ctx: Context) -> list[Candidate]:
         new_body = body[:ta] + when + body[tb:]
         days = len({x.day for x in again})
         score = confidence("slot", extra_days=min(days, 2), recent=ctx.recency(evidence))
+        if period_clash(new_body):
+            continue  # the new time beside the old one's part of the day ("早上 20:00"): a person words it
         text = compose(it, new_body, max(x.day for x in evidence))
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
                        reason=f"moved from {body[ta:tb]} to {when}",
@@ -282,6 +297,8 @@ def _day_moves(ctx: Context) -> list[Candidate]:
                                in_their_words=o.role == "user", change_verb=True, recent=ctx.recency(evidence))
         else:
             score = confidence("slot", extra_days=min(confirm_days, 2), recent=ctx.recency(evidence))
+        if period_clash(new_body):
+            continue  # the new time beside the old one's part of the day ("每週日早上 20:00"): a person words it
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=compose(it, new_body, day),
                        confidence=score, reason=f"moved from {body[a:b]} to {written}",
                        evidence=(entry_evidence(it), *ctx.evidence(evidence, 4, first=o)), origin="offline")

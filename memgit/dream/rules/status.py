@@ -175,6 +175,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
         new_body = _numbered(_share(_restate(it.entry.body, st), support), support)
         if _STILL_STUCK.search(fold(new_body)):
             continue  # another clause still says it is stuck ("还卡在 …，payouts 已恢复"): a person rewrites it
+        if (left := _NOT_YET_LEFT.search(fold(new_body))) and not _NOT_YET_LEFT.search(fold(it.entry.body), 0, pend.start() if pend else 0) \
+                and left.start() >= (pend.start() if pend else 0):
+            continue  # a step the entry says is still to come stands beside the new state ("已验过，还没挂牌")
         text = compose(it, new_body, max(x.day for x in support))
         wait_word = pend.group(0) if pend else "pending"
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
@@ -244,6 +247,10 @@ def _numbered_apart(heads: frozenset[tuple[str, str]], text: str) -> bool:
 _NOT_YET_ADVERB = re.compile(r"(?:尚|还|仍|都还)\s*$")
 _OWNER = re.compile(r"的|['’]s\b")
 _STILL_STUCK = re.compile(rf"(?:还|仍|依然|一直|\bstill\b)\s*(?:(?:is|are|being)\s+)?(?:{lx.BLOCKED.pattern})")
+# or a step still not done ("已验过，还没挂牌", "已到铺，未出货"), or still in progress ("已到货补文件中"): whether the
+# new state settles it too is for a person to say
+_NOT_YET_LEFT = re.compile(r"(?:还没|还未|尚未|仍未|仲未|未)\s*[\u4e00-\u9fff]{1,3}(?=\s*(?:[，,。；;)）]|$))"
+                           r"|[\u4e00-\u9fff]{2}中(?=\s*(?:[，,。；;)）]|$))")
 _OPTION_SPLIT = re.compile(r"\s*(?:/|、|\bor\b|或|，|,)\s*")
 
 
