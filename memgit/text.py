@@ -246,6 +246,17 @@ def verb_stem(word: str) -> str | None:
     return base if base and base != stem(w) and base[:1] == w[:1] else None
 
 
+@lru_cache(maxsize=4096)
+def is_english_word(word: str) -> bool:
+    """A word lemminflect's English tables know in any part of speech ("quick", "square"; not "corel", "xero")."""
+    w = word.lower()
+    if not (w.isascii() and w.isalpha()):
+        return False
+    from lemminflect import getAllLemmas
+
+    return bool(getAllLemmas(w))
+
+
 @lru_cache(maxsize=131072)
 def stem(word: str) -> str:
     """A word's stem: Snowball's for a plain English word of four letters or more, else the light rules."""

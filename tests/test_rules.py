@@ -4849,3 +4849,80 @@ def test_a_time_beside_a_part_of_the_day_it_is_not_in_clashes():
     from memgit.dream.rules.schedule import period_clash
     assert period_clash("每週日早上 20:00 傳名單")
     assert not period_clash("每週日晚上 20:00 傳名單") and not period_clash("每週一早上 9:00 傳名單")
+
+
+def test_a_camel_case_name_is_said_by_its_first_part_and_stored_away_or_not_renewed_ends_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 出图\n- [P1] 裁片图用 VectraPLAN 出，A1 打印 (2026-02-20)\n"
+    said = [("2026-05-25", "VectraPLAN 又死机 😑 license 到期，老板话唔 renew 喇"),
+            ("2026-05-26", "老板 install 咗 Inkscape，试出裁片图"),
+            ("2026-05-28", "ditched Vectra for good，all 裁片图 on Inkscape now ✅ A1 打印 ok")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 裁片图用 Inkscape 出，A1 打印 (2026-05-28)"
+    assert is_english_word_ok()
+
+
+def is_english_word_ok() -> bool:
+    from memgit.text import is_english_word
+    return is_english_word("quick") and not is_english_word("vectra")
+
+
+def test_a_machine_moved_into_storage_is_over():
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.DISPLACED.search(fold("今天起全用 KX-30，旧 KX-20 搬去仓库了"))
+    assert lx.DISPLACED.search(fold("由今日起全部用新車，舊車收埋"))
+    assert not lx.DISPLACED.search(fold("先不修，下周再看"))
+
+
+def test_the_word_calling_the_old_one_old_goes_with_it_and_selling_it_off_ends_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Workshop\n- [P1] Rim truing done on the old Parktool TS2 stand with the dial gauge (2026-04-14)\n"
+    said = [("2026-05-25", '"that\'s it for the Parktool", off to look at a used Unior stand'),
+            ("2026-05-26", "collected the Unior, dial gauge moved across to the Unior, trued 3 rims - clean"),
+            ("2026-05-28", "all rim truing on the Unior from now on, Parktool listed on eBay")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] Rim truing done on the Unior stand with the dial gauge (2026-05-28)"
+
+
+# -- faults said over in more words (issue 14) --------------------------------------------------------------------
+def test_a_numbered_thing_said_by_the_first_letters_of_its_word_is_named():
+    from memgit.dream.rules.prune import stale_entries
+    mem = "## Kit\n- [P1] Brooder #3 heat lamp keeps tripping overnight, investigating (2026-04-19)\n"
+    said = [("2026-05-25", "new lamp fitted on brood #3"), ("2026-05-26", "brood #3 held 30°C all night"),
+            ("2026-05-28", "brood #3: 3 nights, no trips → calling it fixed for good ✅")]
+    (out,) = stale_entries(ctx(mem, said))
+    assert out.op.op == "prune"
+
+
+@pytest.mark.parametrize("entry,said", [
+    ("- [P1] 3 号 LED 灯箱演出中频闪，原因排查中 (2026-04-20)",
+     [("2026-05-24", "3号灯箱又闪了两下"), ("2026-05-25", "排练，3号灯箱连开 3 个钟没闪"), ("2026-05-27", "演出，观众 60 人，3号灯箱全场稳")]),
+    ("- [P1] 2 號爐 gas 火成日自己熄，搵咗師傅睇緊 (2026-04-20)",
+     [("2026-05-25", "師傅換咗新 thermocouple，2號爐試咗成個鐘冇熄過"), ("2026-05-26", "2號爐成日 stable，full day 冇熄過"),
+      ("2026-05-27", "2號爐成個星期冇再熄過，當佢搞掂")]),
+    ("- [P1] 1 号冰桶盐水温度一直降不下来，查原因中 (2026-04-20)",
+     [("2026-05-25", "1号桶又只到 -4°C"), ("2026-05-26", "1号桶一整晚稳在 -10°C"),
+      ("2026-05-27", "1号桶换阀后连两晚都稳 -10°C，冷冻行说就是膨胀阀坏掉，换了就好，结案")]),
+])
+def test_a_flicker_a_flame_going_out_and_a_reading_stuck_are_faults_said_over_in_their_own_words(entry, said):
+    from memgit.dream.rules.prune import stale_entries
+    got = [c.op.targets[0] for c in stale_entries(ctx("## 设备\n" + entry + "\n", said))]
+    assert got == [entry]
+
+
+def test_the_step_waited_on_said_done_in_the_waits_own_words_ends_it():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 证照\n- [P1] 食品经营许可证延续申请已提交，等区市监局现场核查 (2026-04-05)\n- [P1] 仓库 8:00 开 (2026-04-05)\n"
+    said = [("2026-05-25", "市监局来电：明天上午来现场核查"), ("2026-05-26", "两个人到，看了后厨和仓库"),
+            ("2026-05-26", "现场核查过了 ✅ 说一周内出新证")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text == "[P1] 食品经营许可证延续申请已提交，已核查过 (2026-05-26)"
+
+
+def test_a_strain_code_only_one_entry_writes_names_it():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 订购\n- [P1] 从资源中心订的 Tg(lyz2:GFP) 品系已下单，等发货 (2026-04-09)\n- [P1] 鱼房 26°C (2026-04-09)\n"
+    said = [("2026-05-25", "资源中心来电：Tg(lyz2:GFP) 今天发出"), ("2026-05-27", "lyz2 胚胎已到货，200 枚，先放检疫缸")]
+    (out,) = status_changes(ctx(mem, said))
+    assert out.op.text == "[P1] 从资源中心订的 Tg(lyz2:GFP) 品系已下单，已到货 (2026-05-27)"

@@ -17,13 +17,13 @@ from memgit.dream.model import (_label, Candidate, CJK_IN, compose, Context, ent
                                  QUOTED_CJK)
 from memgit.dream.scoring import confidence
 from memgit.ops import Operation
-from memgit.text import (STOP_ZH, cjk_cut, cjk_pairs, cjk_words, is_common_word, is_traditional, STOP, stem, term_set,
+from memgit.text import (STOP_ZH, cjk_cut, cjk_pairs, cjk_words, is_common_word, is_english_word, is_traditional, STOP, stem, term_set,
                          to_simplified, to_traditional)
 
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
 # word is a kind (POS, SSD, CI) more often than a name
 _LATIN = re.compile(r"(?<![\w.-])(?:(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9.-]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
-                    r"|[A-Z]{1,4}-?\d{2,5}[A-Za-z]?|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")  # (or a model's code: "T310", "HN-20"; or "W&B")
+                    r"|\d?[A-Z]{1,4}-?\d{2,5}[A-Za-z]?|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")  # (or a model's code: "T310", "HN-20"; or "W&B")
 # what comes before a capitalised word that opens a sentence (then it is any word, not a name)
 _OPENING = set(".!?;。！？；\"“”'‘’:：([*_—–")
 _STAMP = re.compile(r"\s*(?:[-*]\s+)?\d{1,2}:\d{2}")
@@ -44,6 +44,8 @@ _OPENS_ENTRY = re.compile(r"(?:^(?:\[[^\]]*\]\s*)?|[.!?。！？(\[*_—–\"“
 _MONTH = re.compile(r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t|tember)?"
                     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,10}")
+_OLD_BEFORE = re.compile(r"(?<![\w-])(?:old|former|previous)\s+$|(?:旧|舊)(?:的|款)?\s*$", re.I)
+_CAMEL = re.compile(r"(?<![\w.-])([A-Z][a-z]{3,})(?=[A-Z])[A-Za-z]*(?![\w-])")  # ("CorelDRAW": Corel + DRAW)
 _RUN_BEFORE = re.compile(r"[\u4e00-\u9fff]{3,}(?=\s*$)")
 _NEAR = 24      # characters between a name and the word said of it
 _SUBJECT_SPAN = 4  # the characters an entry opens with: what it is about (a Chinese word starting there is no old name)
@@ -318,6 +320,11 @@ def displacements(ctx: Context) -> list[Candidate]:
             # Roland I put on eBay" of "Roland GS-24")
             head = old.split()[0] if " " in old and len(old.split()[0]) >= 3 else ""
             head = head if head and len(_said(head, memory)) == 1 else ""
+            # (a name written in camel case is said by its first part, when that is no English word and memory writes it
+            # nowhere on its own: "Corel" of "CorelDRAW")
+            camel = next((m for m in _CAMEL.finditer(it.entry.body) if m.group(0).lower() == old), None)
+            if not head and camel and not is_english_word(camel.group(1)) and not _said(camel.group(1).lower(), memory):
+                head = camel.group(1).lower()
             if CJK_IN.match(old) and len(old) >= 4:
                 # (a Chinese one by its name without the word after it, "有赞" of "有赞店铺", when memory writes that
                 # nowhere else: "有赞年费到期不续了")
@@ -630,6 +637,9 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         b = title.end()  # (its own file's title, written where its part ends: 'Google Sheet "Ferment 2026" read-only')
     if CJK_IN.match(old) and (_cuts_word(simple, b) or _cuts_word(simple, a)):
         return None  # the old name ends inside a word the entry writes ("纸质表" of "纸质表格"): unsure what it replaces
+    # (the word calling it old goes with it: "on the old Myford ML7" → "on the Boxford", "旧的管家婆" → "海典")
+    if (aged := _OLD_BEFORE.search(body[:a])) and aged.start() > 0:
+        a = aged.start()
     new = to_traditional(new_raw) if CJK_IN.match(new_raw) and is_traditional(body) else new_raw
     # (a Latin name beside Chinese stands a space apart: "用迈瑞" → "用 IDEXX ProCyte One")
     if new[:1].isascii() and new[:1].isalnum() and a > 0 and CJK_IN.match(body[a - 1]):

@@ -187,13 +187,15 @@ def _succeeded(f: str) -> re.Pattern[str]:
     # the fault's own word said of none ("no bounces", "bounces gone", "冇閃退", "零 fail", "没跳 E-07" for an entry
     # saying it bounces, 閃退, fails or 跳 E-07)
     if (err := lx.ERROR.search(f)) is not None:
-        w = re.sub(r"^(?:keeps?|kept)\s+", "", err.group(0))
+        w = re.sub(r"^(?:keeps?|kept)\s+|^(?:成日|一直|老是|总是|经常|常常)(?:自己)?", "", err.group(0))
         if w.isascii() and re.fullmatch(r"[a-z]+", w) and len(w) >= 4:
             base = word_stem(w)
             alts.append(rf"\b(?:no|zero|without)\s+(?:more\s+)?{re.escape(base)}\w*\b|\b{re.escape(base)}\w*\s+(?:gone|stopped)\b"
                         rf"|(?:没|沒|零|无|無)\s*(?:再)?\s*{re.escape(w)}\b")
         elif CJK_RUN_RE.search(w) or re.search(r"\d", w):
             alts.append(rf"(?:没|沒|零|无|無)\s*(?:再|有)?\s*{re.escape(w)}")
+            if CJK_RUN_RE.fullmatch(w) and len(w) == 2 and w[0] == "频":
+                alts.append(rf"(?:没|沒|冇|不)\s*(?:再|有)?\s*{re.escape(w[1])}(?![电光])")  # ("没闪" of "频闪")
     for _, holds, ended in lx.STATE_PAIRS:
         if (e := ended.search(f)) is not None:
             alts.append(rf"(?<![不没沒未])(?:{holds.pattern})")
@@ -414,7 +416,8 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     if own_numbers or own_heads or own_bare or by_number:
         seen = {id(o) for o in about}
         for o in ctx.obs:
-            if _numbered(o.text) & own_numbers or own_heads and numbered_heads(o.text, 1) & own_heads or own_bare and any(
+            if _numbered(o.text) & own_numbers or _clipped(_numbered(o.text), own_numbers) \
+                    or own_heads and numbered_heads(o.text, 1) & own_heads or own_bare and any(
                     n in own_bare and pairs & own_bare[n] for n, pairs in _bare_numbered(o.text).items()) \
                     or words_rx and any((m.group(1), m.group(2)) in own_words for m in words_rx.finditer(fold(o.text))):
                 by_number.add(id(o))
@@ -514,6 +517,13 @@ def _pair_index(ctx: Context) -> dict[str, list[int]]:
                     index.setdefault(run[k:k + 2], []).append(i)
         ctx.__dict__["_prune_pairs"] = index
     return index
+
+
+def _clipped(said: frozenset[tuple[str, str]], own: frozenset[tuple[str, str]]) -> bool:
+    """A numbered thing said by the first letters of its kind's word ("inc #2" of "incubator #2"), three or more of
+    them, and its number."""
+    return any(n == m and len(k) >= 3 and k != w and w.startswith(k) and k.isascii()
+               for k, n in said for w, m in own)
 
 
 @lru_cache(maxsize=65536)

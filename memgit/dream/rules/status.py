@@ -88,6 +88,15 @@ def status_changes(ctx: Context) -> list[Candidate]:
         # the first word of a Chinese name no other entry writes ("周家" of "周家婚礼（6月21日）…") names it in any line
         short = first_name_word(it, ctx.items)
         told: set[tuple[str, int]] = set()  # lines told of the entry by their own words
+        # the step it waits on said in the wait's own words, two of them, that no other entry writes ("现场核查过了" of
+        # "等市监局现场核查"): the line is about this wait
+        own_wait = frozenset(t for t in term_set(wait) if len(t) >= 2 and t in it.folded and not t.startswith("等"))
+        if len(own_wait) < 2 or any(all(t in x.folded for t in own_wait) for x in ctx.items if x is not it):
+            own_wait = frozenset()
+        if own_wait:
+            seen = {id(o) for o in about}
+            more = {id(o) for o in ctx.obs if id(o) not in seen and len(o.terms & own_wait) >= 2}
+            about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about
         for o in about:
             if o.role == "assistant":
                 continue
@@ -100,7 +109,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
             # (the entry's own number, "#412", names it whatever else the line says)
             by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart \
                 or bool(o.terms & refs) or bool(aside) and aside <= o.terms or bool(short) and short in fold(o.text) \
-                or bool(short_refs) and bool(short_refs.search(o.text))
+                or bool(short_refs) and bool(short_refs.search(o.text)) or len(o.terms & own_wait) >= 2
             if by_words:
                 told.add((o.source, o.line))
             # the next line of the same log goes on with its story when it names nothing else
@@ -123,7 +132,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 continue
             # (or beside who or what the entry waits on: "awaiting ruling from Judge Okoye" / "Judge Okoye ruled on
             # the motion to dismiss -> DENIED")
-            if not ctx.near(f, st[3], (it.head or it.subject) | waited_on) and not goes_on and not (
+            if not ctx.near(f, st[3], (it.head or it.subject) | waited_on | own_wait) and not goes_on and not (
                     named_apart and (ctx.near(f, st[3], mine, 24, False) or _mark_near(o.text, st[3], mine))) and not (
                     short_refs and any(abs(m.start() - st[3]) <= 32 for m in short_refs.finditer(o.text))):
                 continue  # the done word is about something else on a long line
@@ -217,7 +226,7 @@ def _another_thing(f: str, at: int, own: frozenset[str]) -> bool:
     return bool(words) and not words & own
 
 
-_CODE = re.compile(r"[a-z]{1,4}-\d{3,}")
+_CODE = re.compile(r"[a-z]{1,4}-\d{3,}|[a-z]{3,5}\d{1,2}")  # ("A-5521", a strain or a part code: "fli1")
 _ALIAS = re.compile(r"[（(]([A-Z]{2,6})[）)]")
 
 
