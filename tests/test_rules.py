@@ -4926,3 +4926,21 @@ def test_a_strain_code_only_one_entry_writes_names_it():
     said = [("2026-05-25", "资源中心来电：Tg(lyz2:GFP) 今天发出"), ("2026-05-27", "lyz2 胚胎已到货，200 枚，先放检疫缸")]
     (out,) = status_changes(ctx(mem, said))
     assert out.op.text == "[P1] 从资源中心订的 Tg(lyz2:GFP) 品系已下单，已到货 (2026-05-27)"
+
+
+def test_two_marked_rules_one_translating_the_other_merge_into_one_word_for_word():
+    from memgit.dream.rules.duplicates import duplicates_and_contradictions
+    mem = ("## 制作\n- [P1] Taro powder must be sun-dried to below 13% moisture before bagging (2026-09-02)\n"
+           "- [P1] 芋粉装袋前一定要晒到水分 13% 以下 (2026-09-15)\n- [P1] 每周三进货 (2026-09-01)\n")
+    (out,) = duplicates_and_contradictions(ctx(mem, []))
+    assert out.op.op == "merge" and len(out.op.targets) == 2
+    assert out.op.text in ("[P1] 芋粉装袋前一定要晒到水分 13% 以下 (2026-09-15)",
+                           "[P1] Taro powder must be sun-dried to below 13% moisture before bagging (2026-09-02)")
+
+
+def test_a_name_written_in_the_plural_in_english_is_the_chinese_ones():
+    from memgit.dream.rules.duplicates import duplicates_and_contradictions
+    mem = ("## Jobs\n- [P1] Transformers: always use the Lumatek 12kV for outdoor jobs (2026-03-01)\n"
+           "- [P1] 室外 job 火牛一律用 Lumatek 12kV (2026-05-14)\n")
+    (out,) = duplicates_and_contradictions(ctx(mem, []))
+    assert out.op.op == "merge" and len(out.op.targets) == 2

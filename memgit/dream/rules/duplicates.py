@@ -10,7 +10,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.glossary import glosses
 from memgit.memory import DATE_TAIL_RE as _DATE_TAIL
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, STOP, STOP_ZH, cjk_cut, cjk_share, term_set
+from memgit.text import CJK_RUN_RE, STOP, STOP_ZH, cjk_cut, cjk_share, stem, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _label, _overlap, _values, zh_numbers, Candidate, CJK_IN, compose, Context, DisjointSets, entry_evidence, fold,
@@ -259,7 +259,7 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
                        for j in by_key.get(key, ())})
         for j in near:
             b = items[j]
-            if b.entry.frozen or b.secret or b.step or a.entry.file != b.entry.file or a.core and b.core:
+            if b.entry.frozen or b.secret or b.step or a.entry.file != b.entry.file:
                 continue
             x, y = inv[i], inv[j]
             # both name the same compound thing ("tallyho-db-backups"): then they may stand in two sections
@@ -273,9 +273,10 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
                     lx.concept_terms(a.entry.section or "") & lx.concept_terms(b.entry.section or "")):
                 continue
             one_sided = not (x["id"] and y["id"]) and compound
-            if x["id"] != y["id"] and not one_sided or any(n.isalpha() for n in x["name"] - y["name"] - latin[j]):
-                continue  # another room or code, or a name the English one never writes (a program's
-                # name, "slow-bisque", may be a detail of its own)
+            if x["id"] != y["id"] and not one_sided or any(
+                    n.isalpha() and stem(n) not in {stem(w) for w in latin[j]} for n in x["name"] - y["name"] - latin[j]):
+                continue  # another room or code, or a name the English one never writes in any form (a program's
+                # name, "slow-bisque", may be a detail of its own; "job" is written as "jobs")
             if {n for n in x["name"] - latin[j] if "-" in n} and {n for n in latin[j] - latin[i] if "-" in n}:
                 continue  # each names a compound the other lacks ("quill-logs" / "quill-dumps"): two things
             if x["floor"] and y["floor"] and x["floor"] != y["floor"]:
@@ -303,7 +304,8 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             # course is refunded within 30 days" / "退款规则：没上过的课程 30 天内凭小票可退款")
             translated = all(x[k] == y[k] for k in x) and sum(len(v) for v in x.values()) >= 1 and cover >= 0.5 \
                 and hits >= 2
-            if shared >= 2 and strong or translated:
+            # (two marked rules only when one translates the other: either is kept word for word)
+            if (shared >= 2 and strong or translated) and (translated or not (a.core and b.core)):
                 fits.setdefault(i, []).append(j)
     out = []
     by_j: dict[int, list[int]] = {}
@@ -321,7 +323,7 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
         # nothing the other says only inside a clause it shares); on a tie, the file's language
         rich = [sum(len(v) for v in inv[k].values()) for k in (i, j)]
         keep, other = (i, j) if rich[0] > rich[1] or rich[0] == rich[1] and majority_zh else (j, i)
-        if items[i].core or items[j].core:
+        if items[i].core != items[j].core:
             keep, other = (i, j) if items[i].core else (j, i)  # a marked rule (…must…) is the one kept
         same = all(inv[i][k] == inv[j][k] for k in inv[i])
         kept_inv = frozenset().union(*(frozenset(v) for v in inv[keep].values()))
@@ -374,9 +376,10 @@ def _glossed(zh: Item, en: Item) -> tuple[float, int]:
         return 0.0, 0
     # (its words of two characters or more, common ones too: "一般" is the "general" of "General bookings")
     # (and a character the segmenter leaves a word of its own, no function word: the 课 of "初学者课" is "lesson")
-    g = glosses([*(t for t in zh.subject if CJK_IN.match(t)),
-                 *(w for run in CJK_RUN_RE.findall(fold(zh.entry.body)) for w in cjk_cut(run)
-                   if len(w) >= 2 or w not in STOP_ZH)])
+    cut = [w for run in CJK_RUN_RE.findall(fold(zh.entry.body)) for w in cjk_cut(run) if len(w) >= 2 or w not in STOP_ZH]
+    g = glosses([*(t for t in zh.subject if CJK_IN.match(t)), *cut])
+    # (a word the dictionary lacks is read by its characters: "藕粉" as 藕 "lotus root" and 粉 "powder")
+    g.update(glosses([c for w in cut if len(w) >= 2 and w not in g for c in w if c not in STOP_ZH]))
     said = {x for s in g.values() for x in s}
     # (a word the bilingual lexicon gives a concept both hold is translated too: "Dr." / 医生)
     body = en.entry.body
