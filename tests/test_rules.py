@@ -4944,3 +4944,17 @@ def test_a_name_written_in_the_plural_in_english_is_the_chinese_ones():
            "- [P1] 室外 job 火牛一律用 Lumatek 12kV (2026-05-14)\n")
     (out,) = duplicates_and_contradictions(ctx(mem, []))
     assert out.op.op == "merge" and len(out.op.targets) == 2
+
+
+@pytest.mark.parametrize("ask", ["個 weekly roster 可唔可以早啲，星期六 5pm 就 send？8pm 啲人都唔睇 😂",
+                                 "weekly roster Saturday 5pm send can? 8pm everybody knock out already"])
+def test_a_change_asked_as_a_question_in_cantonese_or_singapore_wording_is_asked(ask):
+    from memgit.dream.rules import restated_slots
+    user = ("# USER\n\n## Preferences\n- [P1] Weekly roster 星期六 8pm 喺 WhatsApp group send，列齊 shifts 同 day off "
+            "(2026-01-05)\n")
+    turns = [("user", ask),
+             ("assistant", "OK！都係 send 去 WhatsApp group，內容照舊列 shifts 同 day off，淨係改做星期六 5pm？"),
+             ("user", "啱，其他照舊"),
+             ("assistant", "收到，星期六 5pm 開始。")]
+    got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
+    assert got == ["[P1] Weekly roster 星期六 5pm 喺 WhatsApp group send，列齊 shifts 同 day off (2026-05-30)"]

@@ -177,7 +177,9 @@ def _phrase(text: str) -> bool:
 # a question that asks for a change, not about one ("can it come sunday evening instead?", "能不能改到周日晚上？")
 # (whatever is asked to come: "can the Sunday availability thing come at 6pm instead of 8?"; or Cantonese 得唔得)
 _REQUEST = re.compile(r"\b(?:can|could|would)\b[^?？.!]{0,40}?\b(?:come|go|be sent|be moved|send|move|post|switch)\b"
-                      r"[^?？]*\b(?:instead|from now on|going forward|in future)\b|能不能改|可不可以改|可以改(?:成|到|为)|得不得")
+                      r"[^?？]*\b(?:instead|from now on|going forward|in future)\b|(?:能不能|可不可以|可否)\s*(?:改|换|转|早|晚|提前|推迟|延后)|可以改(?:成|到|为)|得不得"
+                      # (or a request tagged as a question, as Singapore writes it: "Send next morning 8am can?")
+                      r"|(?:^|[\s,，])(?:can|boleh)\s*[?？]")
 
 
 def _user_said(value_check, users: list[Observation]) -> Observation | None:
