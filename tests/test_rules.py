@@ -4958,3 +4958,11 @@ def test_a_change_asked_as_a_question_in_cantonese_or_singapore_wording_is_asked
              ("assistant", "收到，星期六 5pm 開始。")]
     got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
     assert got == ["[P1] Weekly roster 星期六 5pm 喺 WhatsApp group send，列齊 shifts 同 day off (2026-05-30)"]
+
+
+def test_a_link_that_keeps_dropping_while_its_cause_is_sought_is_a_fault_closed_with_its_ticket():
+    from memgit.dream.rules.prune import stale_entries
+    entry = "- [P1] 南站 C12 柜经常通讯掉线（离线报警），在查原因，怀疑 4G 模块 (2026-04-09)"
+    said = [("2026-05-24", "C12 又离线 40 min，陈工换了 4G 模块"), ("2026-05-25", "C12 换模块后 24h 0 掉线"),
+            ("2026-05-27", "C12 72h 零掉线 → 陈工：根因就是 4G 模块，工单关了 ✅")]
+    assert [c.op.targets[0] for c in stale_entries(ctx("## 设备\n" + entry + "\n", said))] == [entry]
