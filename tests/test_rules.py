@@ -4966,3 +4966,14 @@ def test_a_link_that_keeps_dropping_while_its_cause_is_sought_is_a_fault_closed_
     said = [("2026-05-24", "C12 又离线 40 min，陈工换了 4G 模块"), ("2026-05-25", "C12 换模块后 24h 0 掉线"),
             ("2026-05-27", "C12 72h 零掉线 → 陈工：根因就是 4G 模块，工单关了 ✅")]
     assert [c.op.targets[0] for c in stale_entries(ctx("## 设备\n" + entry + "\n", said))] == [entry]
+
+
+def test_a_model_code_with_one_digit_sold_off_gives_its_part_to_the_one_ordered_instead():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Kit\n- [P1] Scissors go on the Wolff G-3 in the van, fine stone then the strop (2026-02-10)\n"
+    said = [("2026-05-16", "G-3 cut out mid-job, burning smell"),
+            ("2026-05-18", "Dave: not worth fixing. ordering a Wolff G-5 instead, delivery Wed"),
+            ("2026-05-20", "G-5 delivered, bolted into the van"), ("2026-05-20", "dead G-3 listed on eBay for parts"),
+            ("2026-05-21", "salon run, 30 scissors, all on the G-5")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] Scissors go on the Wolff G-5 in the van, fine stone then the strop (2026-05-21)"

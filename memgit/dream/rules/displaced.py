@@ -23,7 +23,7 @@ from memgit.text import (STOP_ZH, cjk_cut, cjk_pairs, cjk_words, is_common_word,
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
 # word is a kind (POS, SSD, CI) more often than a name
 _LATIN = re.compile(r"(?<![\w.-])(?:(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9.-]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
-                    r"|\d?[A-Z]{1,4}-?\d{2,5}[A-Za-z]?|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")  # (or a model's code: "T310", "HN-20"; or "W&B")
+                    r"|\d?[A-Z]{1,4}(?:-\d{1,5}|\d{2,5})[A-Za-z]?|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")  # (or a model's code: "T310", "HN-20"; or "W&B")
 # what comes before a capitalised word that opens a sentence (then it is any word, not a name)
 _OPENING = set(".!?;。！？；\"“”'‘’:：([*_—–")
 _STAMP = re.compile(r"\s*(?:[-*]\s+)?\d{1,2}:\d{2}")
