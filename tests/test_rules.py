@@ -4904,6 +4904,9 @@ def test_a_numbered_thing_said_by_the_first_letters_of_its_word_is_named():
     ("- [P1] 1 号冰桶盐水温度一直降不下来，查原因中 (2026-04-20)",
      [("2026-05-25", "1号桶又只到 -4°C"), ("2026-05-26", "1号桶一整晚稳在 -10°C"),
       ("2026-05-27", "1号桶换阀后连两晚都稳 -10°C，冷冻行说就是膨胀阀坏掉，换了就好，结案")]),
+    ("- [P1] 前台标签机打标签老是卡纸、乱码，正在排查 (2026-04-20)",
+     [("2026-05-24", "标签机又卡纸"), ("2026-05-25", "厂家上门，换了新模块"), ("2026-05-26", "新模块打标签正常，字清清楚楚"),
+      ("2026-05-27", "标签机打标签第三天都没问题")]),
 ])
 def test_a_flicker_a_flame_going_out_and_a_reading_stuck_are_faults_said_over_in_their_own_words(entry, said):
     from memgit.dream.rules.prune import stale_entries
