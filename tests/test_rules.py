@@ -4980,3 +4980,11 @@ def test_a_model_code_with_one_digit_sold_off_gives_its_part_to_the_one_ordered_
             ("2026-05-21", "salon run, 30 scissors, all on the G-5")]
     (out,) = displacements(ctx(mem, said))
     assert out.op.text == "[P1] Scissors go on the Wolff G-5 in the van, fine stone then the strop (2026-05-21)"
+
+
+def test_a_thousands_separator_is_part_of_its_number_in_a_bilingual_merge():
+    from memgit.dream.rules.duplicates import duplicates_and_contradictions
+    mem = ("## 养殖\n- [P1] 每亩投放鱼苗 6000 尾，规格 3-4 cm (2026-03-20)\n"
+           "- [P1] Stock 6,000 fry per mu, size 3-4 cm (2026-03-22)\n- [P1] 每周三换水 (2026-03-01)\n")
+    for c in duplicates_and_contradictions(ctx(mem, [])):
+        assert "；" not in c.op.text and "; " not in c.op.text, c.op.text  # no clause of the other appended

@@ -187,7 +187,8 @@ _ORDINAL = re.compile(r"(?<![\w.-])(\d{1,4})(?:st|nd|rd|th)(?![\w-])")
 _PLAIN_NUM = re.compile(r"(?<![\w.:-])\d+(?:\.\d+)?(?![\w:]|\.\d)")
 _LATIN_WORD = re.compile(r"(?<![\w'’-])([A-Za-z][A-Za-z-]*[A-Za-z])(?:['’]s|(?<=s)['’])?(?![\w'’-])")  # ("Members'")
 _MULTI_NAME = re.compile(r"(?<=[\w,;:)] )[A-Z][a-z]+(?: [A-Z][a-z]+)+\b")  # "Main Street", not at the start
-_CLAUSE_CUT = re.compile(r"[,，;；。]\s*")
+_CLAUSE_CUT = re.compile(r"(?:,(?!\d{3}(?!\d))|[，;；。])\s*")  # (not a thousands separator: "8,000")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
 _FLOOR = re.compile(r"(?<![\w-])(\d{1,3})\s?/?f(?![\w-])|(?<![\w.-])(\d{1,3})\s*(?:楼|层)")
@@ -204,6 +205,7 @@ def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
         rest[a:b] = " " * (b - a)
     rest_s = _ORDINAL.sub(r"\1", "".join(rest))  # "the 25th" is the number the Chinese writes "25 号"
     rest_s = _GLUED_UNIT.sub(r"\1 \2", rest_s)
+    rest_s = _THOUSANDS.sub("", rest_s)  # "8,000" is the number "8000" writes
     # "3F" is the floor the Chinese writes "3 楼": the same floor, and none of the numbers
     floors = frozenset(m.group(1) or m.group(2) for m in _FLOOR.finditer(rest_s))
     rest_s = _FLOOR.sub(" ", rest_s)
