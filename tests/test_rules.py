@@ -4775,13 +4775,13 @@ def test_a_tool_no_longer_kept_up_gives_its_part_and_a_line_importing_from_it_is
 
 def test_an_account_closed_ends_a_service_and_a_plan_line_naming_both_is_no_use_of_the_old():
     from memgit.dream.rules.displaced import displacements
-    mem = "## Orders\n- [P1] Courier is Parcelly, same-day cutoff 3pm (2026-02-01)\n"
+    mem = "## Orders\n- [P1] Courier is Parcelly, order cutoff 3pm (2026-02-01)\n"
     said = [("2026-05-25", "Parcelly driver no-show again, 3 parcels late"),
             ("2026-05-25", "boss: cb Parcelly, tmr try ZoomDrop"),
             ("2026-05-26", "first ZoomDrop run, 12 parcels picked up in 15 min"),
             ("2026-05-28", "boss ok, from now all courier ZoomDrop, close the Parcelly acct. cutoff still 3pm")]
     (out,) = displacements(ctx(mem, said))
-    assert out.op.text == "[P1] Courier is ZoomDrop, same-day cutoff 3pm (2026-05-28)"
+    assert out.op.text == "[P1] Courier is ZoomDrop, order cutoff 3pm (2026-05-28)"
 
 
 def test_a_chinese_name_the_segmenter_cuts_is_named_by_what_stands_before_its_ending_word():
@@ -4988,3 +4988,22 @@ def test_a_thousands_separator_is_part_of_its_number_in_a_bilingual_merge():
            "- [P1] Stock 6,000 fry per mu, size 3-4 cm (2026-03-22)\n- [P1] 每周三换水 (2026-03-01)\n")
     for c in duplicates_and_contradictions(ctx(mem, [])):
         assert "；" not in c.op.text and "; " not in c.op.text, c.op.text  # no clause of the other appended
+
+
+def test_a_status_refresh_that_would_leave_nothing_of_its_subject_is_not_made():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 補助\n- [P1] 文化局青年藝術扶植計畫 2027 年度已送件，等審查結果 (2026-08-25)\n- [P1] 週六搭台 (2026-08-01)\n"
+    said = [("2026-10-16", "文化局承辦來電：扶植計畫複審過了，等正式公文"),
+            ("2026-10-19", "文化局公文到了：2027 年度扶植計畫核定通過✅")]
+    for c in status_changes(ctx(mem, said)):
+        assert "扶植" in c.op.text, c.op.text
+
+
+def test_a_compound_saying_what_the_old_one_is_that_no_line_gives_the_new_one_declines_the_swap():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Press\n- [P1] Ink: Hartmann oil-based, 用 white spirit 洗機 (2025-05-10)\n"
+    said = [("2026-02-21", "隔籬又 complain white spirit 味, Mei 話試下 Aqualith"),
+            ("2026-02-23", "order 咗 Aqualith black + white"), ("2026-02-24", "Aqualith 到, test run 200 張, 洗機用梘液 + 水就得"),
+            ("2026-02-25", "Mei: OK 全部轉 Aqualith. 剩低嘅 Hartmann 送俾 printmaking club"),
+            ("2026-02-26", "Hartmann 已經搬走, ink shelf 全部 Aqualith")]
+    assert displacements(ctx(mem, said)) == []

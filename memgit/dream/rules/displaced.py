@@ -683,7 +683,7 @@ _MAKER_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+-]*)[ \t]$")  # (one capitalis
 _DETAIL_CLAUSE = re.compile(r"[，,；;。]")
 _HOST = re.compile(r"(?<![\w./-])[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w-])")  # ("ci.orchardloop.dev")
 _FILE_TYPE = re.compile(r"(?<![\w/])\.[a-z][a-z0-9]{1,5}(?![\w.])")  # (".lpx", ".csv")
-_PLAIN_WORD = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_COMPOUND = re.compile(r"(?<![\w-])[a-z]{3,}-[a-z]{3,}(?![\w-])")
 _LATIN_DETAIL = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9](?![\w-])")
 
 
@@ -731,6 +731,10 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> b
             # and the machine or place it runs on or at, by a capitalised name after it ("Harlequin workflow on the old
             # Dell tower"), that no line about the new one writes: where the old one ran, the new one may not
             after = clause[fold(clause).find(old) + len(old):]
+            # and a compound of plain words right after it ("Van Son rubber-based") that no line about the new one
+            # writes: what the old one is, the new one may not be
+            if any(w not in said for w in _COMPOUND.findall(fold(after))):
+                return True
             # and the parts it worked with that a line ending it takes away too ("pulled the cloud controller and the
             # Wi-Fi bridge") and no line about the new one names: the old one's
             gone = "\n".join(c for x in lines if x not in fresh for c in _ENDING_CLAUSE.split(x)
@@ -756,8 +760,9 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> b
             len(w) >= 3 and _said(w.lower(), said) for w in x.group(0).split())]
         for m in _LATIN_DETAIL.finditer(clause):
             w = m.group(0).lower()
-            if _PLAIN_WORD.fullmatch(m.group(0)):
-                continue  # a plain word of an English entry ("the online calendar clients use", "same-day") is no name
+            if m.group(0).islower() and m.group(0).isalpha():
+                continue  # a plain word of an English entry ("the online calendar clients use") is no name
+                # (a compound of plain words, "rubber-based", may say what the old one is: it is asked)
             if any(a <= m.start() < b for a, b in named) or lx.WEEKDAY.fullmatch(w):
                 continue  # (a day of the week is when, not what: "sent every Friday")
             if w not in STOP and not _said(w, said) and stem(w) not in stems:

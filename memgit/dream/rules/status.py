@@ -182,6 +182,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue
         st = _as_said(st, o, it.entry.body)
         new_body = _numbered(_share(_restate(it.entry.body, st), support), support)
+        if not term_set(new_body) & frozenset(t for t in it.subject if ctx.anchor(t)):
+            continue  # nothing left of what the entry is about ("已通过" alone): a person rewrites it
         if _STILL_STUCK.search(fold(new_body)):
             continue  # another clause still says it is stuck ("还卡在 …，payouts 已恢复"): a person rewrites it
         if (left := _NOT_YET_LEFT.search(fold(new_body))) and not _NOT_YET_LEFT.search(fold(it.entry.body), 0, pend.start() if pend else 0) \
