@@ -5007,3 +5007,25 @@ def test_a_compound_saying_what_the_old_one_is_that_no_line_gives_the_new_one_de
             ("2026-02-25", "Mei: OK 全部轉 Aqualith. 剩低嘅 Hartmann 送俾 printmaking club"),
             ("2026-02-26", "Hartmann 已經搬走, ink shelf 全部 Aqualith")]
     assert displacements(ctx(mem, said)) == []
+
+
+def test_a_latin_name_with_its_chinese_word_replaces_a_chinese_one_with_its_latin_word():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 外場\n- [P1] 外場 staff 班表貼在 LINE 記事本，每週日晚上更新 (2026-02-20)\n"
+    said = [("2026-09-22", "阿凱：班表貼在 LINE 記事本一直被洗下去很難找，想改用 Notion 頁面"),
+            ("2026-09-23", "阿凱開了共用 Notion 頁面「外場班表」，staff 都加進去了"),
+            ("2026-09-24", "阿凱：班表以後都看 Notion 頁面，LINE 記事本那篇不再更新")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 外場 staff 班表貼在 Notion 頁面，每週日晚上更新 (2026-09-24)"
+
+
+def test_a_stated_rule_is_the_lesson_not_the_stories_of_the_days_it_bore_out():
+    from memgit.dream.rules.recurring import recurring
+    mem = "## Houses\n- [P1] Humidity keep 80–90% (2026-01-05)\n"
+    said = [("2026-12-14", "TNB trip last night ~2am, power back 4am. House A pump timer reset → no water until 11am 😩 only found out when Siti go up"),
+            ("2026-12-15", "blackout again 1am, again lah — House B timer also reset, no water half day"),
+            ("2026-12-15", "reset timer B back to 6am–7pm"),
+            ("2026-12-16", "Ah Huat call: from now on every time got power cut, first thing check all 3 pump timers before anything else. Mei will do when she reach 8am"),
+            ("2026-12-18", "3rd time this week, TNB trip 3am. Mei checked timers at 8am like boss said → House C one reset, fixed by 8:10 👍")]
+    got = [c.op.text for c in recurring(ctx(mem, said))]
+    assert len(got) == 1 and "check all 3 pump timers" in got[0] and "😩" not in got[0], got

@@ -525,7 +525,14 @@ def _whole_new(raw: str, old: str, lines: list[str]) -> str:
                     if raw in words[a:b] and old not in run.lower():
                         seen[run] = seen.get(run, 0) + 1
     best = [r for r, n in seen.items() if n >= 2 and len(r) <= 40]
-    return max(best, key=lambda r: (len(r.split()), seen[r])) if best else raw
+    whole = max(best, key=lambda r: (len(r.split()), seen[r])) if best else raw
+    # (and the Chinese word every line writes right after it, two lines or more: "Google 日曆")
+    after = [m.group(1) for t in lines for m in re.finditer(re.escape(whole) + r"[ \t]?([\u4e00-\u9fff]{2,4})", t)]
+    if len(after) >= 2 and len(set(after)) == 1 and after[0] in next(t for t in lines if whole in t) \
+            and all(re.search(re.escape(whole) + r"[ \t]?" + re.escape(after[0]), t) for t in lines if whole in t):
+        sep = " " if f"{whole} {after[0]}" in "\n".join(lines) else ""
+        whole = f"{whole}{sep}{after[0]}"
+    return whole
 
 
 def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support: list[str] = ()
@@ -581,6 +588,11 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
             fresh = [f for f in support if f not in ending]
             if any(c in cl for cl in clauses_ending for c in wb) and not any(c in f for f in fresh for c in wb):
                 a -= len(wb)
+        # (a Latin word the entry writes right before it that every line ending it writes with it goes with it too:
+        # "LINE 記事本" when "LINE 記事本那篇不再更新")
+        lat = re.search(r"([A-Za-z][\w-]*)[ \t]?$", simple[:a])
+        if lat and said and all(re.search(re.escape(lat.group(1).lower()) + r"[ \t]?$", f[:p]) for f, p in said):
+            a = lat.start(1)
         # (what the entry writes after the old name the new one's words may end with: "金数据表单" in "问卷星表单")
         for n in range(min(4, len(new_raw) - 2), 0, -1):
             if to_simplified(new_raw[-n:]).lower() == low[b:b + n]:

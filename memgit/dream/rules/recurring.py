@@ -202,8 +202,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         text = _in_script(_clean(_without_otherwise(_own_words(_rule_form(rep.text)))), ctx, primary)
         if not text or sensitive.has_sensitive(text):
             continue
-        if _still_story(text):
-            continue  # no rule in its own form: a stated one may follow
+        if _still_story(text) or lx.AGAIN.search(fold(text)) and not _PRESCRIBES.search(fold(text)):
+            continue  # no rule in its own form ("blackout again 1am, … no sound half day"): a stated one may follow
         section, prio = _pick_section(ctx, primary, core)
         tag = "P1" if ruled else prio
         new = f"[{tag}] {text} ({days[-1].isoformat()})"
@@ -324,14 +324,22 @@ def _still_story(text: str) -> bool:
     has happened ("这周已经第三回了")."""
     f = fold(text)
     # (not "again": "then it works again" tells the workaround's outcome)
-    return bool(re.search(lx.FORGOT, f) or lx.MISHAP.search(f) or _ONE_DAY.search(f) or _TIMES_OVER.search(f))
+    return bool(re.search(lx.FORGOT, f) or lx.MISHAP.search(f) or _ONE_DAY.search(f) or _TIMES_OVER.search(f)
+                or _FRUSTRATED.search(f))
+
+
+# a story's frustration: its emoji, or the trouble found out late ("no sound until 11am 😩 only found out when …")
+_FRUSTRATED = re.compile(r"[\U0001F629\U0001F624\U0001F621\U0001F620\U0001F62D\U0001F926\U0001F62B\U0001F616\U0001F623]"
+                         r"|\bonly found out\b|\bfound out (?:only )?when\b|才发现|才知道")
 
 
 # how many times a thing has happened ("第三回了", "已经第 4 次", "the third time this week")
 _TIMES_OVER = re.compile(r"第\s*(?:[二三四五六七八九十两]|\d+)\s*(?:回|次|遍)|"
                          r"\b(?:second|third|fourth|fifth|\d+(?:nd|rd|th))\s+time\b")
 # a day's report of following the rule, not the rule ("按规矩今天不下苗绳，已发群", "held the boats as per the rule")
-_ONE_DAY = re.compile(r"[按照依](?:新)?(?:规矩|规定|规则)|\b(?:as )?per (?:the|our|new) rules?\b|\b(?:following|followed) the rules?\b")
+_ONE_DAY = re.compile(r"[按照依](?:新)?(?:规矩|规定|规则)|\b(?:as )?per (?:the|our|new) rules?\b|\b(?:following|followed) the rules?\b"
+                      # (or as someone said to: "Mei checked timers at 8am like boss said", "照老板说的")
+                      r"|\b(?:like|as) (?:the |my |our )?\w+ (?:said|told (?:us|me|her|him)|asked)\b|照\S{1,4}(?:说|讲)的")
 
 
 def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> list[Candidate]:
