@@ -202,8 +202,8 @@ def recurring(ctx: Context) -> list[Candidate]:
         text = _in_script(_clean(_without_otherwise(_own_words(_rule_form(rep.text)))), ctx, primary)
         if not text or sensitive.has_sensitive(text):
             continue
-        if _still_story(text) or lx.AGAIN.search(fold(text)) and not _PRESCRIBES.search(fold(text)):
-            continue  # no rule in its own form ("blackout again 1am, … no sound half day"): a stated one may follow
+        if _still_story(text):
+            continue  # no rule in its own form: a stated one may follow
         section, prio = _pick_section(ctx, primary, core)
         tag = "P1" if ruled else prio
         new = f"[{tag}] {text} ({days[-1].isoformat()})"
@@ -213,7 +213,17 @@ def recurring(ctx: Context) -> list[Candidate]:
         out.append(Candidate(op, "recurring", score, {"days": len(days), "rule": bool(ruled),
                                                        "coverage": round(coverage, 2), "sessions": sessions}))
     taken = {e.source for c in out for e in c.op.evidence}
-    return _one_per_story(out + _stated_lessons(ctx, primary, taken))
+    stated = _stated_lessons(ctx, primary, taken)
+    # a cluster's text that prescribes nothing ("blackout again 1am, … no sound half day") gives way to a rule someone
+    # stated about the same lines ("from now on … check all 3 amp timers"): the lesson in its own form
+    if any(not _PRESCRIBES.search(fold(c.op.text)) for c in out):
+        for s in _stated_lessons(ctx, primary, set()):
+            said = {e.source for e in s.op.evidence}
+            gone = [c for c in out if not _PRESCRIBES.search(fold(c.op.text)) and said & {e.source for e in c.op.evidence}]
+            if gone:
+                out = [c for c in out if c not in gone]
+                stated = [x for x in stated if x.op.text != s.op.text] + [s]
+    return _one_per_story(out + stated)
 
 
 def _rule_said(text: str) -> bool:
