@@ -470,10 +470,7 @@ def displacements(ctx: Context) -> list[Candidate]:
 
 def _weighed(it: Item) -> bool:
     """An entry that weighs a choice not yet made ("maybe 试 Fresha，未决定", "considering Xero, not decided")."""
-    return bool(_UNDECIDED.search(it.folded)) and bool(lx.PLANNED.search(it.folded))
-
-
-_UNDECIDED = re.compile(r"未决定|未定|还没定|沒定|没定|未拍板|唔确定|未諗好|未谂好|\bnot (?:yet )?decided\b|\bundecided\b|\btbd\b")
+    return bool(lx.UNDECIDED.search(it.folded)) and bool(lx.PLANNED.search(it.folded))
 
 
 
@@ -528,8 +525,7 @@ def _whole_new(raw: str, old: str, lines: list[str]) -> str:
     whole = max(best, key=lambda r: (len(r.split()), seen[r])) if best else raw
     # (and the Chinese word every line writes right after it, two lines or more: "Google 日曆")
     after = [m.group(1) for t in lines for m in re.finditer(re.escape(whole) + r"[ \t]?([\u4e00-\u9fff]{2,4})", t)]
-    if len(after) >= 2 and len(set(after)) == 1 and after[0] in next(t for t in lines if whole in t) \
-            and all(re.search(re.escape(whole) + r"[ \t]?" + re.escape(after[0]), t) for t in lines if whole in t):
+    if len(after) >= 2 and len(set(after)) == 1 and all(re.search(re.escape(whole) + r"[ \t]?" + re.escape(after[0]), t) for t in lines if whole in t):
         sep = " " if f"{whole} {after[0]}" in "\n".join(lines) else ""
         whole = f"{whole}{sep}{after[0]}"
     return whole

@@ -186,8 +186,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
             continue  # nothing left of what the entry is about ("已通过" alone): a person rewrites it
         if _STILL_STUCK.search(fold(new_body)):
             continue  # another clause still says it is stuck ("还卡在 …，payouts 已恢复"): a person rewrites it
-        if (left := _NOT_YET_LEFT.search(fold(new_body))) and not _NOT_YET_LEFT.search(fold(it.entry.body), 0, pend.start() if pend else 0) \
-                and left.start() >= (pend.start() if pend else 0):
+        waits_at = pend.start() if pend else 0
+        if (left := _NOT_YET_LEFT.search(fold(new_body))) and left.start() >= waits_at \
+                and not _NOT_YET_LEFT.search(fold(it.entry.body), 0, waits_at):
             continue  # a step the entry says is still to come stands beside the new state ("已验过，还没挂牌")
         text = compose(it, new_body, max(x.day for x in support))
         wait_word = pend.group(0) if pend else "pending"
