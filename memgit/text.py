@@ -257,6 +257,19 @@ def is_english_word(word: str) -> bool:
     return bool(getAllLemmas(w))
 
 
+@lru_cache(maxsize=4096)
+def never_a_noun(word: str) -> bool:
+    """A word lemminflect's English tables know, but never as a noun ("sit", "new", "calibrate"; not "bins",
+    "clinic", nor a word they lack): it says what is done or how, never which thing."""
+    w = word.lower()
+    if not (w.isascii() and w.isalpha()):
+        return False
+    from lemminflect import getAllLemmas
+
+    kinds = set(getAllLemmas(w))
+    return bool(kinds) and not kinds & {"NOUN", "PROPN"}
+
+
 @lru_cache(maxsize=131072)
 def stem(word: str) -> str:
     """A word's stem: Snowball's for a plain English word of four letters or more, else the light rules."""

@@ -5029,3 +5029,34 @@ def test_a_stated_rule_is_the_lesson_not_the_stories_of_the_days_it_bore_out():
             ("2026-12-18", "3rd time this week, TNB trip 3am. Mei checked timers at 8am like boss said → House C one reset, fixed by 8:10 👍")]
     got = [c.op.text for c in recurring(ctx(mem, said))]
     assert len(got) == 1 and "check all 3 pump timers" in got[0] and "😩" not in got[0], got
+
+
+def test_a_rule_translated_merges_though_a_verb_of_its_english_head_is_no_word_the_chinese_glosses():
+    # "sit" says what is done, not which thing: the thing ("seedlings") is what the Chinese one must translate
+    mem = ("## 育苗\n- [P1] 新到的幼苗先放温室 48 小时，才能移栽 (2026-03-02)\n"
+           "- [P1] New seedlings sit in the greenhouse for 48 h before they are transplanted (2026-05-10)\n"
+           "- [P1] 花盆每周一消毒 (2026-01-05)\n")
+    merges = [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
+    assert len(merges) == 1 and len(merges[0].op.targets) == 2
+    assert "48" in merges[0].op.text
+
+
+def test_the_same_numbers_of_another_thing_in_chinese_are_no_translation():
+    # the English one's head noun ("seedlings") is nothing the Chinese one says: two facts with one number
+    mem = ("## 育苗\n- [P1] 新到的肥料先放仓库 48 小时，才能开袋 (2026-03-02)\n"
+           "- [P1] New seedlings sit in the greenhouse for 48 h before they are transplanted (2026-05-10)\n")
+    assert [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"] == []
+
+
+def test_a_rule_without_any_value_merges_when_nearly_every_word_is_translated():
+    mem = ("## 出货\n- [P1] 每箱出货前放冰袋，用胶带封箱，在胶带上写日期 (2026-04-02)\n"
+           "- [P1] Every box gets ice packs before it ships; tape the box shut and write the date on the tape (2026-05-19)\n"
+           "- [P1] 大客户早上送货 (2026-02-11)\n")
+    merges = [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
+    assert len(merges) == 1 and len(merges[0].op.targets) == 2
+
+
+def test_two_valueless_lines_in_two_languages_sharing_a_few_words_are_no_translation():
+    mem = ("## 出货\n- [P1] 冰袋用完要跟仓库说 (2026-04-02)\n"
+           "- [P1] Every box gets ice packs before it ships; tape the box shut and write the date on the tape (2026-05-19)\n")
+    assert [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"] == []

@@ -10,7 +10,7 @@ from memgit.dream import lexicon as lx
 from memgit.dream.glossary import glosses
 from memgit.memory import DATE_TAIL_RE as _DATE_TAIL
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, STOP, STOP_ZH, cjk_cut, cjk_share, stem, term_set
+from memgit.text import CJK_RUN_RE, STOP, STOP_ZH, cjk_cut, never_a_noun, cjk_share, stem, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _label, _overlap, _values, zh_numbers, Candidate, CJK_IN, compose, Context, DisjointSets, entry_evidence, fold,
@@ -259,6 +259,9 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             continue  # (a marked rule may pair: it can only be the one kept, as written)
         near = sorted({j for key in (*inv[i]["name"], *inv[i]["id"], *inv[i]["clock"], *(("#", n) for n in inv[i]["num"]))
                        for j in by_key.get(key, ())})
+        if not any(inv[i].values()):
+            # (one giving no name, code, time or number: the English ones of its section, to be read as its translation)
+            near = [j for j in range(len(items)) if en[j] and items[j].entry.section == a.entry.section]
         for j in near:
             b = items[j]
             if b.entry.frozen or b.secret or b.step or a.entry.file != b.entry.file:
@@ -304,8 +307,10 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             # or one a translation of the other: every value the same (a number at least), most of the English
             # one's words what the Chinese one's translate to, two Chinese words among them ("Refunds: an unused
             # course is refunded within 30 days" / "退款规则：没上过的课程 30 天内凭小票可退款")
-            translated = all(x[k] == y[k] for k in x) and sum(len(v) for v in x.values()) >= 1 and cover >= 0.5 \
-                and hits >= 2
+            # (with no value at all, nearly every word translated: most of the English one's words, four Chinese
+            # words or more, "Every box … gets ice packs …; tape the foam box shut" / "每箱放冰袋，泡沫箱封胶带")
+            translated = all(x[k] == y[k] for k in x) and (
+                sum(len(v) for v in x.values()) >= 1 and cover >= 0.5 and hits >= 2 or cover >= 0.7 and hits >= 4)
             # (two marked rules only when one translates the other: either is kept word for word)
             if (shared >= 2 and strong or translated) and (translated or not (a.core and b.core)):
                 fits.setdefault(i, []).append(j)
@@ -392,8 +397,9 @@ def _glossed(zh: Item, en: Item) -> tuple[float, int]:
     hit = {w for w in words if any(_alike(w, x) for x in said) or f"~{ideas.get(w) or lx.concept(w)}" in zh.subject}
     m = LABEL_RE.match(body)
     lead = m.group(1) if m and _label(body) else _CLAUSE_CUT.split(body, maxsplit=1)[0]
-    # what it is about: the first two words of that, a name inside it aside
-    head = [t for k, w in enumerate(_LATIN_WORD.findall(lead)) if not (k and w[:1].isupper())
+    # what it is about: the first two words of that naming a thing (a word never a noun, "sit", "new", says what
+    # is done or how), a name inside it aside
+    head = [t for k, w in enumerate(_LATIN_WORD.findall(lead)) if not (k and w[:1].isupper()) and not never_a_noun(w)
             for t in term_set(w) if t in words][:2]
     if set(head) - hit:
         return 0.0, 0
