@@ -5060,3 +5060,53 @@ def test_two_valueless_lines_in_two_languages_sharing_a_few_words_are_no_transla
     mem = ("## 出货\n- [P1] 冰袋用完要跟仓库说 (2026-04-02)\n"
            "- [P1] Every box gets ice packs before it ships; tape the box shut and write the date on the tape (2026-05-19)\n")
     assert [c for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"] == []
+
+
+@pytest.mark.parametrize("tail", [", no excuses", " — no exceptions!", "，冇得傾", "，沒有例外 💪"])
+def test_a_stated_rules_closing_words_of_emphasis_are_no_part_of_it(tail):
+    from memgit.dream.rules.recurring import _clean
+
+    rule = "From now on the crate count goes to the depot every Mon before 09:00"
+    assert _clean(rule + tail) == rule
+    # inside the rule they stay: what comes after them is still the rule
+    assert _clean("No exceptions for late crates, call the depot first") == "No exceptions for late crates, call the depot first"
+
+
+# -- a new tool given the part on the line after the old one's trouble; endings in more words (issue 14) -------------
+def test_the_line_after_the_old_tools_trouble_gives_the_new_one_its_part():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Kit\n- [P1] Labels printed on a Brother QL-700 printer, USB to the till laptop (2026-01-10)\n"
+    said = [("2026-05-24", "Brother QL-700 jammed AGAIN, chewed a whole roll"),
+            ("2026-05-24", "Sam: enough, ordering a Zebra Printer Z4"),
+            ("2026-05-26", "Zebra Printer Z4 arrived, USB to the till laptop, test labels fine"),
+            ("2026-05-27", "Brother QL-700 unpaired and boxed for the charity shop, not using it any more"),
+            ("2026-05-28", "all labels via Zebra today, 140 printed")]
+    (out,) = displacements(ctx(mem, said))
+    # (the word after the old name that the new one's name already holds is said once)
+    assert out.op.text.startswith("[P1] Labels printed on a Zebra Printer Z4, USB to the till laptop")
+    # the next line speaking of something else gives no part: without the lines naming the new one for the entry's work,
+    # the line after the trouble alone is no replacement
+    alone = [said[0], said[1], said[3]]
+    assert displacements(ctx(mem, alone)) == []
+
+
+def test_a_chinese_tool_dropped_for_another_in_one_breath_after_a_negated_clause():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 检测\n- [P1] 水质检测用 HachPro 试剂盒，每周一次 (2026-01-10)\n"
+    said = [("2026-05-24", "HachPro 又缺货，代理商说要等 6 周"),
+            ("2026-05-25", "组长：HachPro 等不了，改用 Lovibond 套装"),
+            ("2026-05-26", "第一次用 Lovibond 测水质，数据正常")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 水质检测用 Lovibond")
+    # a negation in the same clause still holds: "不改用" keeps the old one
+    kept = [said[0], ("2026-05-25", "组长：HachPro 等得了，不改用 Lovibond"), said[2]]
+    assert displacements(ctx(mem, kept)) == []
+
+
+def test_a_negation_is_read_within_its_clause():
+    from memgit.dream import lexicon as lx
+    assert lx.negated_at("不用了", 1)
+    f = "mycoalert 等不了，改用 pcr"
+    assert not lx.negated_at(f, f.index("，"))
+    assert not lx.negated_at(f, f.index("改用"))
+    assert lx.negated_at("还没，改用", 3) is False

@@ -88,14 +88,24 @@ EXPIRY_DAYS: dict[str, int] = {k: int(v) for k, v in table("expiry_unit").items(
 CHATTER = _re("chatter")
 ACK = _re("ack")
 # leading words of a log line that say when, not what
+# (after a comma or a dash, at the very end, "!" and emoji aside)
+EMPHASIS_TAIL = LazyPattern(rf"\s*[,，;；—–-]\s*(?:{alternation('emphasis_tail')})\s*[!！.。~～\U0001F300-\U0001FAFF]*\s*$", re.I,
+                            key="emphasis_tail")
 DAY_NOISE = LazyPattern(f"^(?:{alternation('day_noise')})", re.I, key="day_noise")
 STATE_WORDS = LazyPattern("|".join(p.source for p in (PENDING, TODO, ERROR, FIXED, *[d[1] for d in DONE])),
                           key="state words")
 
 
 def negated_at(text: str, pos: int) -> bool:
-    """A negation stands just before `pos` ("没有报错", "not pending")."""
-    return bool(NEGATED_BEFORE.search(text[max(0, pos - 8):pos]))
+    """A negation stands just before `pos` ("没有报错", "not pending"), in its clause: one before a comma is another
+    clause's ("MycoAlert 等不了，改用 PCR")."""
+    if text[pos:pos + 1] in _CLAUSE_MARKS:
+        return False  # (a word matched with the comma opening its clause)
+    window = text[max(0, pos - 8):pos]
+    return bool(NEGATED_BEFORE.search(re.split(f"[{_CLAUSE_MARKS}]", window)[-1]))
+
+
+_CLAUSE_MARKS = "，,。；;！!？?"
 
 
 def first_affirmed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

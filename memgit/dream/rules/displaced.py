@@ -362,13 +362,17 @@ def displacements(ctx: Context) -> list[Candidate]:
                      and not _marked(lx.DISPLACED, folded[id(o)], pos, len(old))
                      and not _ended_in_sentence(folded[id(o)], pos)]
             news: dict[str, str] = {}
+            # (the next line or two of a log after one naming the old one speak of it: "SumUp dead AGAIN" and then
+            # "ordered Zettle Reader 2", "X-Core 整台烧掉了" and then "直接换 Rain Bird")
+            after_old = {(o.source, o.line + k) for o in told if o.kind == "log" and o.day >= start and said_old(folded[id(o)])
+                         for k in (1, 2)}
             for o in told:
                 if o.day < start:
                     continue
                 f = folded[id(o)]
                 is_end = o in ends
                 # (a line naming the old one beside the new, "Acuity is too expensive, we are passing to Bookwhen")
-                if not (is_end or o.terms & rest or said_old(f)):
+                if not (is_end or o.terms & rest or said_old(f) or (o.source, o.line) in after_old):
                     continue
                 for n, raw in _new_latin(o, f, is_end, names) + [
                         _as_others_write(n, raw, f, every) for n, raw in _new_chinese(f, o.text)]:
@@ -407,6 +411,11 @@ def displacements(ctx: Context) -> list[Candidate]:
                               or cjk_pairs(rest_f) & pairs or alone and o.day <= over and said_old(without_new(folded[id(o)])))]
                 if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named if o.day >= start):
                     continue  # said as a stand-in for it: no replacement
+                # (and, beside those, a line right after one naming the old one that gives the new one the part)
+                named += [(o, pos) for o in told if (o.source, o.line) in after_old and o.day >= start
+                          and all(o is not x for x, _ in named) and (pos := said_new(folded[id(o)]))
+                          and _marked(lx.TAKING_PART, folded[id(o)], pos, len(new))
+                          and not _stand_in(folded[id(o)], pos, len(new))] if named else []
                 support = [o for o, _ in named]
                 days = {o.day for o in support}
                 if planned_only and not any(
@@ -446,6 +455,7 @@ def displacements(ctx: Context) -> list[Candidate]:
             continue
         text, old_raw = replaced
         text = _without_old_details(text, raw, old, [folded[id(o)] for o in ends], [folded[id(o)] for o in support])
+        text = _not_twice(text, raw)
         if _placed_apart(it.folded, old, new, [folded[id(o)] for o in support]):
             continue  # the old one's place written before it ("由上环和记纸行供") and the new one's another ("深水埗广兴")
         if _detail_unsaid(it.entry.body, old, [folded[id(o)] for o in support],
@@ -529,6 +539,14 @@ def _whole_new(raw: str, old: str, lines: list[str]) -> str:
         sep = " " if f"{whole} {after[0]}" in "\n".join(lines) else ""
         whole = f"{whole}{sep}{after[0]}"
     return whole
+
+
+def _not_twice(text: str, new: str) -> str:
+    """The word after the new name that the name already ends its words with is said once: the entry's "SumUp Air reader"
+    becomes "Zettle Reader 2", not "Zettle Reader 2 reader"."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", new)}
+    return re.sub(re.escape(new) + r"\s+([A-Za-z]{3,})\b(?!-)",
+                  lambda m: new if m.group(1).lower() in words else m.group(0), text, count=1)
 
 
 def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support: list[str] = ()

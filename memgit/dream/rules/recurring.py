@@ -862,6 +862,9 @@ def _clean(text: str) -> str:
         cut = max(t.rfind(c, 0, 220) for c in "。.;；，,")
         t = t[:cut] if cut > 60 else t[:220]
     t = t.strip()
+    # closing words of emphasis say nothing of what to do ("…every Wed before 12:00, no excuses")
+    if (tail := lx.EMPHASIS_TAIL.search(fold(t))) and tail.start() >= 12:
+        t = t[:tail.start()].rstrip()
     # a rule cut from inside a sentence ("Lesson: when pickup plans change, call …") starts as a sentence does
     # (only a word of the language's grammar, "when", "before", "always": "gws not found …" names a command)
     first = re.match(r"[a-z]+(?=[\s,;:]|$)", t)
