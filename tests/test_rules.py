@@ -5110,3 +5110,43 @@ def test_a_negation_is_read_within_its_clause():
     assert not lx.negated_at(f, f.index("，"))
     assert not lx.negated_at(f, f.index("改用"))
     assert lx.negated_at("还没，改用", 3) is False
+
+
+# -- waits for an exam, a report, a party's approval; passed said bare; a certificate's renewal (issue 14) ------------
+def test_an_exam_waited_for_is_passed_when_the_line_names_it_whole_however_it_is_cut():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 家里\n- [P1] 护士资格证已报名，等考试 (2026-03-28)\n- [P1] 钢琴六级证书已寄到 (2026-02-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-20", "提醒带准考证，周六考"), ("2026-05-23", "资格证过了！！一把过 🎉")]))
+    assert [c.op.text for c in out] == ["[P1] 护士资格证已报名，已通过 (2026-05-23)"]
+    # a weekend gone by is no exam passed
+    assert status_changes(ctx(mem, [("2026-05-23", "护士资格证：周末过了，还没消息")])) == []
+
+
+def test_the_name_of_a_thing_waiting_is_found_whole_in_a_line_the_segmenter_cuts_otherwise():
+    from memgit.dream.rules.status import _verbatim_runs
+    from memgit.dream import lexicon as lx
+    c = ctx("## 家里\n- [P1] 驾照科目四已约考，等考试 (2026-03-28)\n- [P1] 驾照换证已办好 (2026-02-01)\n", [])
+    it = next(x for x in c.items if "科目四" in x.entry.body)
+    runs = _verbatim_runs(it, c.items, lx.PENDING.search(it.folded))
+    assert "科目四" in runs and "驾照" not in runs and not any("已" in r for r in runs)
+
+
+def test_a_report_waited_for_ends_when_the_line_says_it_all_passed():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 质检\n- [P1] 第 7 批送检测重金属，等報告 (2026-05-10)\n"
+    out = status_changes(ctx(mem, [("2026-05-20", "第 7 批報告出來了，重金屬未檢出，全部合格 ✅")]))
+    assert [c.op.text for c in out] == ["[P1] 第 7 批送检测重金属，已合格 (2026-05-20)"]
+    assert status_changes(ctx(mem, [("2026-05-20", "第 7 批報告出來了，鉛不合格")])) == []
+
+
+def test_waiting_on_a_party_to_approve_at_the_clauses_end_is_pending():
+    from memgit.dream import lexicon as lx
+    assert lx.PENDING.search("多功能厅已提交申请，等后勤处批")
+    assert not lx.PENDING.search("批次 3 等一下")
+
+
+def test_a_certificates_renewal_pending_is_approved_by_the_letter():
+    from memgit.dream.rules.status import status_changes
+    mem = "## Compliance\n- [P1] Organic cert renewal submitted, pending (2026-05-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-21", "Soil Association email: organic cert renewal APPROVED ✅ valid till 2028")]))
+    assert [c.op.text for c in out] == ["[P1] Organic cert renewal submitted, approved (2026-05-21)"]

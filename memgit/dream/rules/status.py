@@ -12,7 +12,7 @@ from memgit.text import STOP, cjk_share, is_common_word, is_traditional, term_se
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _affirmed, _negated, _script, _subject, _version_clash, aside_name, Candidate, CJK_IN, compose, Context,
-    entry_evidence, first_name_word, fold, LABEL_RE, NUMBERED_RE, numbered_heads
+    entry_evidence, first_name_word, fold, Item, LABEL_RE, NUMBERED_RE, numbered_heads
 )
 
 
@@ -87,6 +87,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
             aside = frozenset()
         # the first word of a Chinese name no other entry writes ("周家" of "周家婚礼（6月21日）…") names it in any line
         short = first_name_word(it, ctx.items)
+        # (or a run of three Chinese characters or more of its name, before its state, that no other entry writes and
+        # the line writes whole however the segmenter cuts it: "科目二" of "驾照科目二已约考" in "科目二过了！")
+        verbatim = _verbatim_runs(it, ctx.items, pend)
         told: set[tuple[str, int]] = set()  # lines told of the entry by their own words
         # the step it waits on said in the wait's own words, two of them, that no other entry writes ("现场核查过了" of
         # "等市监局现场核查"): the line is about this wait
@@ -109,7 +112,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
             # (the entry's own number, "#412", names it whatever else the line says)
             by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart \
                 or bool(o.terms & refs) or bool(aside) and aside <= o.terms or bool(short) and short in fold(o.text) \
-                or bool(short_refs) and bool(short_refs.search(o.text)) or len(o.terms & own_wait) >= 2
+                or bool(short_refs) and bool(short_refs.search(o.text)) or len(o.terms & own_wait) >= 2 \
+                or any(v in fold(o.text) for v in verbatim)
             if by_words:
                 told.add((o.source, o.line))
             # the next line of the same log goes on with its story when it names nothing else
@@ -264,6 +268,25 @@ _STILL_STUCK = re.compile(rf"(?:还|仍|依然|一直|\bstill\b)\s*(?:(?:is|are|
 _NOT_YET_LEFT = re.compile(r"(?:还没|还未|尚未|仍未|仲未|未)\s*[\u4e00-\u9fff]{1,3}(?=\s*(?:[，,。；;)）]|$))"
                            r"|[\u4e00-\u9fff]{2}中(?=\s*(?:[，,。；;)）]|$))")
 _OPTION_SPLIT = re.compile(r"\s*(?:/|、|\bor\b|或|，|,)\s*")
+
+
+def _verbatim_runs(it: Item, items: list[Item], pend: re.Match[str] | None) -> list[str]:
+    """Runs of three to six Chinese characters of the entry's first clause before its state word, no state word in
+    them, that no other entry writes: its name as written, whatever words the segmenter cuts it into."""
+    if not pend:
+        return []
+    first = re.split(r"[，,；;。：:（(]", it.folded[:pend.start()])[0]
+    found = []
+    for run in re.findall(r"[\u4e00-\u9fff]{3,}", first):
+        for n in range(min(6, len(run)), 2, -1):
+            for i in range(len(run) - n + 1):
+                v = run[i:i + n]
+                if not _STATE_CHAR.search(v) and v not in found and not any(v in x.folded for x in items if x is not it):
+                    found.append(v)
+    return found
+
+
+_STATE_CHAR = re.compile(r"[已等待在了未没还正]")
 
 
 def decided_choices(ctx: Context) -> list[Candidate]:
@@ -561,11 +584,12 @@ def _as_said(st: tuple, o, body: str) -> tuple:
         if st[3] and o.text[st[3] - 1] == "已":
             raw = "已" + raw
         m = _ZH_STATE.match(raw.strip())
-        if m and m.group(1) in "过過" and st[3] and CJK_IN.match(prev := o.text[st[3] - 1]) \
-                and prev not in "已还還没沒未都也就又再才刚剛終终":
+        if m and m.group(1) in "过過" and st[3] and (prev := o.text[st[3] - 1]) in _EXAMINING:
             m = _ZH_STATE.match(prev + raw.strip())  # (passed, with the verb of what it passed: "審過了" → 已審過)
         # (a verb of one character says too little alone: "批了" reads as the canonical 已批准)
         word = "已" + m.group(1) if m and len(m.group(1)) >= 2 and not lx.PENDING.search(fold(m.group(1))) else None
+        if m and not word and m.group(1) in "过過":
+            word = "已通過" if is_traditional(body) else "已通过"  # (passed, said bare: "科目二过了！")
         return (*st[:5], word)
     m = _PARTICIPLE.findall(raw.lower())
     if not m or raw.lower().rstrip().endswith((" to", " from")):
@@ -573,6 +597,10 @@ def _as_said(st: tuple, o, body: str) -> tuple:
     # (with its particle: "signed off", not "signed")
     ph = re.search(rf"\b{re.escape(m[-1])}\s+(off|out|through)\b", raw.lower())
     return (st[0], f"{m[-1]} {ph.group(1)}" if ph else m[-1], *st[2:5], None)
+
+
+# a verb of examining, which "过了" after it says was passed ("審過了" → 已審過; not "科目二过了": 二 is the thing's)
+_EXAMINING = "审審验驗考查检檢核评評测測"
 
 
 def _word(st: tuple, like: str, body: str) -> str:
