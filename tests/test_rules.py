@@ -5150,3 +5150,47 @@ def test_a_certificates_renewal_pending_is_approved_by_the_letter():
     mem = "## Compliance\n- [P1] Organic cert renewal submitted, pending (2026-05-01)\n"
     out = status_changes(ctx(mem, [("2026-05-21", "Soil Association email: organic cert renewal APPROVED ✅ valid till 2028")]))
     assert [c.op.text for c in out] == ["[P1] Organic cert renewal submitted, approved (2026-05-21)"]
+
+
+def test_a_new_name_the_ending_line_writes_takes_the_part_from_a_line_about_it_alone():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Stock\n- [P1] Condensed milk: B&W Milkmaid, 6 tins/week (2025-06-02)\n"
+    said = [("2026-05-24", "Boss try Gold Coin condensed sample, sweeter and cheaper per tin. order 6 tins, Milkmaid stop after this lot"),
+            ("2026-05-26", "Gold Coin 6 tins delivered, on the top shelf"),
+            ("2026-05-27", "first teh tarik with Gold Coin, regulars happy")]
+    (out,) = displacements(ctx(mem, said))
+    # (the old one's maker, "B&W", goes with it)
+    assert out.op.text.startswith("[P1] Condensed milk: Gold Coin, 6 tins/week")
+
+
+def test_a_chinese_name_in_quotes_takes_the_part():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 店务\n- [P1] 訂位系統用 TableKing，平板放門口 (2025-07-01)\n"
+    said = [("2026-05-24", "TableKing 續約通知來了，老闆說這次不續，改用「座座」系統，月費比較省"),
+            ("2026-05-26", "座座業務來裝機，訂位資料匯入完成"),
+            ("2026-05-27", "正式用座座接訂位，平板放門口，TableKing 帳號停用")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 訂位系統用座座，平板放門口") or out.op.text.startswith("[P1] 訂位系統用 座座，平板放門口")
+
+
+def test_a_camel_case_new_name_is_said_by_its_first_part_and_the_old_ones_dotted_version_goes_with_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 设计\n- [P1] 排版软件用 Scribus 1.6，印刷厂是 2 家 (2026-03-18)\n"
+    said = [("2026-05-24", "Scribus 1.6 又崩了 😭 导出 PDF 连着失败三次"),
+            ("2026-05-24", "阿K：别折腾了，全部换 AffinityPublisher"),
+            ("2026-05-26", "AffinityPublisher 装好，2 家印刷厂的 PDF 预设都导进去了 ✔"),
+            ("2026-05-28", "今天的排版全用 Affinity 做的，一次没崩；Scribus 已经卸了")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 排版软件用 AffinityPublisher，印刷厂是 2 家")
+
+
+def test_a_tool_named_by_two_words_inside_a_longer_name_is_not_swapped_word_by_word():
+    # "Chef" and "Heron" are each an old name: either swap would leave half of "Work Sharp Chef Heron edition" around the
+    # new one ("Work Tormek T-8 Heron edition"); two names giving the part as often is no swap
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Van\n- [P1] Main grinder in the van: Work Sharp Chef Heron edition (2025-11-03)\n"
+    said = [("2026-05-15", "Chef Heron making a grinding noise + hot motor smell"),
+            ("2026-05-15", "Pri: not repairing it a 2nd time, ordering a Tormek T-8 to replace it"),
+            ("2026-05-18", "Tormek T-8 delivered, fitted in the van, sharpening fine"),
+            ("2026-05-18", "first 30 knives on the T-8, sharpening way cleaner. old Chef Heron → recycling centre")]
+    assert displacements(ctx(mem, said)) == []

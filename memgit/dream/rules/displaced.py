@@ -270,7 +270,7 @@ def _new_chinese(f: str, text: str) -> list[tuple[str, str]]:
     """Chinese names a line gives as taking a part: the run right after a word that says so ("改用企业微信")."""
     out = []
     for m in lx.TAKING_PART.finditer(f):
-        run = _CJK_RUN.match(f, m.end() + len(f[m.end():]) - len(f[m.end():].lstrip(" \t")))  # ("换成 海典")
+        run = _CJK_RUN.match(f, m.end() + len(f[m.end():]) - len(f[m.end():].lstrip(" \t「『“\"")))  # ("换成 海典", "改用「肚肚」")
         if run and not lx.negated_at(f, m.start()) and not _stand_in(f, [run.start()], len(run.group(0))):
             # (a name ends before 的: "改看国家海洋台的小程序" takes 国家海洋台, what follows is its own thing)
             end = run.start() + cut if (cut := run.group(0).find("的")) >= 2 else run.end()
@@ -366,17 +366,20 @@ def displacements(ctx: Context) -> list[Candidate]:
             # "ordered Zettle Reader 2", "X-Core 整台烧掉了" and then "直接换 Rain Bird")
             after_old = {(o.source, o.line + k) for o in told if o.kind == "log" and o.day >= start and said_old(folded[id(o)])
                          for k in (1, 2)}
+            # (or any line giving a part to a name the line ending the old one writes: "Uncle try Dutch Lady …, Carnation stop
+            # after this lot" and then "first kopi with Dutch Lady")
+            end_text = "\n".join(folded[id(o)] for o in ends)
             for o in told:
                 if o.day < start:
                     continue
                 f = folded[id(o)]
                 is_end = o in ends
                 # (a line naming the old one beside the new, "Acuity is too expensive, we are passing to Bookwhen")
-                if not (is_end or o.terms & rest or said_old(f) or (o.source, o.line) in after_old):
-                    continue
+                about = is_end or o.terms & rest or said_old(f) or (o.source, o.line) in after_old
                 for n, raw in _new_latin(o, f, is_end, names) + [
                         _as_others_write(n, raw, f, every) for n, raw in _new_chinese(f, o.text)]:
-                    if n != old and n not in news and not _said(n, memory) and not is_common_word(n):
+                    if n != old and n not in news and not _said(n, memory) and not is_common_word(n) \
+                            and (about or _said(n, end_text)):
                         news[n] = raw
             pairs = cjk_pairs(it.folded.replace(old, " "))  # the entry's Chinese character pairs, old name aside
             for new, raw in news.items():
@@ -393,6 +396,10 @@ def displacements(ctx: Context) -> list[Candidate]:
                 # "银豹收银"), a part no entry writes
                 shorts = [x for x in ((new[:2] if len(new) >= 4 else ""), (new[-3:] if len(new) >= 5 else ""))
                           if x and CJK_IN.match(new) and not _said(x, memory)]
+                # (a name in camel case by its first part, which memory writes nowhere and a line writes capitalised:
+                # "Orca" of "OrcaSlicer")
+                if (cm := _CAMEL.fullmatch(raw)) and not _said(cm.group(1).lower(), memory) and cm.group(1).lower() in names:
+                    shorts.append(cm.group(1).lower())
 
                 def said_new(f: str) -> list[int]:
                     return _said(new, f) or next((p for x in shorts if (p := _said(x, f))), [])
@@ -487,7 +494,7 @@ def _weighed(it: Item) -> bool:
 
 def _one_name(a: str, b: str, lines: list[Observation]) -> bool:
     """`a` and `b`, two capitalised words, stand side by side as one name in a line ("Choreo Studio")."""
-    pair = re.compile(rf"(?<![\w-])(?:{re.escape(a)}[ \t]+{re.escape(b)}|{re.escape(b)}[ \t]+{re.escape(a)})(?![\w-])")
+    pair = re.compile(rf"(?<![\w-])(?:{re.escape(a)}[ \t]+{re.escape(b)}|{re.escape(b)}[ \t]+{re.escape(a)})(?![\w-])", re.I)
     return a != b and any(pair.search(o.text) for o in lines)
 
 
@@ -685,7 +692,7 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
 
 _CJK_RUN_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,}$")
 _CJK_AFTER = re.compile(r"[ \t]?([\u4e00-\u9fff]{2,8})")
-_OWN_VERSION = re.compile(r"[ \t]?v\d+(?:\.\d+)*(?![\w.])", re.I)
+_OWN_VERSION = re.compile(r"[ \t]?(?:v\d+(?:\.\d+)*|\d+\.\d+(?:\.\d+)*)(?![\w.])", re.I)  # ("v3", "5.7")
 _OPENING = "「『“"
 _CLOSING_AFTER = re.compile(r"([^「」『』“”\s]{0,16})[」』”]")
 
@@ -705,7 +712,7 @@ def _cuts_word(text: str, at: int) -> bool:
     return False
 
 
-_MAKER_BEFORE = re.compile(r"(?<![\w.-])([A-Z][\w+-]*)[ \t]$")  # (one capitalised word right before the old name)
+_MAKER_BEFORE = re.compile(r"(?<![\w.&-])([A-Z][\w+&-]*)[ \t]$")  # (one capitalised word right before the old name: "ChamSys", "F&N")
 _DETAIL_CLAUSE = re.compile(r"[，,；;。]")
 _HOST = re.compile(r"(?<![\w./-])[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w-])")  # ("ci.orchardloop.dev")
 _FILE_TYPE = re.compile(r"(?<![\w/])\.[a-z][a-z0-9]{1,5}(?![\w.])")  # (".lpx", ".csv")
