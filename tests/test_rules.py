@@ -5194,3 +5194,60 @@ def test_a_tool_named_by_two_words_inside_a_longer_name_is_not_swapped_word_by_w
             ("2026-05-18", "Tormek T-8 delivered, fitted in the van, sharpening fine"),
             ("2026-05-18", "first 30 knives on the T-8, sharpening way cleaner. old Chef Heron → recycling centre")]
     assert displacements(ctx(mem, said)) == []
+
+
+# -- a time given as the answer to "what time?"; an hour said twice; "别的不动" (issue 14) ----------------------------
+def test_a_time_answering_the_assistants_question_moves_the_preference_and_keeps_the_rest():
+    from memgit.dream.rules.preference import preference_changes
+    user = "# USER\n\n- [P1] 每天 11:30 用 LINE 傳當天外送單給老闆，列地址、份數 (2026-03-01)\n- [P1] 急事打電話 (2026-03-01)\n"
+    turns = [("2026-05-27", "user", "外送單以後早一點給我 11點半我在忙"),
+             ("2026-05-27", "assistant", "好的～要改成幾點呢？一樣用 LINE、一樣列地址、份數嗎？"),
+             ("2026-05-27", "user", "10點15 傳 其他都一樣"),
+             ("2026-05-27", "assistant", "收到！從明天起每天 10:15 用 LINE 傳外送單。")]
+    (out,) = preference_changes(session_ctx("", user, turns))
+    assert out.op.text == "[P1] 每天 10:15 用 LINE 傳當天外送單給老闆，列地址、份數 (2026-05-27)"
+    # a time said without the question before it, and no word moving it, moves nothing
+    assert preference_changes(session_ctx("", user, [turns[0], turns[2]])) == []
+
+
+def test_an_hour_said_bare_and_again_with_its_part_of_the_day_is_one_time_and_the_rest_left_alone_is_kept():
+    from memgit.dream.rules.preference import preference_changes
+    user = "# USER\n\n- [P1] 每天晚上 7 点微信发销量表给老板，Excel 附件，按门店分 (2026-03-01)\n"
+    turns = [("2026-05-27", "user", "销量表能不能晚点发 7点我还在店里"),
+             ("2026-05-27", "assistant", "可以的，改到几点？其他照旧吗？"),
+             ("2026-05-27", "user", "改8点 晚上八点。别的不动 还是excel 按门店 微信发我")]
+    (out,) = preference_changes(session_ctx("", user, turns))
+    assert out.op.text.startswith("[P1] 每天晚上八点微信发销量表给老板，Excel 附件，按门店分")
+
+
+# -- faults: an alarm gone off again names the thing; a leak; a reset; the fault said again is no lesson (issue 14) --
+def test_an_alarm_going_off_again_gives_the_logs_name_for_the_fault_and_its_fix_prunes_it():
+    from memgit.dream.rules.prune import stale_entries
+    mem = "## Lab\n- [P1] Air compressor on the QTOF keeps tripping its high-temp alarm overnight, investigating with Atlas (2026-05-01)\n"
+    said = [("2026-05-24", "Comp high-temp alarm 01:40 again, QTOF went to standby"),
+            ("2026-05-26", "Atlas engineer swapped the fan + cleaned the cooler"),
+            ("2026-05-28", "3rd night clean on the comp; Atlas closed the ticket as resolved")]
+    out = stale_entries(ctx(mem, said))
+    assert [c.op.op for c in out] == ["prune"]
+
+
+def test_a_seal_that_leaks_is_a_fault_and_zero_leaks_on_two_days_end_it():
+    from memgit.dream.rules.prune import stale_entries
+    mem = "## 设备\n- [P1] 灌装机封口老漏液，正在查原因 (2026-05-01)\n"
+    said = [("2026-05-24", "灌装机封口又漏了 3 瓶"), ("2026-05-25", "师傅换了封口圈，试灌 50 瓶 0 漏"),
+            ("2026-05-27", "灌装机封口 0 漏，连续第三天")]
+    assert [c.op.op for c in stale_entries(ctx(mem, said))] == ["prune"]
+    assert stale_entries(ctx(mem, said[:1])) == []
+
+
+def test_a_thing_that_keeps_resetting_itself_in_cantonese_is_a_fault_ended_by_nights_without_it():
+    from memgit.dream.rules.prune import stale_entries
+    from memgit.dream.rules.recurring import recurring
+    mem = "## Gear\n- [P1] 場館 LED 比分板成日自己 reset，查緊係咪電源問題 (2026-05-01)\n"
+    said = [("2026-05-24", "比分板又 reset 咗，第三節分數亂晒 🙄"),
+            ("2026-05-25", "電工換咗個新 adapter"),
+            ("2026-05-26", "比分板成晚冇 reset"), ("2026-05-27", "比分板正常"),
+            ("2026-05-28", "比分板連續 3 日冇 reset，搞掂 ✅")]
+    assert [c.op.op for c in stale_entries(ctx(mem, said))] == ["prune"]
+    # the fault said again, or a night without it, is no lesson
+    assert recurring(ctx(mem, said)) == []

@@ -55,13 +55,16 @@ _CLOCK_AFTER = re.compile(r"\s*\d{1,2}[:：]\d{2}(?!\d)")
 _TAIL_AFTER_VALUE = re.compile(r"[0-9A-Za-z点點号號时時分半]\s*([\u4e00-\u9fff]{1,4})$")
 
 
-def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int, str] | None:
+def _moved_time(it, o: Observation, peers: list[Observation], asked: Observation | None = None
+                ) -> tuple[int, int, str] | None:
     """The entry's clock time the person's statement moves: the statement gives the entry's time and a
     new one beside a change word ("at 8am instead of 7am", "从 7 点改到 8 点"), or only the new one right
     after a verb that moves a time ("改到 9 点", "move it to 9pm") for an entry that gives one time; it
     names the entry's subject, and no day the entry does not (a day moving too is `_changed_slot`'s). The
     new time is written as the entry writes times when a line of the same session says it so (an
-    acknowledgement, among `peers`), else as the person wrote it."""
+    acknowledgement, among `peers`), else as the person wrote it. With `asked`, the turn before asking what the time
+    should be ("改成几点？"), the statement is its answer: the new time first in it moves, the question's words name
+    the subject too."""
     aligned = _folded_alike(it, o)
     if aligned is None:
         return None
@@ -73,8 +76,14 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     # no common English one: function words are no terms at all)
     if not any(not any(c.isdigit() for c in t) and not t.startswith("~")
                and (len(t) >= 2 and CJK_IN.match(t) or len(t) >= 3 and not is_common_word(t))
-               for t in o.terms & it.subject):
+               for t in (o.terms | (asked.terms if asked else frozenset())) & it.subject):
         return None
+    # (one hour said bare and again with its part of the day, "改9点 晚上九点", is one time: the entry's half of the day)
+    halves = {c[2] >= 720 for c in have}
+    twins = []
+    if len(halves) == 1 and len({c[2] % 720 for c in said}) == 1 and len({c[2] for c in said}) == 2:
+        twins = [c for c in said if (c[2] >= 720) not in halves]
+        said = [c for c in said if (c[2] >= 720) in halves]
     if {m.group(0) for m in lx.WEEKDAY.finditer(f)} - {m.group(0) for m in lx.WEEKDAY.finditer(fb)}:
         return None
     values = {c[2] for c in said}
@@ -83,7 +92,8 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     if len({c[2] for c in news}) != 1:
         return None
     new = news[0]
-    after_verb = any(0 <= new[0] - m.end() <= 2 for m in lx.TIME_MOVED.finditer(f))
+    after_verb = any(0 <= c[0] - m.end() <= 2 for m in lx.TIME_MOVED.finditer(f) for c in (new, *twins)) \
+        or asked is not None and new is said[0]
     # the entry's times the statement says stay ("晚上 20:00 那条不变"): no old time of the move
     kept = {c[2] for c in said if c[2] != new[2] and lx.PREF_KEPT.search(clause_at(f, c[0], _CLAUSE_END))}
     if kept:
@@ -110,7 +120,11 @@ def _moved_time(it, o: Observation, peers: list[Observation]) -> tuple[int, int,
     if written is None:
         return None
     if written != as_said and not any(written in x.text for x in peers if x is not o):
-        written = as_said  # no line says it the entry's way: the person's own form is grounded
+        # no line says it the entry's way: the person's own form is grounded (or the entry's way unpadded, as an
+        # acknowledgement writes it: "9:45" for "10:30")
+        bare = written.lstrip("0")
+        written = bare if written[:1] == "0" and any(re.search(rf"(?<![\d:]){re.escape(bare)}(?![\d])", x.text)
+                                                     for x in peers if x is not o) else as_said
     return old[0], old[1], written
 
 
@@ -619,9 +633,15 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         if not lx.PREFERENCE.search(f):
             # the person moving one time and saying the rest stays ("早上那条改到 07:45。晚上 20:00 那条不变"): a
             # moved time, and nothing else, is read from their words
-            if o.role == "user" and not lx.ASKED.search(f) and lx.TIME_MOVED.search(f) and lx.PREF_KEPT.search(f):
-                peers = by_session.get(o.session, []) if o.session else []
-                slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_time(it, o, peers))]
+            # (or the time alone, answering the question of the turn before: "改成几点？" / "9点45 传，其他都一样")
+            peers = by_session.get(o.session, []) if o.session else []
+            prev = max((p for p in peers if p.line < o.line), key=lambda p: p.line, default=None)
+            asked_time = bool(prev and prev.role == "assistant" and lx.TIME_MOVED.search(fold(prev.text))
+                              and lx.ASKED.search(fold(prev.text)))
+            if o.role == "user" and not lx.ASKED.search(f) and (lx.TIME_MOVED.search(f) or asked_time) \
+                    and lx.PREF_KEPT.search(f):
+                answer = prev if asked_time and not lx.TIME_MOVED.search(f) else None
+                slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_time(it, o, peers, answer))]
                 if len(slots) == 1:
                     timed.setdefault(slots[0][0], []).append((o, slots[0][1]))
             continue

@@ -187,13 +187,15 @@ def _succeeded(f: str) -> re.Pattern[str]:
     # the fault's own word said of none ("no bounces", "bounces gone", "冇閃退", "零 fail", "没跳 E-07" for an entry
     # saying it bounces, 閃退, fails or 跳 E-07)
     if (err := lx.ERROR.search(f)) is not None:
-        w = re.sub(r"^(?:keeps?|kept)\s+|^(?:成日|一直|老是|总是|经常|常常)(?:自己)?", "", err.group(0))
+        w = re.sub(r"^(?:keeps?|kept)\s+|^(?:成日|一直|老是|总是|经常|常常)(?:自己)?", "", err.group(0)).strip()
         if w.isascii() and re.fullmatch(r"[a-z]+", w) and len(w) >= 4:
             base = word_stem(w)
             alts.append(rf"\b(?:no|zero|without)\s+(?:more\s+)?{re.escape(base)}\w*\b|\b{re.escape(base)}\w*\s+(?:gone|stopped)\b"
                         rf"|(?:没|沒|零|无|無)\s*(?:再)?\s*{re.escape(w)}\b")
         elif CJK_RUN_RE.search(w) or re.search(r"\d", w):
             alts.append(rf"(?:没|沒|零|无|無)\s*(?:再|有)?\s*{re.escape(w)}")
+            if CJK_RUN_RE.fullmatch(w) and len(w) == 2 and w[1] in "液水油气电了":
+                alts.append(rf"(?:没|沒|冇|零|无|無|(?<![\d.])0)\s*(?:再|有)?\s*{re.escape(w[0])}")  # ("0 漏" of "漏液")
             if CJK_RUN_RE.fullmatch(w) and len(w) == 2 and w[0] == "频":
                 alts.append(rf"(?:没|沒|冇|不)\s*(?:再|有)?\s*{re.escape(w[1])}(?![电光])")  # ("没闪" of "频闪")
     for _, holds, ended in lx.STATE_PAIRS:

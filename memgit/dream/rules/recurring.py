@@ -242,14 +242,21 @@ def _reports_an_entrys_fault(ctx: Context, o: Observation) -> bool:
     """The line says a fault memory already records still holds ("Ricoh still fails on large PDFs"): a failure
     word, not denied, and the specific words of an entry that records a failure (its head, or two of its words)."""
     f = fold(o.text)
-    if not lx.first_affirmed(lx.ERROR, f):
-        return False
+    failing = bool(lx.first_affirmed(lx.ERROR, f))
     for it in ctx.items_about(o):
-        if lx.ERROR.search(it.folded):
+        if err := lx.ERROR.search(it.folded):
+            # (or the entry's own word of its fault, said again: "timer 又 reset 咗" of "timer 成日自己 reset")
+            own = _OFTEN.sub("", err.group(0)).strip()
+            if not failing and not (len(own) >= 2 and any(not lx.negated_at(f, m.start())
+                                                          for m in re.finditer(re.escape(own), f))):
+                continue
             shared = {t for t in o.terms & it.subject if ctx.anchor(t) and not t.startswith("~")}
             if shared & it.head or len(shared) >= 2:
                 return True
     return False
+
+
+_OFTEN = re.compile(r"^(?:keeps?|kept)\s+|^(?:成日|一直|老是|总是|经常|常常)(?:自己)?")
 
 
 # -- consolidate: a rule someone states, that the days before or after bear out -----------------------------
@@ -652,7 +659,9 @@ def _remedy(o: Observation, may: bool, core: frozenset[str], stated: bool) -> bo
     """A remedy ("re-created the symlink", "重新…") that is itself what recurs, or one beside a stated rule."""
     if not may:
         return False
-    m = lx.REMEDY.search(fold(o.text))
+    # (a remedy said not to be needed is none: "timer 成晚冇 reset", a quiet night, no remedy done)
+    f = fold(o.text)
+    m = next((m for m in lx.REMEDY.finditer(f) if not lx.negated_at(f, m.start())), None)
     return bool(m) and (stated or bool(term_set(m.group(0)) & core))
 
 
