@@ -969,7 +969,8 @@ _PIN = _LazyRegex(
 # 4471#", "key safe code is 0815", "门禁密码改成 3391#"): digits, with the "#" or "*" a keypad ends them with
 _ACCESS_GATE = _LazyRegex(r"code|combo|门|門|锁|鎖|箱")
 _ACCESS_CODE = _LazyRegex(
-    r"(?:(?i:\b(?:gate|door|alarm|keypad|key ?pad|entry|access|lock ?box|key ?safe|key ?box|garage|padlock|safe)"
+    r"(?:(?i:\b(?:gate|door|alarm|keypad|key ?pad|entry|access|lock ?box|key ?safe|key ?box|garage|padlock|safe|store|"
+    r"storeroom|shed|locker|cabinet|cupboard|kit|bike ?lock|lock)"
     r"[ \t]+(?:code|pin|combo|combination)s?\b)"
     r"|(?:门禁|門禁|大门|大門|后门|後門|前门|前門|铁门|鐵門|闸门|閘門|车库|車庫|门锁|門鎖|保险箱|保險箱|密码箱|密碼箱)"
     r"(?:的)?(?:密码|密碼|码|碼|[ \t]*code))"
@@ -978,10 +979,18 @@ _ACCESS_CODE = _LazyRegex(
 )
 
 
+# such a code named first and given later in the line ("asked for the kit store code … (it's 3806, not posted)")
+_ACCESS_CODE_LATER = _LazyRegex(
+    r"(?i:\b(?:code|pin|combo|combination)s?\b)[^0-9\n]{0,80}?\b(?i:it'?s|it is|that'?s|which is)[ \t]+"
+    r"(?<![0-9])([0-9]{3,8})(?![0-9]|[.,:/][0-9]|\s*%)"
+)
+
+
 def _access_code_hits(line: str, hits: list[_Hit]) -> None:
-    for m in _ACCESS_CODE.finditer(line):
-        end = m.end(1) + (1 if line[m.end(1):m.end(1) + 1] in ("#", "*") else 0)
-        hits.append(("access code", m.start(1), end))
+    for rx in (_ACCESS_CODE, _ACCESS_CODE_LATER):
+        for m in rx.finditer(line):
+            end = m.end(1) + (1 if line[m.end(1):m.end(1) + 1] in ("#", "*") else 0)
+            hits.append(("access code", m.start(1), end))
 
 
 # a customer's or an account's credit limit and its amount ("credit limit 加到 HK$300,000", "信用额度调到 30 万")

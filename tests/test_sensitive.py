@@ -24,8 +24,8 @@ _spec.loader.exec_module(corpus)
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_memory"
 ALL_POSITIVES = corpus.POSITIVES + corpus.DETECT_SECRETS_POSITIVES
 POSITIVE_IDS = [f"{i}-{kind}" for i, (kind, _, _) in enumerate(ALL_POSITIVES)]
-CORPUS_POSITIVES = 259  # quoted in README.md
-CORPUS_LOOKALIKES = 180
+CORPUS_POSITIVES = 261  # quoted in README.md
+CORPUS_LOOKALIKES = 182
 
 
 def _detected(kind: str, text: str, values: list[str]) -> bool:

@@ -281,6 +281,9 @@ DETECT_SECRETS_POSITIVES: list[tuple[str, str, list[str]]] = [
 # --- look-alikes that must survive untouched ---------------------------------------
 
 LOOKALIKES: list[str] = [
+    # a code that opens nothing, and a small count after it ("code review", a code of conduct)
+    "the store code review took 3 hours, it's 2 PRs left",
+    "zip code is 94107 for the invoices",
     # versions, hashes, dates, times
     "- [P1] Hermes gateway runs v0.13 behind nginx on h1 (2026-09-02)",
     "- 15:10 Upgraded the Hermes gateway on h1 from v0.13 to v0.17; config migration was painless, /healthz 200.",
@@ -507,6 +510,9 @@ MORE_POSITIVES: list[tuple[str, str, list[str]]] = [
     ("access code", "门禁密码改成 3391# 了", ["3391"]),
     ("access code", "後門門鎖密碼 7720，別外傳", ["7720"]),
     ("access code", "大门密码 860217", ["860217"]),
+    # a store's or a shed's code, and a code named first and given later in the line
+    ("access code", "bike shed code 2294, tell the new lads", ["2294"]),
+    ("access code", "someone asked for the boat store code on the forum, told them ask Kev (it's 5173, not posting it)", ["5173"]),
     # cards: Amex (15 digits) and Diners (14 digits)
     ("bank card number", f"Amex {_amex_group(CARD_AMEX)} exp 11/28", [_amex_group(CARD_AMEX)]),
     ("bank card number", f"公司卡 {CARD_AMEX}", [CARD_AMEX]),
