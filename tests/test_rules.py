@@ -5251,3 +5251,11 @@ def test_a_thing_that_keeps_resetting_itself_in_cantonese_is_a_fault_ended_by_ni
     assert [c.op.op for c in stale_entries(ctx(mem, said))] == ["prune"]
     # the fault said again, or a night without it, is no lesson
     assert recurring(ctx(mem, said)) == []
+
+
+def test_an_alarm_that_keeps_going_off_with_its_cause_still_sought_is_a_fault():
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.ERROR.search(fold("冷库温度警報一直跳，原因調查中"))
+    assert lx.ERROR.search(fold("门禁报警又跳"))
+    assert not lx.ERROR.search(fold("警报测试通过，一切正常"))
