@@ -5259,3 +5259,21 @@ def test_an_alarm_that_keeps_going_off_with_its_cause_still_sought_is_a_fault():
     assert lx.ERROR.search(fold("冷库温度警報一直跳，原因調查中"))
     assert lx.ERROR.search(fold("门禁报警又跳"))
     assert not lx.ERROR.search(fold("警报测试通过，一切正常"))
+
+
+def test_a_design_waiting_for_the_clients_confirmation_is_settled_when_finalised():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 訂單\n- [P1] 陳府壽宴花籃設計稿：待客戶確認 (2026-05-20)\n- [P1] 王府婚禮胸花設計稿：待客戶確認 (2026-05-20)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "陳府花籃定稿，依客戶確認的版本開始備花。")]))
+    assert [c.op.text for c in out] == ["[P1] 陳府壽宴花籃設計稿：已定稿 (2026-05-27)"]
+    assert status_changes(ctx(mem, [("2026-05-27", "陳府花籃還沒定稿，客戶再想想")])) == []
+
+
+def test_a_hold_taken_off_refreshes_the_entry_unless_a_clause_still_says_what_is_not_done():
+    from memgit.dream.rules.status import status_changes
+    said = [("2026-05-27", "Tom: take Hill Farm off hold, they can book again")]
+    mem = "## Clients\n- [P1] Hill Farm: account on hold (2026-05-01)\n"
+    assert [c.op.text for c in status_changes(ctx(mem, said))] == ["[P1] Hill Farm: account off hold (2026-05-27)"]
+    # "…, Sept invoice unpaid, no new bookings" would be left beside "off hold": a person rewrites it
+    mem = "## Clients\n- [P1] Hill Farm: account on hold, Sept invoice unpaid, no new bookings (2026-05-01)\n"
+    assert status_changes(ctx(mem, said)) == []

@@ -194,6 +194,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
         if (left := _NOT_YET_LEFT.search(fold(new_body))) and left.start() >= waits_at \
                 and not _NOT_YET_LEFT.search(fold(it.entry.body), 0, waits_at):
             continue  # a step the entry says is still to come stands beside the new state ("已验过，还没挂牌")
+        if (left := _NOT_YET_LEFT_EN.search(fold(new_body))) and left.start() >= waits_at:
+            continue  # or says so in English ("account off hold, Sept invoice unpaid, no new bookings")
         text = compose(it, new_body, max(x.day for x in support))
         wait_word = pend.group(0) if pend else "pending"
         op = Operation("refresh", it.entry.file, (it.entry.text,), text=text, confidence=score,
@@ -265,6 +267,7 @@ _OWNER = re.compile(r"的|['’]s\b")
 _STILL_STUCK = re.compile(rf"(?:还|仍|依然|一直|\bstill\b)\s*(?:(?:is|are|being)\s+)?(?:{lx.BLOCKED.pattern})")
 # or a step still not done ("已验过，还没挂牌", "已到铺，未出货"), or still in progress ("已到货补文件中"): whether the
 # new state settles it too is for a person to say
+_NOT_YET_LEFT_EN = re.compile(r"\b(?:unpaid|overdue|outstanding|not yet|no new|still (?:not|no|waiting|pending|unpaid))\b")
 _NOT_YET_LEFT = re.compile(r"(?:还没|还未|尚未|仍未|仲未|未)\s*[\u4e00-\u9fff]{1,3}(?=\s*(?:[，,。；;)）]|$))"
                            r"|[\u4e00-\u9fff]{2}中(?=\s*(?:[，,。；;)）]|$))")
 _OPTION_SPLIT = re.compile(r"\s*(?:/|、|\bor\b|或|，|,)\s*")
