@@ -5277,3 +5277,16 @@ def test_a_hold_taken_off_refreshes_the_entry_unless_a_clause_still_says_what_is
     # "…, Sept invoice unpaid, no new bookings" would be left beside "off hold": a person rewrites it
     mem = "## Clients\n- [P1] Hill Farm: account on hold, Sept invoice unpaid, no new bookings (2026-05-01)\n"
     assert status_changes(ctx(mem, said)) == []
+
+
+@pytest.mark.parametrize("line, rule", [
+    ("又差点忘了锁仓库，18:10 才想起来 🙃 王老师发话：以后一律周五下班前（18:00 前）锁好仓库，拍照发群",
+     "以后一律周五下班前（18:00 前）锁好仓库，拍照发群"),
+    ("the manager reminded us about the count again on the way out. Jo: from now on the count goes to the desk every Wed before 12:00",
+     "from now on the count goes to the desk every Wed before 12:00"),
+])
+def test_a_rule_laid_down_after_the_story_in_one_breath_is_what_follows_the_speakers_colon(line, rule):
+    from memgit.dream.rules.recurring import _rule_form
+    assert _rule_form(line) == rule
+    # a colon of a time, or a label with no story before it, is no speaker's
+    assert _rule_form("Lesson: always purge the cache before deploying") == "always purge the cache before deploying"

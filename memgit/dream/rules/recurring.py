@@ -675,6 +675,14 @@ def _rule_form(text: str) -> str:
     "forgot to purge…", "浪费半小时") are dropped when another states what to do (a rule's words: "记住",
     "always", "make sure"), and a leading "记住：" / "Remember:" goes; a sentence saying what the
     problem is ("`gws` not found after an upgrade") stays beside its workaround."""
+    # a rule someone lays down after the story in one breath ("又差点忘了灌液氮，17:10 才想起来 🙃 林老师发话：以后一律…"):
+    # what follows the speaker's colon, the story before it dropped
+    for m in reversed(list(_SPOKEN.finditer(text))):
+        before, after = text[:m.start(1)], text[m.end():]
+        if (lx.RULE.search(fold(after)) or lx.TIME_MARKER.search(fold(after))) and len(after) >= 8 and (
+                lx.AGAIN.search(fold(before)) or lx.COMPLAINT.search(fold(before)) or re.search(lx.FORGOT, fold(before))):
+            return after.strip()
+        break
     parts = _sentences(text)
     # a sentence the line labels as its lesson ("教訓：…", "Lesson: …") is the rule; the others tell
     # what happened that day ("核心退件：3 個 library 濃度不夠")
@@ -708,6 +716,8 @@ def _rule_form(text: str) -> str:
 
 
 _CLAUSE_MARK = re.compile(r"\s*[，,；;—]\s*")
+# a speaker's short label before a colon, after a clause's or a sentence's break or an emoji ("… 🙃 林老师发话：")
+_SPOKEN = re.compile(r"(?:^|[，,。.!！?？;；\s])([^\s，,。.!！?？;；:：\d][^\s，,。.!！?？;；:：]{0,9})[:：](?!\d)\s*")
 
 
 def _without_otherwise(rule: str) -> str:
