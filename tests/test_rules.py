@@ -5290,3 +5290,15 @@ def test_a_rule_laid_down_after_the_story_in_one_breath_is_what_follows_the_spea
     assert _rule_form(line) == rule
     # a colon of a time, or a label with no story before it, is no speaker's
     assert _rule_form("Lesson: always purge the cache before deploying") == "always purge the cache before deploying"
+
+
+def test_a_release_named_by_one_entry_only_moves_on_a_line_saying_it_was_upgraded_without_the_entrys_words():
+    from memgit.dream.rules.versions import named_releases
+    mem = "## Shop\n- [P1] Laser cutter runs LightBurn 1 for signs and plaques (2026-04-02)\n"
+    said = [("2026-05-24", "LightBurn 2 upgrade licence came thru, installing tonight"),
+            ("2026-05-26", "cut 3 signs on the laser w/ LightBurn 2 jobs")]
+    (out,) = named_releases(ctx(mem, said))
+    assert out.op.text == "[P1] Laser cutter runs LightBurn 2 for signs and plaques (2026-05-26)"
+    # named by another entry too, the line naming none of this one's words may be the other's
+    two = mem + "- [P1] Design laptop keeps LightBurn 1 for quotes (2026-04-02)\n"
+    assert [c.op.targets for c in named_releases(ctx(two, said[:1]))] == []

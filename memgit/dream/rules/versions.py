@@ -441,6 +441,7 @@ def named_releases(ctx: Context) -> list[Candidate]:
         by_number: dict[str, list[tuple[Observation, bool, bool]]] = {}  # lines moving it by the bare number
         found: dict[str, list[tuple[Observation, bool, bool]]] = {}  # (line, its box runs it now, explicit)
         # every line naming the release (a topic talked of daily is no anchor of the index in a short week)
+        named_here = not any(re.search(names, x.folded) for x in ctx.items if x is not it)
         for o in ctx.obs:
             if o.role == "assistant" or o.sensitive or (it.entry.date and o.day < it.entry.date):
                 continue
@@ -454,8 +455,9 @@ def named_releases(ctx: Context) -> list[Candidate]:
                     by_number.setdefault(bare, []).append((o, False, True))
                 continue
             mine = ctx.weight(o.terms & own)
-            if not mine:
-                continue  # the name alone: a release of something else
+            if not mine and not (named_here and UPGRADE.search(f)):
+                continue  # the name alone: a release of something else (unless no other entry names it and the line
+                # says it was upgraded or installed: "Aspire 12 upgrade license came thru")
             if any(ctx.weight(o.terms & theirs) >= mine for _, theirs in rivals):
                 continue  # another entry with the same release fits the line as well
             if _names_a_sibling(it, o, name_terms):
