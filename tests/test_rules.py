@@ -5302,3 +5302,12 @@ def test_a_release_named_by_one_entry_only_moves_on_a_line_saying_it_was_upgrade
     # named by another entry too, the line naming none of this one's words may be the other's
     two = mem + "- [P1] Design laptop keeps LightBurn 1 for quotes (2026-04-02)\n"
     assert [c.op.targets for c in named_releases(ctx(two, said[:1]))] == []
+
+
+def test_a_name_put_in_as_another_comes_out_takes_the_part_and_a_junk_shelf_ends_one():
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    f = fold("Devan up the hill. GM300 pair out, DR-2X in, same tone")
+    assert [m.group(0) for m in lx.TAKING_PART.finditer(f)] == ["dr-2x in"]
+    assert lx.DISPLACED.search(fold("old radios going to the club junk shelf"))
+    assert not lx.TAKING_PART.search(fold("checked in at 9, out by 5"))
