@@ -5311,3 +5311,31 @@ def test_a_name_put_in_as_another_comes_out_takes_the_part_and_a_junk_shelf_ends
     assert [m.group(0) for m in lx.TAKING_PART.finditer(f)] == ["dr-2x in"]
     assert lx.DISPLACED.search(fold("old radios going to the club junk shelf"))
     assert not lx.TAKING_PART.search(fold("checked in at 9, out by 5"))
+
+
+# -- a preference's channel moved, the rest said to stay (issue 14) ---------------------------------------------------
+def test_a_channel_moved_with_the_rest_said_to_stay_replaces_the_entrys_channel_only():
+    from memgit.dream.rules.preference import preference_changes
+    user = ("# USER\n\n- [P1] Weekly stock tally Friday 4pm by email, as a table with counts per aisle (2026-03-09)\n"
+            "- [P1] No jargon on the public page (2026-04-14)\n")
+    turns = [("2026-05-27", "user", "can you post the weekly stock tally in the Teams channel from now on instead of emailing me?"),
+             ("2026-05-27", "assistant", "Sure. Should I keep Friday 4pm and the table with counts per aisle?"),
+             ("2026-05-27", "user", "yep same time Fri 4, same table by aisle. just Teams not email"),
+             ("2026-05-27", "assistant", "Done: weekly tally Fridays 4pm in Teams, table by aisle, no email.")]
+    (out,) = preference_changes(session_ctx("", user, turns))
+    assert out.op.text == "[P1] Weekly stock tally Friday 4pm on Teams, as a table with counts per aisle (2026-05-27)"
+    # no acknowledgement of the new channel: nothing moves
+    assert preference_changes(session_ctx("", user, turns[:3])) == []
+
+
+def test_a_channel_refused_in_the_same_breath_as_the_new_one_moves_it():
+    from memgit.dream.rules.preference import preference_changes
+    user = "# USER\n\n- [P1] Daily order summary at 9pm on WhatsApp, grouped by cake type, with box totals (2026-03-09)\n"
+    turns = [("2026-05-27", "user", "from tmr the 9pm order summary don't whatsapp me lah, send to my Telegram. same time same format"),
+             ("2026-05-27", "assistant", "Noted: daily order summary 9pm on Telegram, grouped by cake type + box totals.")]
+    (out,) = preference_changes(session_ctx("", user, turns))
+    assert out.op.text == "[P1] Daily order summary at 9pm on Telegram, grouped by cake type, with box totals (2026-05-27)"
+    # two new channels named: which one is unsure
+    two = [("2026-05-27", "user", "from tmr the order summary don't whatsapp me, Telegram or Signal. same time same format"),
+           turns[1]]
+    assert preference_changes(session_ctx("", user, two)) == []

@@ -128,6 +128,48 @@ def _moved_time(it, o: Observation, peers: list[Observation], asked: Observation
     return old[0], old[1], written
 
 
+def _moved_channel(it, o: Observation, peers: list[Observation]) -> tuple[int, int, str] | None:
+    """The entry's one channel the person moves to another and nothing else ("just Teams not email", "淨係轉 Signal，
+    WhatsApp 唔使再 send"): the person's turns that day name one channel the entry does not, drop the entry's (refused,
+    "not", "instead of") or move to the new one with a change word, and say the rest stays; the session names the
+    entry's subject, and the agent's later turn names the new channel. The entry's channel is replaced, with the
+    preposition before it when the new one is a chat ("by email" → "on Teams"), the new one as the person wrote it."""
+    body = it.entry.body
+    fb = fold(body)
+    have = [m for m in lx.CHANNEL.finditer(fb)]
+    if len({m.group(0).rstrip("s") for m in have}) != 1:
+        return None
+    old = have[0].group(0)
+    mine = [x for x in peers if x.role == "user" and x.day == o.day and not x.sensitive]
+    said = fold(" ".join(x.text for x in mine))
+    if not lx.PREF_KEPT.search(said) or lx.ASKED.search(fold(o.text)) and not lx.PREF_KEPT.search(fold(o.text)):
+        return None
+    new = {m.group(0) for m in lx.CHANNEL.finditer(said)} - {m.group(0) for m in have}
+    new = {n for n in new if not n.startswith(old.rstrip("s")[:4])}
+    if len(new) != 1:
+        return None
+    nw = new.pop()
+    dropped = re.search(rf"(?:\bnot|\bno|n't|\binstead of|唔使再?|不用再?|别再?|停)\s*(?:\w+\s+)?{re.escape(old[:4])}", said) \
+        or re.search(rf"(?:\bjust|\bonly|淨係|只|转|轉|改|switch(?:ed)? to|move(?:d)? to|change(?:d)? to)[^,，。.;；]{{0,12}}{re.escape(nw)}", said)
+    if not dropped:
+        return None
+    own = frozenset(t for t in it.subject if not t.startswith("~") and not clocks(t)) - term_set(old)
+    if not any(t in x.terms for x in mine for t in own if len(t) >= 3 or CJK_IN.match(t)):
+        return None  # the person never names what the preference is about
+    if not any(x.role == "assistant" and x.line > o.line and nw in fold(x.text) for x in peers):
+        return None  # no acknowledgement of the new channel
+    raw = next(m.group(0) for x in mine for m in re.finditer(re.escape(nw), x.text, re.I))
+    m = have[0]
+    a, b = m.start(), m.end()
+    prep = re.search(r"\b(?:by|via|through|over)\s+$", fb[:a])
+    if prep and not re.fullmatch(r"e-?mails?|sms|text messages?|phone call", nw):
+        a = prep.start()
+        raw = f"on {raw}"
+    if a > 0 and fb[a - 1].isalnum() and raw[:1].isascii() or b < len(fb) and fb[b].isalnum() and raw[-1:].isascii():
+        return None
+    return a, b, raw
+
+
 # a time asked for from now on ("can it come at 17:45 from now on", "以后 17:45 发"), not one more beside it ("also")
 _FROM_NOW_AT = re.compile(r"\bat\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?\s+(?:from now on|from tomorrow(?: on)?|going forward)\b")
 _ALSO = re.compile(r"\b(?:also|as well|another|extra|additional)\b|另外|再加|也")
@@ -481,7 +523,7 @@ def _period_moved(body: str, a: int, said: str, new: str) -> int | None:
     return m.start() if _period_before(said, new) else None
 
 
-def _turned_down_kept(ctx: Context, o: Observation, new_body: str, new: str) -> bool:
+def _turned_down_kept(ctx: Context, o: Observation, new_body: str, new: str, old: str = "") -> bool:
     """A clause of the person's, in the statement or another turn of its conversation that day, turns down a word
     the refreshed entry still says, not turned down there ("微信就别发了" beside "06:45 发微信"): more changed than
     the one slot moved."""
@@ -490,6 +532,8 @@ def _turned_down_kept(ctx: Context, o: Observation, new_body: str, new: str) -> 
     for x in turns:
         for cl in clauses(x.text):
             fc = fold(cl)
+            if old and (ow := fold(old).strip()) and ow in fc:
+                continue  # (the old value turned down is the slot that moves: "don't email me, post in Teams")
             refusals = [m.start() for m in lx.REFUSAL.finditer(fc)]
             if not refusals:
                 continue
@@ -617,6 +661,8 @@ def preference_changes(ctx: Context) -> list[Candidate]:
     index = {id(it): k for k, it in enumerate(items)}
     changed: dict[int, list[tuple[Observation, tuple[int, int, str]]]] = {}
     timed: dict[int, list[tuple[Observation, tuple[int, int, str]]]] = {}  # a time moved, no other change said
+    # a channel moved, the rest said to stay: the whole change, before any rewrite of the entry from the same talk
+    channeled: dict[int, list[tuple[Observation, tuple[int, int, str]]]] = {}
     by_session: dict[str, list[Observation]] = {}  # a session's lines: where its acknowledgements are
     for o in ctx.obs:
         if o.session:
@@ -644,6 +690,11 @@ def preference_changes(ctx: Context) -> list[Candidate]:
                 slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_time(it, o, peers, answer))]
                 if len(slots) == 1:
                     timed.setdefault(slots[0][0], []).append((o, slots[0][1]))
+            # (or a channel moved and the rest said to stay: "just Teams not email")
+            if o.role == "user" and o.session and lx.PREF_KEPT.search(f) and lx.CHANNEL.search(f):
+                slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_channel(it, o, peers))]
+                if len(slots) == 1:
+                    channeled.setdefault(slots[0][0], []).append((o, slots[0][1]))
             continue
         slots = [(k, sl) for it in ctx.items_about(o) if (k := index.get(id(it))) is not None
                  and (sl := _rather_slot(it, o) or _changed_slot(it, o) or _instead_slot(it, o))]
@@ -654,6 +705,8 @@ def preference_changes(ctx: Context) -> list[Candidate]:
             slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_time(it, o, peers))]
             if not slots:
                 slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_day(ctx, it, o, peers))]
+            if not slots and o.role == "user" and o.session and lx.CHANNEL.search(f):
+                slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_channel(it, o, peers))]
         if len(slots) == 1:
             changed.setdefault(slots[0][0], []).append((o, slots[0][1]))
             continue
@@ -684,6 +737,7 @@ def preference_changes(ctx: Context) -> list[Candidate]:
     # (a statement of preference about the same entry says more than a moved time alone: it goes first)
     timed = {k: v for k, v in timed.items() if k not in changed and k not in by_target}
     changed.update(timed)
+    changed.update({k: v for k, v in channeled.items() if k not in changed})
     kept = kept_part_changes(ctx, items)
     out = list(kept.values())
     for k, said_slots in changed.items():
@@ -713,7 +767,8 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         if other is None and not lx.CHANNEL.search(fold(new)) and _asks_another_way(it.entry.body, o.text):
             continue  # it asks for another way too ("post it to the Signal group at 06:00 instead"): the time alone
             # would keep the way the person left (the restatement of it places both: memgit.dream.rules.restated)
-        if _turned_down_kept(ctx, o, body[:a] + new + body[b:], new):
+        gone = body[a:b].split()[-1] if body[a:b].split() and lx.CHANNEL.search(fold(new)) else ""
+        if _turned_down_kept(ctx, o, body[:a] + new + body[b:], new, gone):
             continue  # the person turned down more than the slot ("改成 06:45，…微信就别发了"): a person rewrites it
         acks = [x for x in ctx.obs if x is not o and x.session == o.session and o.session and x.day == o.day
                 and x.role == "assistant" and fold(said_slots[0][1][2]) in fold(x.text)]
