@@ -5339,3 +5339,27 @@ def test_a_channel_refused_in_the_same_breath_as_the_new_one_moves_it():
     two = [("2026-05-27", "user", "from tmr the order summary don't whatsapp me, Telegram or Signal. same time same format"),
            turns[1]]
     assert preference_changes(session_ctx("", user, two)) == []
+
+
+@pytest.mark.parametrize("entry, line, want", [
+    ("[P1] 居家照護補助已申請，在等社工來家裡評估", "社會局來電：阿嬤的居家照護補助核定通過 ✅",
+     "[P1] 居家照護補助已申請，已核定通過 (2026-05-27)"),
+    ("[P1] 稻田氮肥那篇投了 JAE，审稿中", "JAE 编辑部邮件：稻田氮肥那篇 accepted ✅ 等校样",
+     "[P1] 稻田氮肥那篇投了 JAE，已接收 (2026-05-27)"),
+    ("[P1] 小明在「綠葉才藝班」候補第 2 號，等通知", "綠葉才藝班打來：小明候補到了！下週一開始上",
+     "[P1] 小明在「綠葉才藝班」候補第 2 號，已候補到 (2026-05-27)"),
+])
+def test_waits_for_an_assessment_a_review_and_a_waiting_list_end_in_their_own_words(entry, line, want):
+    from memgit.dream.rules.status import status_changes
+    mem = f"## 家里\n- {entry} (2026-05-01)\n"
+    assert [c.op.text for c in status_changes(ctx(mem, [("2026-05-27", line)]))] == [want]
+    # another family's, another group's: the line must name the entry's own thing
+    assert status_changes(ctx(mem, [("2026-05-27", "隔壁陳媽媽說她家的申請核定通過了，那篇也 accepted 了")])) == []
+
+
+def test_a_paper_accepted_in_english_ends_its_review_and_accepting_a_delivery_does_not():
+    from memgit.dream.rules.status import status_changes
+    mem = "## Papers\n- [P1] Soil carbon paper submitted to Geoderma, under review (2026-05-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "Geoderma email: soil carbon paper accepted ✅ proofs next week")]))
+    assert [c.op.text for c in out] == ["[P1] Soil carbon paper submitted to Geoderma, accepted (2026-05-27)"]
+    assert status_changes(ctx(mem, [("2026-05-27", "soil carbon paper: accepted the delivery of the proofs box")])) == []

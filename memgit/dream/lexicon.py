@@ -44,7 +44,7 @@ def _done() -> list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]]:
 
 # Done states, in order, with how far along each is; a tie keeps the first.
 DONE_RANKS = (("live", 3), ("deployed", 3), ("released", 3), ("arrived", 3), ("shipped", 2), ("pushed", 2),
-              ("merged", 2), ("approved", 2), ("signed", 1), ("ruled", 2), ("repaired", 2), ("resolved", 2), ("completed", 2), ("done", 1))
+              ("merged", 2), ("approved", 2), ("accepted", 2), ("signed", 1), ("ruled", 2), ("repaired", 2), ("resolved", 2), ("completed", 2), ("done", 1))
 # (rank, pattern, canonical English, canonical Chinese, the waits it alone ends); TRADITIONAL spells the
 # Chinese display.
 DONE: list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]] = _done()
