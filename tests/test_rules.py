@@ -5363,3 +5363,11 @@ def test_a_paper_accepted_in_english_ends_its_review_and_accepting_a_delivery_do
     out = status_changes(ctx(mem, [("2026-05-27", "Geoderma email: soil carbon paper accepted ✅ proofs next week")]))
     assert [c.op.text for c in out] == ["[P1] Soil carbon paper submitted to Geoderma, accepted (2026-05-27)"]
     assert status_changes(ctx(mem, [("2026-05-27", "soil carbon paper: accepted the delivery of the proofs box")])) == []
+
+
+def test_waiting_in_cantonese_ends_when_the_form_is_signed_and_the_waited_clause_goes_whole():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 地盤\n- [P1] 荃灣工廈外牆棚：搭好咗，等緊 safety officer 驗棚簽 Form 5 (2026-05-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "荃灣 Form 5 簽咗 ✅ 師傅可以上棚開工")]))
+    assert [c.op.text for c in out] == ["[P1] 荃灣工廈外牆棚：搭好咗，已簽咗 (2026-05-27)"]
+    assert status_changes(ctx(mem, [("2026-05-27", "隔籬判頭油塘個盤 Form 5 俾人 reject 咗")])) == []
