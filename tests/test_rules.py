@@ -5371,3 +5371,20 @@ def test_waiting_in_cantonese_ends_when_the_form_is_signed_and_the_waited_clause
     out = status_changes(ctx(mem, [("2026-05-27", "荃灣 Form 5 簽咗 ✅ 師傅可以上棚開工")]))
     assert [c.op.text for c in out] == ["[P1] 荃灣工廈外牆棚：搭好咗，已簽咗 (2026-05-27)"]
     assert status_changes(ctx(mem, [("2026-05-27", "隔籬判頭油塘個盤 Form 5 俾人 reject 咗")])) == []
+
+
+def test_an_app_deleted_ends_it_and_the_new_ones_chinese_word_is_what_every_line_starts_with():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 家里\n- [P1] 家庭记账用 MoneyWiz，爸妈都有装 (2026-01-12)\n"
+    said = [("2026-05-26", "爸爸嫌 MoneyWiz 广告太多，说全家搬去 Zoho 账本"),
+            ("2026-05-27", "Zoho 账本共用「王家」建好，MoneyWiz 的账全部搬过去了"),
+            ("2026-05-28", "MoneyWiz app 两支手机都删了，之后只用 Zoho 账本")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] 家庭记账用 Zoho 账本，爸妈都有装")
+
+
+def test_stop_ordering_ends_a_supply_and_all_batches_using_another_in_malay_takes_its_part():
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.DISPLACED.search(fold("all batches guna ragi Mak Siti. Raprima stop order"))
+    assert lx.TAKING_PART.search(fold("mulai hari ini all batches guna ragi Mak Siti"))

@@ -6,6 +6,7 @@ after the ending still uses the old one for it. The old name is replaced by the 
 it; the rest of the entry stays as written."""
 from __future__ import annotations
 
+import os
 import re
 from datetime import timedelta
 
@@ -542,6 +543,9 @@ def _whole_new(raw: str, old: str, lines: list[str]) -> str:
     whole = max(best, key=lambda r: (len(r.split()), seen[r])) if best else raw
     # (and the Chinese word every line writes right after it, two lines or more: "Google 日曆")
     after = [m.group(1) for t in lines for m in re.finditer(re.escape(whole) + r"[ \t]?([\u4e00-\u9fff]{2,4})", t)]
+    # (the characters every one of them starts with: "日曆" of "日曆", "日曆共用")
+    common = os.path.commonprefix(after) if after else ""
+    after = [common] * len(after) if len(common) >= 2 else after
     if len(after) >= 2 and len(set(after)) == 1 and all(re.search(re.escape(whole) + r"[ \t]?" + re.escape(after[0]), t) for t in lines if whole in t):
         sep = " " if f"{whole} {after[0]}" in "\n".join(lines) else ""
         whole = f"{whole}{sep}{after[0]}"
