@@ -5129,6 +5129,10 @@ def test_the_name_of_a_thing_waiting_is_found_whole_in_a_line_the_segmenter_cuts
     it = next(x for x in c.items if "科目四" in x.entry.body)
     runs = _verbatim_runs(it, c.items, lx.PENDING.search(it.folded))
     assert "科目四" in runs and "驾照" not in runs and not any("已" in r for r in runs)
+    # a run of plain words names any licence: "许可证" of a licence's renewal finds no line of its own
+    c = ctx("## 证照\n- [P1] 食品经营许可证续期：材料已交，等审批 (2026-03-28)\n", [])
+    it = next(x for x in c.items if "许可证" in x.entry.body)
+    assert _verbatim_runs(it, c.items, lx.PENDING.search(it.folded)) == []
 
 
 def test_a_report_waited_for_ends_when_the_line_says_it_all_passed():

@@ -275,7 +275,8 @@ _OPTION_SPLIT = re.compile(r"\s*(?:/|、|\bor\b|或|，|,)\s*")
 
 def _verbatim_runs(it: Item, items: list[Item], pend: re.Match[str] | None) -> list[str]:
     """Runs of three to six Chinese characters of the entry's first clause before its state word, no state word in
-    them, that no other entry writes: its name as written, whatever words the segmenter cuts it into."""
+    them, ending in a Chinese numeral, that no other entry writes: a numbered thing's name as written ("科目二", "二期"),
+    whatever words the segmenter cuts it into ("科目|二过|了"); a run of plain words ("许可证") names any licence."""
     if not pend:
         return []
     first = re.split(r"[，,；;。：:（(]", it.folded[:pend.start()])[0]
@@ -284,12 +285,14 @@ def _verbatim_runs(it: Item, items: list[Item], pend: re.Match[str] | None) -> l
         for n in range(min(6, len(run)), 2, -1):
             for i in range(len(run) - n + 1):
                 v = run[i:i + n]
-                if not _STATE_CHAR.search(v) and v not in found and not any(v in x.folded for x in items if x is not it):
+                if not _STATE_CHAR.search(v) and v not in found and v[-1] in _CJK_NUMERAL \
+                        and not any(v in x.folded for x in items if x is not it):
                     found.append(v)
     return found
 
 
 _STATE_CHAR = re.compile(r"[已等待在了未没还正]")
+_CJK_NUMERAL = "一二三四五六七八九十两"
 
 
 def decided_choices(ctx: Context) -> list[Candidate]:
