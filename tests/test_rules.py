@@ -5392,3 +5392,12 @@ def test_stop_ordering_ends_a_supply_and_all_batches_using_another_in_malay_take
     from memgit.dream.model import fold
     assert lx.DISPLACED.search(fold("all batches guna ragi Mak Siti. Raprima stop order"))
     assert lx.TAKING_PART.search(fold("mulai hari ini all batches guna ragi Mak Siti"))
+
+
+def test_an_ending_word_after_a_thing_the_entry_names_is_not_said_of_a_person_named_further_on():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Club\n- [P1] Race timing 用 stopwatch app on Rob's phone, 手按 start/stop (2026-02-07)\n"
+    said = [("2026-05-24", "Alge wireless timer 到了!! club fund 买的, set up at the hall tmr"),
+            ("2026-05-26", "Alge test run w/ Rob + 2 runners, gates ok"),
+            ("2026-05-28", "Sat races 全部用 Alge timer, stopwatch app retired liao 👋 Rob happy")]
+    assert not any("Alge's phone" in (c.op.text or "") for c in displacements(ctx(mem, said)))

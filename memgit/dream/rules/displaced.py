@@ -338,11 +338,16 @@ def displacements(ctx: Context) -> list[Candidate]:
 
             # (an ending word is said of the entry's name nearest it: "温湿度就看慧农 app，农博士那个账号注销了" ends 农博士)
             # (a name written right beside it is one with it: "Excel 共用表 停用")
+            # (and an ending word after a thing the entry names, the old name only further on, is said of that thing:
+            # "stopwatch app retired liao 👋 Mel happy" ends the app, not Mel)
+            others = frozenset(t for t in it.subject if not t.startswith("~")) - term_set(old)
+
             def of_this(f: str):
                 return lambda m, p: not any(
                     q != old and old not in q and any(a < x and x + len(q) <= b and f[a:x].strip() and f[x + len(q):b].strip()
                                                      for x in _said(q, f))
-                    for q in olds for a, b in [(p + len(old), m.start()) if m.start() >= p else (m.end(), p)])
+                    for q in olds for a, b in [(p + len(old), m.start()) if m.start() >= p else (m.end(), p)]) and not (
+                    m.end() <= p and term_set(re.split(r"[，,。.;；!！?？]", f[max(0, m.start() - 20):m.start()])[-1]) & others)
 
             ends = [o for o in ending_lines if (pos := said_old(folded[id(o)]))
                     and _marked(lx.DISPLACED, folded[id(o)], pos, len(old), of=of_this(folded[id(o)]))
