@@ -5221,7 +5221,8 @@ def test_an_hour_said_bare_and_again_with_its_part_of_the_day_is_one_time_and_th
              ("2026-05-27", "assistant", "可以的，改到几点？其他照旧吗？"),
              ("2026-05-27", "user", "改8点 晚上八点。别的不动 还是excel 按门店 微信发我")]
     (out,) = preference_changes(session_ctx("", user, turns))
-    assert out.op.text.startswith("[P1] 每天晚上八点微信发销量表给老板，Excel 附件，按门店分")
+    assert out.op.text.startswith(("[P1] 每天晚上八点微信发销量表给老板，Excel 附件，按门店分",
+                                   "[P1] 每天晚上 8点微信发销量表给老板，Excel 附件，按门店分"))
 
 
 # -- faults: an alarm gone off again names the thing; a leak; a reset; the fault said again is no lesson (issue 14) --
@@ -5401,3 +5402,14 @@ def test_an_ending_word_after_a_thing_the_entry_names_is_not_said_of_a_person_na
             ("2026-05-26", "Alge test run w/ Rob + 2 runners, gates ok"),
             ("2026-05-28", "Sat races 全部用 Alge timer, stopwatch app retired liao 👋 Rob happy")]
     assert not any("Alge's phone" in (c.op.text or "") for c in displacements(ctx(mem, said)))
+
+
+def test_a_bare_hour_moves_a_time_in_the_entrys_half_of_the_day_and_keeps_its_part_of_the_day():
+    from memgit.dream.rules.preference import preference_changes
+    user = "# USER\n\n- [P1] 每天營業日報晚上 9 點 LINE 傳給她，現金跟刷卡分開列 (2026-01-05)\n"
+    turns = [("2026-05-27", "user", "日報以後改 8 點半傳好了，我最近都很早睏"),
+             ("2026-05-27", "assistant", "好的～那一樣用 LINE 傳、現金跟刷卡分開列嗎？"),
+             ("2026-05-27", "user", "對 其他都照舊 只有時間改"),
+             ("2026-05-27", "assistant", "收到！從今天起每天晚上 8 點半 LINE 傳日報。")]
+    (out,) = preference_changes(session_ctx("", user, turns))
+    assert out.op.text == "[P1] 每天營業日報晚上 8 點半 LINE 傳給她，現金跟刷卡分開列 (2026-05-27)"
