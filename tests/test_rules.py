@@ -5378,14 +5378,14 @@ def test_waiting_in_cantonese_ends_when_the_form_is_signed_and_the_waited_clause
     assert status_changes(ctx(mem, [("2026-05-27", "隔籬判頭油塘個盤 Form 5 俾人 reject 咗")])) == []
 
 
-def test_an_app_deleted_ends_it_and_the_new_ones_chinese_word_is_what_every_line_starts_with():
-    from memgit.dream.rules.displaced import displacements
-    mem = "## 家里\n- [P1] 家庭记账用 MoneyWiz，爸妈都有装 (2026-01-12)\n"
-    said = [("2026-05-26", "爸爸嫌 MoneyWiz 广告太多，说全家搬去 Zoho 账本"),
-            ("2026-05-27", "Zoho 账本共用「王家」建好，MoneyWiz 的账全部搬过去了"),
-            ("2026-05-28", "MoneyWiz app 两支手机都删了，之后只用 Zoho 账本")]
-    (out,) = displacements(ctx(mem, said))
-    assert out.op.text.startswith("[P1] 家庭记账用 Zoho 账本，爸妈都有装")
+def test_the_new_ones_chinese_word_is_what_every_line_starts_with_and_a_file_deleted_ends_nothing():
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    from memgit.dream.rules.displaced import _whole_new
+    lines = ["全家搬去 Zoho 账本", "Zoho 账本共用「王家」建好", "之后只用 Zoho 账本"]
+    assert _whole_new("Zoho", "moneywiz", lines) == "Zoho 账本"
+    # deleting a file ("Whisper 的模型文件删掉了") ends no tool, and no word of another entry ("模型")
+    assert not lx.DISPLACED.search(fold("工作站上 Whisper large 的模型文件删掉了，腾出空间"))
 
 
 def test_stop_ordering_ends_a_supply_and_all_batches_using_another_in_malay_takes_its_part():
