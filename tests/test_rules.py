@@ -5304,6 +5304,8 @@ def test_a_release_named_by_one_entry_only_moves_on_a_line_saying_it_was_upgrade
             ("2026-05-26", "cut 3 signs on the laser w/ LightBurn 2 jobs")]
     (out,) = named_releases(ctx(mem, said))
     assert out.op.text == "[P1] Laser cutter runs LightBurn 2 for signs and plaques (2026-05-26)"
+    # another thing's upgrade to it, the name not opening the line, is that thing's
+    assert named_releases(ctx(mem, [("2026-05-24", "design laptop upgraded to LightBurn 2, installing tonight")])) == []
     # named by another entry too, the line naming none of this one's words may be the other's
     two = mem + "- [P1] Design laptop keeps LightBurn 1 for quotes (2026-04-02)\n"
     assert [c.op.targets for c in named_releases(ctx(two, said[:1]))] == []

@@ -455,9 +455,10 @@ def named_releases(ctx: Context) -> list[Candidate]:
                     by_number.setdefault(bare, []).append((o, False, True))
                 continue
             mine = ctx.weight(o.terms & own)
-            if not mine and not (named_here and UPGRADE.search(f)):
-                continue  # the name alone: a release of something else (unless no other entry names it and the line
-                # says it was upgraded or installed: "Aspire 12 upgrade license came thru")
+            if not mine and not (named_here and UPGRADE.search(f) and re.match(rf"\s*(?:{names})", f)):
+                continue  # the name alone: a release of something else (unless no other entry names it and the line,
+                # opening with it, says it was upgraded or installed: "Aspire 12 upgrade license came thru"; not
+                # "文档站升级到 Next.js 15", another thing's upgrade)
             if any(ctx.weight(o.terms & theirs) >= mine for _, theirs in rivals):
                 continue  # another entry with the same release fits the line as well
             if _names_a_sibling(it, o, name_terms):
