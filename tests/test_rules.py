@@ -5415,3 +5415,13 @@ def test_a_bare_hour_moves_a_time_in_the_entrys_half_of_the_day_and_keeps_its_pa
              ("2026-05-27", "assistant", "收到！從今天起每天晚上 8 點半 LINE 傳日報。")]
     (out,) = preference_changes(session_ctx("", user, turns))
     assert out.op.text == "[P1] 每天營業日報晚上 8 點半 LINE 傳給她，現金跟刷卡分開列 (2026-05-27)"
+
+
+def test_a_channel_refused_in_cantonese_moves_the_entrys_channel():
+    # (the refusal words are matched on folded text: 唔使再 reads 不使再, which a pattern spelling 唔使 never met)
+    from memgit.dream.rules.preference import preference_changes
+    user = "# USER\n\n- [P1] 週報星期五四點 email 我，用表格列每個倉 (2026-03-09)\n"
+    turns = [("2026-05-27", "user", "週報照舊星期五四點同表格，唔使再 email 我，send 去 WhatsApp 得啦"),
+             ("2026-05-27", "assistant", "好，週報星期五四點改用 WhatsApp 發，表格照舊。")]
+    (out,) = preference_changes(session_ctx("", user, turns))
+    assert "WhatsApp" in out.op.text and "email" not in out.op.text and "表格" in out.op.text

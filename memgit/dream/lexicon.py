@@ -23,6 +23,8 @@ FIXED = _re("fixed")
 # the opposite of a failure: what the thing that failed does once it works ("备份成功", "the sync succeeded");
 # alone it is no fix (a first success can be luck), so it counts only on two days (memgit.dream.rules.prune)
 SUCCEEDED = _re("succeeded")
+# how often a fault comes, said before its word ("keeps", "一直"): stripped to find the fault's own word
+OFTEN_LEAD = LazyPattern(rf"^(?:{alternation('often_lead')})", key="often_lead")
 REPEATED = _re("repeated")  # "two nights in a row", "连续两晚": a line that reports several runs
 
 
@@ -283,6 +285,9 @@ RATHER_THAN = _re("rather_than")
 CHANNEL = _re("channel")  # a way a message reaches a person, named bare ("email at 06:30")
 PREF_KEPT = _re("pref_kept")  # "same time", "照旧": what stays when the rest of a preference changes
 PREF_ADDED = _re("pref_added")  # "also", "加上": new words that add to a preference
+# a channel refused, written before it ("not email"), and one moved to, written before it ("just Teams"): alternations
+# a rule embeds with the channel's own name
+CHANNEL_DROPPED, CHANNEL_MOVED = alternation("channel_dropped"), alternation("channel_moved")
 # a clock time moved ("改到 9 点", "move it to 9pm"), the day it is given for, and the parts of a Chinese day
 # a clock time is said in ("晚上"; `CLOCK_PM` adds twelve hours to 1–11)
 TIME_MOVED = _re("time_moved")
@@ -293,6 +298,8 @@ PLACE_MOVED = _re("place_moved")
 ORDINAL = frozenset(words("ordinal", "en"))
 CLOCK_AM = tuple(words("clock_am"))
 CLOCK_PM = tuple(words("clock_pm"))
+# a part of the day said right before a clock time: the clock words and a day named with its part ("明早", "tonight")
+DAY_PART_BEFORE = LazyPattern(rf"(?:{alternation('clock_am')}|{alternation('clock_pm')}|{alternation('day_part_named')})\s*$", key="day_part_named")
 # (a dash after it stands apart: "right — from now on", never "right-hand")
 FILLER = LazyPattern(rf"^(?:{alternation('as_written.filler')})(?:\s*[—–-]\s+|[,，:：!！。\s])+", re.I, key="as_written.filler")
 # "Mei said (that) …", "Jw 说 …": who said it is evidence, not part of the preference

@@ -425,10 +425,11 @@ def displacements(ctx: Context) -> list[Candidate]:
                 if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named if o.day >= start):
                     continue  # said as a stand-in for it: no replacement
                 # (and, beside those, a line right after one naming the old one that gives the new one the part)
-                named += [(o, pos) for o in told if (o.source, o.line) in after_old and o.day >= start
-                          and all(o is not x for x, _ in named) and (pos := said_new(folded[id(o)]))
-                          and _marked(lx.TAKING_PART, folded[id(o)], pos, len(new))
-                          and not _stand_in(folded[id(o)], pos, len(new))] if named else []
+                if named:
+                    named += [(o, pos) for o in told if (o.source, o.line) in after_old and o.day >= start
+                              and all(o is not x for x, _ in named) and (pos := said_new(folded[id(o)]))
+                              and _marked(lx.TAKING_PART, folded[id(o)], pos, len(new))
+                              and not _stand_in(folded[id(o)], pos, len(new))]
                 support = [o for o, _ in named]
                 days = {o.day for o in support}
                 if planned_only and not any(
@@ -546,15 +547,23 @@ def _whole_new(raw: str, old: str, lines: list[str]) -> str:
                         seen[run] = seen.get(run, 0) + 1
     best = [r for r, n in seen.items() if n >= 2 and len(r) <= 40]
     whole = max(best, key=lambda r: (len(r.split()), seen[r])) if best else raw
-    # (and the Chinese word every line writes right after it, two lines or more: "Google 日曆")
-    after = [m.group(1) for t in lines for m in re.finditer(re.escape(whole) + r"[ \t]?([\u4e00-\u9fff]{2,4})", t)]
-    # (the characters every one of them starts with: "日曆" of "日曆", "日曆共用")
-    common = os.path.commonprefix(after) if after else ""
-    after = [common] * len(after) if len(common) >= 2 else after
-    if len(after) >= 2 and len(set(after)) == 1 and all(re.search(re.escape(whole) + r"[ \t]?" + re.escape(after[0]), t) for t in lines if whole in t):
-        sep = " " if f"{whole} {after[0]}" in "\n".join(lines) else ""
-        whole = f"{whole}{sep}{after[0]}"
+    if tail := _chinese_after(whole, lines):
+        sep = " " if f"{whole} {tail}" in "\n".join(lines) else ""
+        whole = f"{whole}{sep}{tail}"
     return whole
+
+
+def _chinese_after(whole: str, lines: list[str]) -> str:
+    """The Chinese word every line naming `whole` writes right after it, in two lines or more ("Google 日曆"):
+    the characters all of them start with ("日曆" of "日曆", "日曆共用"), or "" when the lines differ."""
+    after = [m.group(1) for t in lines for m in re.finditer(re.escape(whole) + r"[ \t]?([\u4e00-\u9fff]{2,4})", t)]
+    common = os.path.commonprefix(after) if after else ""
+    if len(common) >= 2:
+        after = [common] * len(after)
+    if len(after) < 2 or len(set(after)) != 1:
+        return ""
+    each = re.compile(re.escape(whole) + r"[ \t]?" + re.escape(after[0]))
+    return after[0] if all(each.search(t) for t in lines if whole in t) else ""
 
 
 def _not_twice(text: str, new: str) -> str:

@@ -83,7 +83,7 @@ def _moved_time(it, o: Observation, peers: list[Observation], asked: Observation
     # (an hour said bare, no part of the day and no am/pm, is in the half of the day of the entry's time: "改 8 點半傳" of
     # "晚上 9 點")
     if halves == {True}:
-        said = [(c[0], c[1], c[2] + 720, *c[3:]) if c[2] < 720 and not _DAY_PART_BEFORE.search(f[max(0, c[0] - 4):c[0]])
+        said = [(c[0], c[1], c[2] + 720, *c[3:]) if c[2] < 720 and not lx.DAY_PART_BEFORE.search(f[max(0, c[0] - 4):c[0]])
                 and not re.match(r"\s*(?:am|pm|a\.m|p\.m)", f[c[1]:]) and re.fullmatch(r"[\d\s:：点點半刻分]+", f[c[0]:c[1]])
                 else c for c in said]
     twins = []
@@ -123,10 +123,11 @@ def _moved_time(it, o: Observation, peers: list[Observation], asked: Observation
         return None
     as_said = o.text[new[0]:new[1]].strip()
     # (the part of the day the entry writes before its time stays when the person leaves it unsaid: "晚上 9 點" → "晚上 8 點半")
-    day_part = _DAY_PART.match(body[old[0]:old[1]])
-    if day_part and not _DAY_PART.search(as_said) and clocks(fold(day_part.group(0) + as_said)) \
-            and clocks(fold(day_part.group(0) + as_said))[0][2] == new[2]:
-        as_said = day_part.group(0) + as_said
+    day_part = _DAY_PART.match(fold(body[old[0]:old[1]]))
+    if day_part and not _DAY_PART.match(fold(as_said)):
+        with_part = body[old[0]:old[0] + day_part.end()] + as_said
+        if (said_so := clocks(fold(with_part))) and said_so[0][2] == new[2]:
+            as_said = with_part
     written = as_said if new[3] == old[3] else clock_as(new[2], body[old[0]:old[1]], old[3])
     if written is None:
         return None
@@ -160,8 +161,8 @@ def _moved_channel(it, o: Observation, peers: list[Observation]) -> tuple[int, i
     if len(new) != 1:
         return None
     nw = new.pop()
-    dropped = re.search(rf"(?:\bnot|\bno|n't|\binstead of|唔使再?|不用再?|别再?|停)\s*(?:\w+\s+)?{re.escape(old[:4])}", said) \
-        or re.search(rf"(?:\bjust|\bonly|淨係|只|转|轉|改|switch(?:ed)? to|move(?:d)? to|change(?:d)? to)[^,，。.;；]{{0,12}}{re.escape(nw)}", said)
+    dropped = re.search(rf"(?:{lx.CHANNEL_DROPPED})\s*(?:\w+\s+)?{re.escape(old[:4])}", said) \
+        or re.search(rf"(?:{lx.CHANNEL_MOVED})[^,，。.;；]{{0,12}}{re.escape(nw)}", said)
     if not dropped:
         return None
     own = frozenset(t for t in it.subject if not t.startswith("~") and not clocks(t)) - term_set(old)
@@ -181,8 +182,8 @@ def _moved_channel(it, o: Observation, peers: list[Observation]) -> tuple[int, i
     return a, b, raw
 
 
-_DAY_PART = re.compile(r"^(?:凌晨|早上|早晨|清晨|上午|中午|下午|傍晚|晚上|夜里|夜裡)\s*")
-_DAY_PART_BEFORE = re.compile(r"(?:凌晨|早上|早晨|清晨|上午|中午|下午|傍晚|晚上|夜里|今早|明早|morning|tonight|evening)\s*$")
+# the part of the day a time is written after ("晚上 9 點"), matched on folded text
+_DAY_PART = re.compile(rf"^(?:{'|'.join((*lx.CLOCK_AM, *lx.CLOCK_PM))})\s*")
 # a time asked for from now on ("can it come at 17:45 from now on", "以后 17:45 发"), not one more beside it ("also")
 _FROM_NOW_AT = re.compile(r"\bat\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?\s+(?:from now on|from tomorrow(?: on)?|going forward)\b")
 _ALSO = re.compile(r"\b(?:also|as well|another|extra|additional)\b|另外|再加|也")

@@ -187,7 +187,7 @@ def _succeeded(f: str) -> re.Pattern[str]:
     # the fault's own word said of none ("no bounces", "bounces gone", "冇閃退", "零 fail", "没跳 E-07" for an entry
     # saying it bounces, 閃退, fails or 跳 E-07)
     if (err := lx.ERROR.search(f)) is not None:
-        w = re.sub(r"^(?:keeps?|kept)\s+|^(?:成日|一直|老是|总是|经常|常常)(?:自己)?", "", err.group(0)).strip()
+        w = lx.OFTEN_LEAD.sub("", err.group(0)).strip()
         if w.isascii() and re.fullmatch(r"[a-z]+", w) and len(w) >= 4:
             base = word_stem(w)
             alts.append(rf"\b(?:no|zero|without)\s+(?:more\s+)?{re.escape(base)}\w*\b|\b{re.escape(base)}\w*\s+(?:gone|stopped)\b"

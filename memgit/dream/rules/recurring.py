@@ -246,7 +246,7 @@ def _reports_an_entrys_fault(ctx: Context, o: Observation) -> bool:
     for it in ctx.items_about(o):
         if err := lx.ERROR.search(it.folded):
             # (or the entry's own word of its fault, said again: "timer 又 reset 咗" of "timer 成日自己 reset")
-            own = _OFTEN.sub("", err.group(0)).strip()
+            own = lx.OFTEN_LEAD.sub("", err.group(0)).strip()
             if not failing and not (len(own) >= 2 and any(not lx.negated_at(f, m.start())
                                                           for m in re.finditer(re.escape(own), f))):
                 continue
@@ -254,9 +254,6 @@ def _reports_an_entrys_fault(ctx: Context, o: Observation) -> bool:
             if shared & it.head or len(shared) >= 2:
                 return True
     return False
-
-
-_OFTEN = re.compile(r"^(?:keeps?|kept)\s+|^(?:成日|一直|老是|总是|经常|常常)(?:自己)?")
 
 
 # -- consolidate: a rule someone states, that the days before or after bear out -----------------------------
