@@ -5425,3 +5425,101 @@ def test_a_channel_refused_in_cantonese_moves_the_entrys_channel():
              ("2026-05-27", "assistant", "好，週報星期五四點改用 WhatsApp 發，表格照舊。")]
     (out,) = preference_changes(session_ctx("", user, turns))
     assert "WhatsApp" in out.op.text and "email" not in out.op.text and "表格" in out.op.text
+
+
+# -- tool swaps said in more ways (issue 14) ----------------------------------------------------------------------------
+@pytest.mark.parametrize("line", [
+    "label printer died at the market stall", "not paying for another repair on it", "old drill -> WEEE skip",
+    "gauge → drawer for good", "旧扫码枪不值得修", "那台彻底歇菜", "旧烤箱拆零件", "旧机丢仓库", "收进抽屉吃灰",
+    "旧主机交返代理回收"])
+def test_more_ways_of_saying_a_tool_is_done_for_are_endings(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.DISPLACED.search(fold(line))
+
+
+@pytest.mark.parametrize("line", ["the battery died again, recharged", "回收率 92%", "说好了明天送来"])
+def test_a_fault_said_again_or_a_rate_is_no_ending(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert not lx.DISPLACED.search(fold(line))
+
+
+def test_a_chinese_maker_written_before_a_latin_model_goes_with_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 设备\n- [P1] 车间测厚用三丰 MX200，放工具墙上 (2026-03-01)\n"
+    said = [("2026-05-26", "三丰 MX200 彻底歇菜，探头断了"),
+            ("2026-05-26", "老板：直接买一台德龙 DL-8，明天到"),
+            ("2026-05-27", "德龙 DL-8 到了，测厚没问题"),
+            ("2026-05-28", "测厚全部用德龙 DL-8，三丰收进抽屉吃灰")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 车间测厚用德龙 DL-8，放工具墙上 (2026-05-28)"
+
+
+def test_a_count_after_the_old_name_becomes_the_new_ones_in_the_same_measure_or_stops_the_swap():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 設備\n- [P1] 烘乾用大同 8 盤烘箱 (2026-03-01)\n"
+    said = [("2026-05-26", "大同 8 盤加熱管燒掉了，師傅說不修了"),
+            ("2026-05-26", "改用聲寶 12 盤，下午裝好"),
+            ("2026-05-28", "烘乾全部走聲寶，大同那台拆零件")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 烘乾用聲寶 12 盤烘箱 (2026-05-28)"
+    # the new one's count never said: the old one's count may not be the new one's
+    bare = [(d, t.replace(" 12 盤", "")) for d, t in said]
+    assert displacements(ctx(mem, bare)) == []
+
+
+def test_an_acronym_opening_a_name_is_said_alone_and_a_character_inside_a_word_takes_no_part():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 录音\n- [P1] 录音用 DAW Studio，跑在那台华硕小新上 (2026-03-01)\n"
+    said = [("2026-05-26", "DAW 又崩了，工程丢了半小时"),
+            ("2026-05-26", "阿杰：别折腾 DAW 了，直接上剪映专业版"),
+            ("2026-05-27", "剪映专业版装好，录音试了一段没问题"),
+            ("2026-05-28", "DAW 已经卸了，小新上只留剪映专业版")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 录音用剪映专业版，跑在那台华硕小新上 (2026-05-28)"
+
+
+def test_a_model_number_ending_the_old_ones_clause_goes_with_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Yard\n- [P1] Deck oil is Osmo Polyx 3032, clear, 10 tins an order (2026-03-01)\n"
+    said = [("2026-05-26", "Osmo up 20% again. boss: no longer using Osmo, deck oil switch to Rubio"),
+            ("2026-05-27", "ordered Rubio Monocoat clear, 10 tins"),
+            ("2026-05-28", "first deck oiled with Rubio, looks good")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] Deck oil is Rubio, clear, 10 tins an order (2026-05-28)"
+
+
+def test_an_ending_opening_the_next_log_line_ends_the_tool_the_line_before_names():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Lab\n- [P1] pH checked with the Hach HQ11 meter, calibrated every morning (2026-03-01)\n"
+    said = [("2026-05-26", "HQ11 fell off the bench, screen cracked"),
+            ("2026-05-26", "Dana: not worth fixing, ordering a Mettler S210"),
+            ("2026-05-27", "S210 arrived, calibrated, pH checks on it from now on"),
+            ("2026-05-28", "morning pH calibration on the S210 ok")]
+    (out,) = displacements(ctx(mem, said))
+    assert "S210" in out.op.text and "HQ11" not in out.op.text
+    # the line after speaks of something else: its ending word opens no clause of it
+    other = [said[0], ("2026-05-26", "Dana says the old fridge is not worth fixing"), *said[2:]]
+    assert displacements(ctx(mem, other)) == []
+
+
+def test_a_switch_further_on_in_a_line_naming_the_old_one_ends_it_when_a_name_follows():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Kitchen\n- [P1] Rice: Royal Umbrella 10kg bags from Tan Bros every Mon (2026-03-01)\n"
+    said = [("2026-05-26", "Tan Bros say Royal Umbrella up $3 a bag again, boss say enough, next order switch to Golden Phoenix"),
+            ("2026-05-27", "Tan Bros order placed: 4 bags Golden Phoenix 10kg"),
+            ("2026-05-28", "first rice pot with Golden Phoenix, ok")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] Rice: Golden Phoenix 10kg bags from Tan Bros every Mon (2026-05-28)"
+
+
+def test_a_maker_written_apart_beside_the_old_model_is_said_by_its_word():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 保安\n- [P1] 大堂 CCTV 用海康 DS-7604 錄影機，保留 30 日 (2026-03-01)\n"
+    said = [("2026-05-26", "CCTV 錄影機 DS-7604 死機，重開唔得"),
+            ("2026-05-26", "主任：唔修喇，換部海康 DS-7608NI"),
+            ("2026-05-27", "DS-7608NI 裝好，錄影照舊保留 30 日"),
+            ("2026-05-28", "舊 DS-7604 交返海康回收")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 大堂 CCTV 用海康 DS-7608NI 錄影機，保留 30 日 (2026-05-27)"

@@ -55,6 +55,8 @@ ARRIVED = table("done", "en")["arrived"]["display"]  # a thing come in: of the e
 TRADITIONAL = {d["display"]: d.get("traditional", d["display"]) for d in table("done", "zh").values()}
 NEGATED_BEFORE = LazyPattern(_NEG + r"\s*[^\s,，。;；!！?？]{0,6}$", key="negation")  # (within its clause: "受不了，订了台" is no negation of 订)
 
+# the work moved to another name further on in a line naming the old one (memgit.dream.rules.displaced)
+SWITCH_TO = _re("switch_to")
 PREFERENCE = _re("preference")
 EXCEPTION = _re("exception")
 # a value set anew: the verb, and the word joining what is set to its number (memgit.dream.rules.aligned)

@@ -24,7 +24,7 @@ from memgit.text import (STOP_ZH, cjk_cut, cjk_pairs, cjk_words, is_common_word,
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
 # word is a kind (POS, SSD, CI) more often than a name
 _LATIN = re.compile(r"(?<![\w.-])(?:(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9.-]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
-                    r"|\d?[A-Z]{1,4}(?:-\d{1,5}|\d{2,5})[A-Za-z]?|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")  # (or a model's code: "T310", "HN-20"; or "W&B")
+                    r"|\d?[A-Z]{1,4}(?:-\d{1,5}|\d{2,5})[A-Za-z]{0,2}|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")  # (or a model's code: "T310", "HN-20"; or "W&B")
 # what comes before a capitalised word that opens a sentence (then it is any word, not a name)
 _OPENING = set(".!?;。！？；\"“”'‘’:：([*_—–")
 _STAMP = re.compile(r"\s*(?:[-*]\s+)?\d{1,2}:\d{2}")
@@ -162,7 +162,8 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str, ended: list
                 and not (lab and m.start() < lab.end(1)) and all(w.lower() in names for w in words):
             out.append(n)
             whole.append((m.start(), m.end()))
-    for m in _LATIN.finditer(body):
+    # (and an acronym opening a name of capitalised words, said alone near an ending: "OBS" of "OBS Studio")
+    for m in (*_LATIN.finditer(body), *_ACRONYM_HEAD.finditer(body)):
         n = m.group(0).lower()
         if n in STOP or n not in around or lx.WEEKDAY.search(n) or len(n) < 3:
             continue
@@ -180,8 +181,9 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str, ended: list
         for k, w in enumerate(words):
             if any(w in q for q in quoted):
                 continue
-            if f.find(w) < _SUBJECT_SPAN:
-                continue  # what the entry opens with is what it is about, not what does it ("巡检记录写在石墨文档里")
+            if f.find(w) < _SUBJECT_SPAN and not re.search(r"(?:用|走|靠)$", f[:f.find(w)]):
+                continue  # what the entry opens with is what it is about, not what does it ("巡检记录写在石墨文档里"),
+                # unless a use verb stands before it ("烘乾用大同 8 盤烘箱")
             if len(w) >= 2 and w in around and ctx.anchor(w) and not is_common_word(w) and 1 <= len(_said(w, f)) <= 2:
                 # (with the word after it, when the lines write the two as one name: "石墨" + "文档"; or with the
                 # characters after it that end its word there: "石磨" + "机")
@@ -272,6 +274,8 @@ def _new_chinese(f: str, text: str) -> list[tuple[str, str]]:
     out = []
     for m in lx.TAKING_PART.finditer(f):
         run = _CJK_RUN.match(f, m.end() + len(f[m.end():]) - len(f[m.end():].lstrip(" \t「『“\"")))  # ("换成 海典", "改用「肚肚」")
+        if _inside_word(f, m.start(), m.end()):
+            continue  # (inside a word: the 新 of "小新上只留直播伴侣", a laptop's name)
         if run and not lx.negated_at(f, m.start()) and not _stand_in(f, [run.start()], len(run.group(0))):
             # (a name ends before 的: "改看国家海洋台的小程序" takes 国家海洋台, what follows is its own thing)
             end = run.start() + cut if (cut := run.group(0).find("的")) >= 2 else run.end()
@@ -285,12 +289,22 @@ def displacements(ctx: Context) -> list[Candidate]:
     if not told:
         return []
     folded = {id(o): fold(o.text) for o in told}
-    ending_lines = [o for o in told if lx.DISPLACED.search(folded[id(o)])]
+    # (and lines moving the work to another name further on, "Prima up another $2.40 … switch to Bake King": the names
+    # before that word may be what it ends)
+    names = _Names(ctx)
+    switching = [o for o in told if any(not lx.negated_at(folded[id(o)], m.start()) and _name_next(folded[id(o)], m.end(), names)
+                                        for m in lx.SWITCH_TO.finditer(folded[id(o)]))]
+    ending_lines = [o for o in told if lx.DISPLACED.search(folded[id(o)]) or o in switching]
     if not ending_lines:
         return []
     # the text around every ending word: an old name must stand in it (most entries' names do not)
     around = "\n".join(f[max(0, m.start() - _NEAR - 40):m.end() + _NEAR + 40]
                         for f in (folded[id(o)] for o in ending_lines) for m in lx.DISPLACED.finditer(f))
+    around += "".join("\n" + folded[id(o)] for o in switching)
+    # (and the line before one whose ending word opens a clause, which may be what it ends: "PAL-03S 摔了" then "不修了")
+    by_line = {(o.source, o.line): folded[id(o)] for o in told if o.kind == "log"}
+    around += "".join("\n" + by_line[(o.source, o.line - 1)] for o in ending_lines if (o.source, o.line - 1) in by_line
+                      and any(_CLAUSE_OPENS.search(folded[id(o)], 0, m.start()) for m in lx.DISPLACED.finditer(folded[id(o)])))
     around_terms = term_set(around)  # (and its words' stems: "pawdiari" is how an entry's subject holds "PawDiary")
     # the Chinese written right before an ending word, its subject ("金数据停用"): a name the segmenter may not know
     ended_runs = [m.group(0) for f in (folded[id(o)] for o in ending_lines) for e in lx.DISPLACED.finditer(f)
@@ -300,7 +314,6 @@ def displacements(ctx: Context) -> list[Candidate]:
     plans = [it for it in ctx.items if _weighed(it)]
     memory = "\n".join(it.folded for it in ctx.items if it not in plans)
     every = "\n".join(folded[id(o)] for o in told)  # (every line's words, once: which new names other lines write)
-    names = _Names(ctx)
     out: list[Candidate] = []
     fits: dict[tuple[str, str], list[tuple[float, Item]]] = {}
     found: dict[int, list[tuple[int, str, str, str, list[Observation], list[Observation]]]] = {}
@@ -353,6 +366,21 @@ def displacements(ctx: Context) -> list[Candidate]:
                     and _marked(lx.DISPLACED, folded[id(o)], pos, len(old), of=of_this(folded[id(o)]))
                     and (alone or o.terms & rest)
                     and not _actor(folded[id(o)], pos, len(old))]
+            # (or a line naming it that moves the work to another name further on, no name of the entry's between)
+            ends += [o for o in switching if o not in ends and (pos := said_old(folded[id(o)])) and (alone or o.terms & rest)
+                     and not _actor(folded[id(o)], pos, len(old)) and any(
+                         p < m.start() and not lx.negated_at(folded[id(o)], m.start())
+                         and _name_next(folded[id(o)], m.end(), names)
+                         and not any(q != old and p < x < m.start() for q in olds for x in _said(q, folded[id(o)]))
+                         for m in lx.SWITCH_TO.finditer(folded[id(o)]) for p in pos)]
+            # (or the next line of a log after one naming it, when an ending word opens a clause of it with no name of
+            # its own: "PAL-03S 摔了，屏幕裂了" and then "周厂长：不修了，直接买 HANNA HI96821")
+            named_before = {(o.source, o.line + 1) for o in told if o.kind == "log" and said_old(folded[id(o)])}
+            ends += [o for o in ending_lines if (o.source, o.line) in named_before and o not in ends
+                     and not said_old(folded[id(o)]) and (alone or o.terms & rest or any(
+                         (o.source, o.line - 1) == (x.source, x.line) and x.terms & rest for x in told))
+                     and any(_CLAUSE_OPENS.search(folded[id(o)], 0, m.start()) and not lx.negated_at(folded[id(o)], m.start())
+                             for m in lx.DISPLACED.finditer(folded[id(o)]))]
             if not ends:
                 continue
             # only planned ("下周起进销存从管家婆换成海典"): done when a later line, itself no plan, gives the entry's
@@ -529,6 +557,10 @@ _MORE_NAME = re.compile(r"(?:[ \t]+[A-Z][A-Za-z0-9+]*)+")
 _MODEL_AFTER = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9.+-]*\d[A-Za-z0-9.+-]*(?![\w-])")
 # a run of capitalised words and numbers: a product's whole name ("IDEXX ProCyte One")
 # (a model's number may end in a small letter: "CORiTEC 350i")
+# what stands before a word opening a clause: nothing, a mark ending the last one, or a speaker's colon (and a quote)
+_CLAUSE_OPENS = re.compile(r"(?:^|[，,。;；!！:：]|\.\s)\s*[\"“「]?\s*$")
+_CLAUSE_ENDS = re.compile(r"\s*(?:[，,;；。（(]|$)")
+_ACRONYM_HEAD = re.compile(r"(?<![\w.-])[A-Z]{2,5}(?=[ \t]+[A-Z][a-z])")
 _NAME_RUN = re.compile(r"(?<![\w.-])(?:[A-Z][\w+-]*|\d+[a-z]?)(?:[ \t]+(?:[A-Z][\w+-]*|\d+[a-z]?))*(?![\w-])")
 
 
@@ -550,7 +582,25 @@ def _whole_new(raw: str, old: str, lines: list[str]) -> str:
     if tail := _chinese_after(whole, lines):
         sep = " " if f"{whole} {tail}" in "\n".join(lines) else ""
         whole = f"{whole}{sep}{tail}"
+    elif maker := _chinese_before(whole, lines):
+        sep = " " if f"{maker} {whole}" in "\n".join(lines) else ""
+        whole = f"{maker}{sep}{whole}"
     return whole
+
+
+def _chinese_before(whole: str, lines: list[str]) -> str:
+    """The Chinese name every line naming the Latin `whole` writes right before it, in two lines or more: its maker
+    ("德龙 DL-8"), the characters all of them end with, a word no common one; or ""."""
+    if not whole[:1].isascii():
+        return ""
+    runs = [m.group(1) for t in lines for m in re.finditer(r"([\u4e00-\u9fff]*)[ \t]?" + re.escape(whole) + r"(?![\w-])", t)]
+    if len(runs) < 2 or not all(runs):
+        return ""
+    common = os.path.commonprefix([r[::-1] for r in runs])[::-1]
+    if len(common) < 2:
+        return ""
+    word = cjk_cut(common)[-1]
+    return word if len(word) >= 2 and not is_common_word(word) and word not in STOP_ZH else ""
 
 
 def _chinese_after(whole: str, lines: list[str]) -> str:
@@ -645,6 +695,17 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         if not any(p >= len(w) + 1 and f[p - len(w) - 1:p].strip() == w
                    for f in support for p in _said(new_raw.lower(), f)):
             a = maker.start(1)
+    if not CJK_IN.match(old) and ending:
+        # (a Chinese maker's name written right before a Latin model, which every line ending it writes before it too,
+        # goes with it: "元征 X431" when "元征 X431 彻底歇菜")
+        low = simple.lower()
+        gap = len(low[:a]) - len(low[:a].rstrip(" \t"))
+        run = _CJK_RUN_BEFORE.search(low[:a - gap])
+        wb = cjk_cut(run.group(0))[-1] if run else ""
+        said = [(f, p) for f in ending for p in _said(old, f)]
+        if len(wb) >= 2 and wb not in STOP_ZH and said \
+                and all(re.search(re.escape(wb) + r"[ \t]?$", f[:p]) for f, p in said):
+            a -= gap + len(wb)
     model = _MODEL_AFTER.match(body, b)
     if model and CJK_IN.match(old):
         b = model.end()  # (the old brand's model goes with it: "迈瑞 BC-5000Vet")
@@ -679,9 +740,21 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
     # (a quoted name the old one opens is its whole name: "「速达云ERP」" goes whole)
     if a > 0 and body[a - 1] in _OPENING and (close := _CLOSING_AFTER.match(body, b)):
         b = close.end(1)
+    # (a count right after it, "東亞 12 層", is the old one's size: the new one's in the same measure where the lines
+    # write it after the new name, "金鼎 16 層"; else the old one's, left to a person)
+    if (size := _SIZE_AFTER.match(body, b)) and (sizes := _sizes_of(new_raw, size.group(2), support)):
+        if len(sizes) != 1:
+            return None
+        new_raw = f"{new_raw}{size.group(0)[:size.start(1) - b]}{sizes.pop()}{body[size.end(1):size.start(2)]}{size.group(2)}"
+        b = size.end()
+    elif size and CJK_IN.match(size.group(2)) and not any(size.group(1) in f for f in support):
+        return None
     title = _TITLE_AFTER.match(body, b)
     number = _NUMBER_AFTER.match(body, b) or title
-    if number and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support)):
+    if number and not title and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support)) \
+            and b > a + len(old) and _CLAUSE_ENDS.match(body, number.end()):
+        b = number.end()  # (the number of a model the old one's name ends with, its clause said: "Jotun Seaforce 90，紅色")
+    elif number and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support)):
         return None  # the old one's model number or its own file's title, written by no line ("AutoStrobe 590 hardware
         # strobe tuner", 'Google Sheet "Weights 2026"'): the entry describes the old one itself, a person rewrites it
     if title and not CJK_IN.match(old) and any(title.group(1).lower() in f for f in ending):
@@ -709,10 +782,48 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
 
 
 _CJK_RUN_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,}$")
+# a count and its measure right after a name ("東亞 12 層", "Dell 24 inch"): its size
+_SIZE_AFTER = re.compile(r"[ \t]?(\d+(?:\.\d+)?)[ \t]?([\u4e00-\u9fff]|[A-Za-z]+\b)")
+
+
+def _sizes_of(new: str, measure: str, lines: list[str]) -> set[str]:
+    """The counts the lines write right after the new name in `measure` ("金鼎 16 層" → {"16"})."""
+    unit = re.escape(to_simplified(measure).lower())
+    name = re.escape(to_simplified(new).lower())
+    return {m.group(1) for f in lines for m in re.finditer(name + r"[ \t]?(\d+(?:\.\d+)?)[ \t]?" + unit + r"(?![a-z])", f)}
 _CJK_AFTER = re.compile(r"[ \t]?([\u4e00-\u9fff]{2,8})")
 _OWN_VERSION = re.compile(r"[ \t]?(?:v\d+(?:\.\d+)*|\d+\.\d+(?:\.\d+)*)(?![\w.])", re.I)  # ("v3", "5.7")
 _OPENING = "「『“"
 _CLOSING_AFTER = re.compile(r"([^「」『』“”\s]{0,16})[」』”]")
+
+
+def _name_next(f: str, at: int, names: "_Names") -> bool:
+    """A name stands right after `at` in the folded line: a Latin word written as a name, or Chinese words no common
+    one ("换成金蝶", not "换成新的")."""
+    nxt = re.match(r"[ \t「『“\"]*([a-z][\w-]*|[\u4e00-\u9fff]+)", f[at:])
+    if not nxt:
+        return False
+    w = nxt.group(1)
+    if not CJK_IN.match(w):
+        return w in names
+    first = cjk_cut(w)[0]
+    return len(first) >= 2 and not is_common_word(first)
+
+
+def _inside_word(text: str, a: int, b: int) -> bool:
+    """Whether the Chinese `text[a:b]` lies inside a word the segmenter cuts, begun before it and going on after it
+    (the 新 of "小新上", a name no dictionary holds)."""
+    if not (0 < a and CJK_IN.match(text[a - 1]) and CJK_IN.match(text[a:a + 1])):
+        return False
+    before = _CJK_RUN_BEFORE.search(text[:a])
+    start = before.start() if before else a - 1
+    end = a + len(re.match(r"[\u4e00-\u9fff]*", text[a:]).group(0))
+    pos = start
+    for w in cjk_cut(text[start:end]):
+        if pos < a < pos + len(w):
+            return b < pos + len(w)  # (a verb ending the word is the segmenter's cut, "说换" of "老板说换问卷星")
+        pos += len(w)
+    return False
 
 
 def _cuts_word(text: str, at: int) -> bool:
@@ -773,7 +884,9 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> b
         if old in fold(clause):
             # a Chinese name written apart beside the old one ("老款 旭众 石磨机": its maker) that no line about the
             # new one writes: the old one's, and what else the entry says may be too
-            if any(w not in said and w not in old for w in _APART_CJK.findall(fold(clause))):
+            # (by its words: the maker in "用海康" is said as "换部海康")
+            if any(w not in old and any(x not in said for x in [x for x in cjk_cut(w) if len(x) >= 2] or [w])
+                   for w in _APART_CJK.findall(fold(clause))):
                 return True
             # and a host beside it ("a self-hosted Jenkins box at ci.orchardloop.dev") that only a line ending the old
             # one writes (`fresh`: the new one's lines that end nothing): the old one's
