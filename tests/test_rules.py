@@ -5523,3 +5523,56 @@ def test_a_maker_written_apart_beside_the_old_model_is_said_by_its_word():
             ("2026-05-28", "舊 DS-7604 交返海康回收")]
     (out,) = displacements(ctx(mem, said))
     assert out.op.text == "[P1] 大堂 CCTV 用海康 DS-7608NI 錄影機，保留 30 日 (2026-05-27)"
+
+
+# -- statuses in more words (issue 14) ----------------------------------------------------------------------------------
+def test_a_wait_on_a_bodys_decision_ends_when_it_passes_or_approves():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 合作\n- [P1] 跟镇文化站谈场地合作，等他们班子开会决定 (2026-04-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "文化站来电：班子会过了！场地合作下周签")]))
+    assert [c.op.text for c in out] == ["[P1] 跟镇文化站谈场地合作，已通过 (2026-05-27)"]
+    mem2 = "## 伦理\n- [P1] 睡眠研究 SLP-3 的伦理申请已提交，等伦理委员会批复 (2026-04-01)\n"
+    out = status_changes(ctx(mem2, [("2026-05-27", "伦理办：SLP-3 批了！批件下周拿")]))
+    assert [c.op.text for c in out] == ["[P1] 睡眠研究 SLP-3 的伦理申请已提交，已批准 (2026-05-27)"]
+
+
+def test_a_report_waited_for_ends_when_it_comes_out():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 检测\n- [P1] 今年春茶的重金属检测样品寄华测，等报告 (2026-04-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "华测报告出了，春茶重金属 8 项全部未检出")]))
+    assert [c.op.text for c in out] == ["[P1] 今年春茶的重金属检测样品寄华测，报告已出 (2026-05-27)"]
+    # another thing's report
+    assert status_changes(ctx(mem, [("2026-05-27", "体检报告出了，都正常")])) == []
+
+
+def test_a_wait_on_a_party_to_do_a_thing_ends_when_the_thing_is_done_of_its_numbered_name():
+    from memgit.dream.rules.status import status_changes
+    mem = "## Members\n- [P1] Omar flew his Grade 3 solo at the June meet, waiting on the BGA to confirm (2026-04-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "BGA email: Omar's Grade 3 is confirmed, badge by post")]))
+    assert [c.op.text for c in out] == [
+        "[P1] Omar flew his Grade 3 solo at the June meet, confirmed (2026-05-27)"]
+    assert status_changes(ctx(mem, [("2026-05-27", "BGA email: the new rota is confirmed")])) == []
+
+
+def test_a_line_may_name_the_entry_by_the_initials_of_its_words():
+    from memgit.dream.rules.status import status_changes
+    mem = "## Jobs\n- [P1] Mill Lane cottage roof: planning permission application sent to the council, waiting on the decision (2026-04-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "council email, Mill Lane PPA granted!! start after harvest")]))
+    assert [c.op.text for c in out] == [
+        "[P1] Mill Lane cottage roof: planning permission application sent to the council, granted (2026-05-27)"]
+    # the initials alone, nothing else of the entry: another job's
+    assert status_changes(ctx(mem, [("2026-05-27", "PPA granted for the Hill Farm barn")])) == []
+
+
+def test_a_wait_named_by_one_uncommon_word_is_ended_by_that_word_done():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 比赛\n- [P1] 县里春季茶王赛送了两罐，已送件，等放榜 (2026-04-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "放榜了！！我们那罐拿了优等奖")]))
+    assert [c.op.text for c in out] == ["[P1] 县里春季茶王赛送了两罐，已送件，已放榜 (2026-05-27)"]
+
+
+def test_a_state_planned_from_a_later_month_gives_way_to_the_one_said_before_it():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 寄卖\n- [P1] 跟乡农会谈寄卖合约，等他们理事会讨论 (2026-04-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "农会来电：理事会通过了！寄卖合约签好，9 月起在农会超市上架")]))
+    assert [c.op.text for c in out] == ["[P1] 跟乡农会谈寄卖合约，已通过 (2026-05-27)"]

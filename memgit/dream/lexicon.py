@@ -121,6 +121,8 @@ def first_affirmed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 # "the grant is approved")
 _CONTAINER = frozenset(words("container", "en"))
 _SAID_OF = re.compile(r"([a-z][a-z'-]*)\s+(?:(?:is|are|was|were|been|be|has|have|had|got|gets|now|just|finally)\s+)*$")
+# (a thing and its number: "level 2 is confirmed")
+_SAID_OF_NUMBERED = re.compile(r"([a-z][a-z'-]*)\s+\d+[a-z]?\s+(?:(?:is|are|was|were|been|be|has|have|had|got|gets|now|just|finally)\s+)*$")
 
 
 def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False) -> bool:
@@ -128,6 +130,8 @@ def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False)
     is a function word or one of `subject`'s terms (`strict`: there is one, and it is the subject's)."""
     before = text[max(0, pos - 40):pos]
     m = _SAID_OF.search(before)
+    if strict and (m is None or not term_set(m.group(1))):
+        m = _SAID_OF_NUMBERED.search(before) or m
     if m is not None and m.group(1) in _CONTAINER:
         # what the thing came in ("sensor parcel arrived", "the chairs' shipment was delivered"): the word
         # before it names what arrived
@@ -215,7 +219,14 @@ def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tup
                          # (or said to be so in speech: "铭文图面确认 OK", "确认无误")
                          rf"|{v}\s*(?:ok|无误|没问题)(?![a-z])")
         zh = "已" + said[-2:]
+        # (a thing awaited, not a step: it comes out, "等报告" → "报告出了", "等结果" → "结果出来了")
+        if len(said) >= 2 and said[-2:] in _AWAITED_THINGS:
+            come = re.compile(rf"{v}\s*(?:已经?|都|终于)?\s*(?:出了|出来了|出炉|下来了|到了|来了)")
+            return ((2, pat, zh, zh, ()), (2, come, said[-2:] + "已出", said[-2:] + "已出", ()))
         return ((2, pat, zh, zh, ()),)
+    # a party waited on to do a thing, the wait's last words ("waiting on UKRA to confirm"): done when it is done
+    if to := _TO_VERB_END.search(wait):
+        return ((2, re.compile(rf"\b{re.escape(to.group(1).rstrip('e'))}e?d\b"), "", "已完成", ()),)
     # the noun right after the wait's words ("awaiting signature", "waiting for the permit"), no later one
     # ("waiting for the landlord to return it" waits for no return)
     m = _EN_OBJECT.match(wait)
@@ -236,6 +247,9 @@ def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tup
 
 
 _NOMINAL = tuple(words("nominal_suffix"))
+_TO_VERB_END = re.compile(r"\bto\s+([a-z]{4,})\s*$")  # (a wait ending on what a party is to do: "… to confirm")
+# things a wait awaits that come out rather than get done ("等报告", "等结果")
+_AWAITED_THINGS = frozenset(words("awaited_thing"))
 
 
 # A state that holds, and the states that end it: (name, holds, ended). An entry saying the first

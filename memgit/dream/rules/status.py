@@ -90,15 +90,21 @@ def status_changes(ctx: Context) -> list[Candidate]:
         # (or a run of three Chinese characters or more of its name, before its state, that no other entry writes and
         # the line writes whole however the segmenter cuts it: "科目二" of "驾照科目二已约考" in "科目二过了！")
         verbatim = _verbatim_runs(it, ctx.items, pend)
+        # (the initials of three words of it or more, which a line writes for them: "LBC" of "listed building consent")
+        initials = _initials(it.entry.body) - frozenset(t for x in ctx.items if x is not it for t in x.subject)
         told: set[tuple[str, int]] = set()  # lines told of the entry by their own words
         # the step it waits on said in the wait's own words, two of them, that no other entry writes ("现场核查过了" of
         # "等市监局现场核查"): the line is about this wait
-        own_wait = frozenset(t for t in term_set(wait) if len(t) >= 2 and t in it.folded and not t.startswith("等"))
-        if len(own_wait) < 2 or any(all(t in x.folded for t in own_wait) for x in ctx.items if x is not it):
+        # (or one, no common word: "放榜" of "等放榜")
+        awaited = frozenset(t for t in term_set(wait) if len(t) >= 2 and t in it.folded and not t.startswith("等"))
+        own_wait = awaited
+        if not own_wait or len(own_wait) == 1 and is_common_word(next(iter(own_wait))) or any(
+                all(t in x.folded for t in own_wait) for x in ctx.items if x is not it):
             own_wait = frozenset()
+        need = min(2, len(own_wait))
         if own_wait:
             seen = {id(o) for o in about}
-            more = {id(o) for o in ctx.obs if id(o) not in seen and len(o.terms & own_wait) >= 2}
+            more = {id(o) for o in ctx.obs if id(o) not in seen and len(o.terms & own_wait) >= need}
             about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about
         for o in about:
             if o.role == "assistant":
@@ -112,8 +118,10 @@ def status_changes(ctx: Context) -> list[Candidate]:
             # (the entry's own number, "#412", names it whatever else the line says)
             by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart \
                 or bool(o.terms & refs) or bool(aside) and aside <= o.terms or bool(short) and short in fold(o.text) \
-                or bool(short_refs) and bool(short_refs.search(o.text)) or len(o.terms & own_wait) >= 2 \
-                or any(v in fold(o.text) for v in verbatim)
+                or bool(short_refs) and bool(short_refs.search(o.text)) or bool(own_wait) and len(o.terms & own_wait) >= need \
+                or bool(o.terms & awaited) and len(o.terms & it.subject) >= 2 \
+                or any(v in fold(o.text) for v in verbatim) \
+                or bool(o.terms & initials) and len(o.terms & (it.subject | initials)) >= 2
             if by_words:
                 told.add((o.source, o.line))
             # the next line of the same log goes on with its story when it names nothing else
@@ -129,7 +137,11 @@ def status_changes(ctx: Context) -> list[Candidate]:
             # (the entry's short forms the line writes are its words there: "OSTR is allowed")
             shorts = frozenset(t for m in short_refs.finditer(o.text) for t in term_set(m.group(0))) if short_refs \
                 else frozenset()
-            st = lx.done_state(f, wait, it.subject | it.head | shorts, named)
+            st = lx.done_state(f, wait, it.subject | it.head | shorts | initials, named)
+            while st and _day_ahead(_lead_in(f, st[3]), o.day):
+                # (a state planned for a day ahead; one said before it may be done: "合约签好，12 月起在超市上架")
+                cut = st[3] - len(_lead_in(f, st[3]))
+                st = lx.done_state(f[:cut], wait, it.subject | it.head | shorts | initials, named) if cut > 0 else None
             if blocked and (ub := _unblocked(f)) and (not st or _OPEN_AGAIN_ZH.search(ub[2]) and CJK_IN.match(ub[2])):
                 st = ub  # (a thing closed while it waited, said open again: "检测通过，北坡步道今天重新开放" opens it)
             if not st or (have and st[0] <= have[0]):
@@ -552,7 +564,21 @@ def _day_ahead(text: str, day) -> bool:
             continue
         if d > day:
             return True
-    return False
+    # (or a later month it starts from: "12 月起在农会超市上架", said in October)
+    return any(day.month < int(m.group(1)) <= 12 for m in _MONTH_FROM.finditer(text))
+
+
+def _initials(body: str) -> frozenset[str]:
+    """The initials of each run of three to five English words the entry writes in a row, lower case ("lbc" of
+    "listed building consent"): how a line may write the thing they name."""
+    out = set()
+    for run in re.findall(r"[A-Za-z]+(?:[ \t]+[A-Za-z]+)+", TAIL_DATE.sub("", body)):
+        w = run.split()
+        out.update("".join(x[0] for x in w[i:i + n]).lower() for n in (3, 4, 5) for i in range(len(w) - n + 1))
+    return frozenset(out)
+
+
+_MONTH_FROM = re.compile(r"(?<!\d)(\d{1,2})\s*月(?:份)?\s*(?:起|开始|以后|后)")
 
 
 _SENTENCE_END = re.compile(r"[。；;！!？?→]|\.(?=\s|$)")
@@ -585,6 +611,8 @@ def _as_said(st: tuple, o, body: str) -> tuple:
     if CJK_IN.search(raw):
         if is_traditional(o.text) != is_traditional(body) or cjk_share(body) < 0.3 and not CJK_IN.search(body):
             return (*st[:5], None)
+        if not st[2].startswith("已"):
+            return (*st[:5], None)  # (a thing awaited come out, "报告出了": its canonical word, 报告已出, says it whole)
         if _BROUGHT.match(fold(raw)):
             return (*st[:5], None)  # "送来了", "送到她家": the motion, not the state; 已到货 says it
         if st[3] and o.text[st[3] - 1] == "已":
