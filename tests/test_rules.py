@@ -5576,3 +5576,39 @@ def test_a_state_planned_from_a_later_month_gives_way_to_the_one_said_before_it(
     mem = "## 寄卖\n- [P1] 跟乡农会谈寄卖合约，等他们理事会讨论 (2026-04-01)\n"
     out = status_changes(ctx(mem, [("2026-05-27", "农会来电：理事会通过了！寄卖合约签好，9 月起在农会超市上架")]))
     assert [c.op.text for c in out] == ["[P1] 跟乡农会谈寄卖合约，已通过 (2026-05-27)"]
+
+
+# -- faults reported over in more words (issue 14) ------------------------------------------------------------------------
+@pytest.mark.parametrize("entry", ["水泵压力忽大忽小，怀疑是阀，还在查", "搅拌机成日跳掣，师傅睇緊", "3 号 lift 停咗唔郁，厂家跟紧"])
+def test_more_ways_of_saying_a_fault_is_open(entry):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.ERROR.search(fold(entry))
+
+
+@pytest.mark.parametrize("line", ["空压机三天没跳了", "烘箱 5 日冇再停过", "连续 3 日冇事，厂家话 close case",
+                                  "这事算彻底解决 ✅", "水压稳，没再抖", "sync clean 5 days, confirm settle", "closing the ticket"])
+def test_more_ways_of_saying_a_fault_is_over(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.FIXED.search(fold(line))
+
+
+@pytest.mark.parametrize("line", ["三天没来了，客户在催", "冇跳掣", "问了要不要 close case?"])
+def test_lookalikes_of_a_fault_over_or_open_are_neither(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    f = fold(line)
+    assert not lx.ERROR.search(f)
+    if "?" not in line:
+        assert not lx.FIXED.search(f)
+
+
+def test_a_fault_said_over_of_the_word_that_fails_prunes_the_entry():
+    mem = ("## Shop\n- [P1] Etsy orders -> Airtable sync keeps failing since the API change, investigating (2026-05-02)\n"
+           "- [P1] Etsy shop fees paid monthly (2026-04-01)\n")
+    lines = [("2026-05-26", "Ravi found it: token expired every 4h, now auto-refresh"),
+             ("2026-05-27", "Etsy -> Airtable sync ok, 6/6 orders"),
+             ("2026-05-29", "Ravi: sync clean 3 days, confirm settle. closing the issue")]
+    assert [c.op.targets for c in stale_entries(ctx(mem, lines))] == [
+        ("- [P1] Etsy orders -> Airtable sync keeps failing since the API change, investigating (2026-05-02)",)]

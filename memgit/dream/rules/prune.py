@@ -318,6 +318,9 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     # (of the name, before what says where or when it happens: "night" of "… keeps going off at night" is no name)
     name_f = _WHERE_WHEN.split(lead_f, 1)[0]
     words_en = {w for w in re.findall(r"(?<![\w-])[a-z][a-z-]{4,}(?![\w-])", name_f) if w not in STOP}
+    # (and the word right before its failure, what fails, of four letters too: "sync" of "… Sheet sync keeps failing")
+    if head := re.search(r"(?<![\w-])([a-z][a-z-]{3,})\s*$", lead_f):
+        words_en |= {head.group(1)} - STOP
     # (and of what it fails for, right after its failure: "btinternet" of "Cert emails bouncing for btinternet.com
     # addresses")
     if (err := lx.ERROR.search(fold(e.body))) and (of := _FAILS_FOR.match(fold(e.body), err.end())):
