@@ -5612,3 +5612,15 @@ def test_a_fault_said_over_of_the_word_that_fails_prunes_the_entry():
              ("2026-05-29", "Ravi: sync clean 3 days, confirm settle. closing the issue")]
     assert [c.op.targets for c in stale_entries(ctx(mem, lines))] == [
         ("- [P1] Etsy orders -> Airtable sync keeps failing since the API change, investigating (2026-05-02)",)]
+
+
+# -- a stated rule borne out by lines in other words (issue 14) -------------------------------------------------------
+def test_a_rule_is_borne_out_by_a_verbs_short_stem_a_three_letter_word_and_a_redo():
+    # "glued" stems to "glu" (Snowball), which stands for "glue"; "run" is a word of three letters; "redo" is a mishap
+    lines = [("2026-05-25", "job 81 veneer lifting at the edge, I glued it while the panel was still warm 🙄 redo"),
+             ("2026-05-26", "job 84 same story, veneer bubbled, panel hadn't cooled. peeled + redone"),
+             ("2026-05-27", "job 86 again!! Priya: from now on panels sit 30 min on the cooling rack before any glue goes on, no shortcuts")]
+    out = recurring(ctx("## Workshop\n", lines))
+    assert [x.op.text for x in out] == ["[P1] Panels sit 30 min on the cooling rack before any glue goes on (2026-05-27)"]
+    # the story alone, no rule stated: nothing
+    assert recurring(ctx("## Workshop\n", lines[:2])) == []

@@ -12,8 +12,8 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import TAG_RE, Document
 from memgit.ops import Operation
-from memgit.text import (CJK_RE, CJK_RUN_RE, STOP, STOP_ZH, cjk_cut, cjk_share, is_common_word, is_traditional,
-                         stem, term_set, to_simplified, to_traditional, verb_stem, WORD_RE)
+from memgit.text import (CJK_RE, CJK_RUN_RE, STOP, STOP_ZH, cjk_cut, cjk_share, is_common_word, is_english_word,
+                         is_traditional, stem, term_set, to_simplified, to_traditional, verb_stem, WORD_RE)
 from memgit.dream.scoring import confidence
 from memgit.dream.model import Candidate, Context, DisjointSets, fold, TIMELINE
 
@@ -268,8 +268,10 @@ def _units(o: Observation) -> list[frozenset[str]]:
     f = fold(o.text)
     # (an irregular form speaks of its verb too: "frozen solid" of 冷冻 "to freeze")
     irregular = {stem(w): v for w in WORD_RE.findall(o.text) if (v := verb_stem(w))}
+    # (a stem cut short of its verb stands for the verb: "glu" of "glued" speaks of "glue")
     out = [frozenset((t, irregular[t]) if t in irregular else (t,)) for t in o.terms
-           if t.isascii() and t.isalpha() and len(t) > 3 and t not in STOP]
+           if t.isascii() and t.isalpha() and t not in STOP
+           and (len(t) > 3 or len(irregular.get(t, "")) > 3 or len(t) == 3 and is_english_word(t))]  # ("run", "lid")
     cut = [w for run in CJK_RUN_RE.findall(f) for w in cjk_cut(run) if w not in STOP_ZH]
     words = [w for w in cut if not is_common_word(w)]
     known = glosses(words)
