@@ -5624,3 +5624,22 @@ def test_a_rule_is_borne_out_by_a_verbs_short_stem_a_three_letter_word_and_a_red
     assert [x.op.text for x in out] == ["[P1] Panels sit 30 min on the cooling rack before any glue goes on (2026-05-27)"]
     # the story alone, no rule stated: nothing
     assert recurring(ctx("## Workshop\n", lines[:2])) == []
+
+
+def test_a_bilingual_rule_merges_when_one_is_counted_in_chinese_and_two_values_hold_with_its_head_translated():
+    from memgit.dream.rules.duplicates import duplicates_and_contradictions
+    mem = ("## Kitchen\n- [P1] Dough mixed the night before, rest min 6 hours in the fridge, 1 tub = 10 kg flour (2026-03-14)\n"
+           "- [P1] Fryer oil changed every Tuesday (2026-03-01)\n"
+           "- [P1] 面团前一晚和好，放冰箱至少 6 小时，一桶用 10 公斤面粉 (2026-06-20)\n")
+    (out,) = duplicates_and_contradictions(ctx(mem, []))
+    assert out.op.op == "merge" and len(out.op.targets) == 2
+    # another count of the English one's: two facts
+    other = mem.replace("1 tub = 10 kg", "2 tubs = 10 kg")
+    assert duplicates_and_contradictions(ctx(other, [])) == []
+    mem2 = ("## 餡料\n- [P1] Mango filling must rest in the walk-in at 4 °C for 24 h before shaping (2026-07-02)\n"
+            "- [P1] 芒果餡煮好要先放冷藏庫 4°C 靜置 24 小時才能包 (2026-08-15)\n- [P1] 每週一盤點 (2026-03-01)\n")
+    (out,) = duplicates_and_contradictions(ctx(mem2, []))
+    assert out.op.op == "merge"
+    # the same values of another thing: no merge
+    mem3 = mem2.replace("芒果餡煮好", "奶油霜打好")
+    assert duplicates_and_contradictions(ctx(mem3, [])) == []

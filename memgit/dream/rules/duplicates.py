@@ -223,6 +223,10 @@ def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
             "day": _weekdays(body), "floor": floors}
 
 
+# the number one written as a count of a thing in Chinese ("一批", "一箱"; not 前一晚, 第一, 每一)
+_ONE_COUNTED = re.compile(r"(?<![前后第每同统唯万十百千一])一(?=[批个次台位张份袋包箱桶罐瓶件只条块盒锅])")
+
+
 def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
     """One fact written once in Chinese and once in English, each maybe with details of its own (rooms,
     times, a phone number): in one section, what no translation changes is the same where both give it —
@@ -267,6 +271,8 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             if b.entry.frozen or b.secret or b.step or a.entry.file != b.entry.file:
                 continue
             x, y = inv[i], inv[j]
+            if "1" in y["num"] and "1" not in x["num"] and _ONE_COUNTED.search(fold(body[i])):
+                y = {**y, "num": y["num"] - {"1"}}  # ("1 batch" is the "一批" of the Chinese one)
             # both name the same compound thing ("tallyho-db-backups"): then they may stand in two sections
             # ("Infrastructure", "运维"), and a code only one of them gives ("the S3 bucket") is a detail
             compound = any(re.search(r"\w[-_.]\w", n) for n in x["name"] & latin[j])
@@ -309,8 +315,12 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             # course is refunded within 30 days" / "退款规则：没上过的课程 30 天内凭小票可退款")
             # (with no value at all, nearly every word translated: most of the English one's words, four Chinese
             # words or more, "Every box … gets ice packs …; tape the foam box shut" / "每箱放冰袋，泡沫箱封胶带")
+            # (two values or more the same, what it is about translated: two words in five will do, "Pineapple filling
+            # must rest in the walk-in at 4 °C for 24 h" / "鳳梨餡…放冷藏庫 4°C 靜置 24 小時")
+            n_values = sum(len(v) for v in x.values())
             translated = all(x[k] == y[k] for k in x) and (
-                sum(len(v) for v in x.values()) >= 1 and cover >= 0.5 and hits >= 2 or cover >= 0.7 and hits >= 4)
+                n_values >= 1 and cover >= 0.5 and hits >= 2 or n_values >= 2 and cover >= 0.4 and hits >= 2
+                or cover >= 0.7 and hits >= 4)
             # (two marked rules only when one translates the other: either is kept word for word)
             if (shared >= 2 and strong or translated) and (translated or not (a.core and b.core)):
                 fits.setdefault(i, []).append(j)
