@@ -9,7 +9,7 @@ import json
 import re
 import subprocess
 import sys
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
@@ -747,3 +747,22 @@ def test_a_changed_preference_keeps_the_details_the_person_kept(tmp_path):
     cycle(ws)
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
     assert "- [P1] 週報每週五 17:00 寄到 ops@example.com，用 網頁連結 (2026-05-30)\n" in user
+
+
+def test_an_undated_session_is_read_for_a_window_after_the_machines_clock_and_skipped_when_older_than_its_window(tmp_path):
+    import os
+    from datetime import timedelta
+    from memgit.dream.collect import collect
+    later = date.today() + timedelta(days=60)
+    turn = (f"{(later - timedelta(days=2)).isoformat()}T09:00:00+00:00", "user", "from now on bullet points please")
+    ws = make(tmp_path, {"MEMORY.md": MEM_HEAD, **dict([session("chat", turn)])})
+    # a dream run for a later day: the file's time says nothing of when it was written
+    assert collect(ws, later, 7).sessions_read == {"sessions/chat.jsonl"}
+    # a window in the past, the undated file last written long before it: not read
+    past = date(2026, 1, 10)
+    old = (ws.root / "sessions" / "chat.jsonl")
+    old.write_text(json.dumps({"ts": "2026-01-08T09:00:00+00:00", "session": "chat", "role": "user",
+                               "text": "from now on bullet points please"}) + "\n", encoding="utf-8")
+    stamp = datetime(2025, 6, 1).timestamp()
+    os.utime(old, (stamp, stamp))
+    assert collect(ws, past, 7).sessions_read == set()

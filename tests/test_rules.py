@@ -5643,3 +5643,23 @@ def test_a_bilingual_rule_merges_when_one_is_counted_in_chinese_and_two_values_h
     # the same values of another thing: no merge
     mem3 = mem2.replace("芒果餡煮好", "奶油霜打好")
     assert duplicates_and_contradictions(ctx(mem3, [])) == []
+
+
+def test_a_preferences_day_and_time_written_together_move_together_when_said_back():
+    user = "# USER\n\n- [P1] 每週日晚上 9 點用 LINE 傳小孩的鋼琴練習摘要，條列、附 2 段錄音 (2026-03-01)\n"
+    turns = [("2026-05-28", "user", "鋼琴練習摘要以後改成週五晚上 7 點傳好不好？週日晚上我們都在外婆家"),
+             ("2026-05-28", "assistant", "好的！改成每週五晚上 7 點。一樣用 LINE、條列、附 2 段錄音嗎？"),
+             ("2026-05-28", "user", "對，其他都一樣")]
+    got = preference_changes(session_ctx("", user, turns))
+    assert [x.op.text for x in got] == ["[P1] 每週五晚上 7 點用 LINE 傳小孩的鋼琴練習摘要，條列、附 2 段錄音 (2026-05-28)"]
+    # not said back: unsure
+    assert preference_changes(session_ctx("", user, [turns[0], turns[2]])) == []
+
+
+def test_a_channel_said_in_malay_instead_of_another_moves_the_entrys_channel():
+    user = "# USER\n\n- [P1] Monthly stock summary on WhatsApp every 1st at 9am, BM + English (2026-03-01)\n"
+    turns = [("2026-05-28", "user", "monthly stock summary boleh hantar kat Telegram instead of WhatsApp? WA group too noisy"),
+             ("2026-05-28", "assistant", "Boleh. Masa dan format sama?"),
+             ("2026-05-28", "user", "Ya sama")]
+    got = preference_changes(session_ctx("", user, turns))
+    assert [x.op.text for x in got] == ["[P1] Monthly stock summary on Telegram every 1st at 9am, BM + English (2026-05-28)"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from functools import cached_property
@@ -342,6 +343,10 @@ def collect(ws: Workspace, now: date, window_days: int) -> Collected:
     sess_dir = root / cfg.sessions_dir
     if sess_dir.is_dir():
         floor = datetime.combine(start - timedelta(days=1), datetime.min.time()).timestamp()
+        # (a window that begins after the machine's clock, a dream run for a later day, says nothing of when its files
+        # were written: every undated file is read)
+        if floor > time.time():
+            floor = float("-inf")
         for name in sorted(os.listdir(sess_dir)):
             if not name.endswith(".jsonl"):
                 continue

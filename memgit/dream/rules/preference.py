@@ -219,9 +219,46 @@ def _moved_day(ctx: Context, it, o: Observation, peers: list[Observation]) -> tu
     return a, b, _day_as(said[0][2], body[a:b])
 
 
+def _moved_day_time(ctx: Context, it, o: Observation, peers: list[Observation]) -> tuple[int, int, str] | None:
+    """The entry's weekday and clock time, written together, both moved by one statement ("每週摘要以後改成週六晚上
+    8 點" of "每週日晚上 9 點用 LINE 傳…"): one new day and one new time said, the entry writing one of each side by
+    side; two of its specific words said; and an assistant's turn that day saying the new day and time back. The span
+    from the day to the time is rewritten, the new day as the entry writes days, the time as the person says it (or
+    as the entry writes times)."""
+    from memgit.dream.rules.schedule import _day_as, _days
+
+    body = it.entry.body
+    said, have = _days(o.text), _days(body)
+    # (the old day may be said too, as the reason: "改成週六…，週日晚上我們都在阿嬤家")
+    fresh = {d for _, _, d in said} - {d for _, _, d in have}
+    if len(fresh) != 1 or len(have) != 1 or len({d for _, _, d in said} - fresh) > 1:
+        return None
+    if len(lx.WEEKDAY.findall(fold(o.text))) != len(said):
+        return None
+    told, held = clocks(fold(o.text)), clocks(fold(body))
+    if len({c[2] for c in told}) != 1 or len(held) != 1 or told[0][2] == held[0][2]:
+        return None
+    shared = {t for t in o.terms & it.subject if ctx.anchor(t) and not _days(t) and not clocks(t) and not t.startswith("~")}
+    if len(shared) < 2:
+        return None
+    day, minutes = fresh.pop(), told[0][2]
+    if not any(x.role == "assistant" and x.day == o.day and any(d == day for _, _, d in _days(x.text))
+               and any(c[2] == minutes for c in clocks(fold(x.text))) for x in peers):
+        return None  # not said back: unsure the person was read right
+    (da, db, _), (ta, tb) = have[0], held[0][:2]
+    if not (db <= ta and len(body[db:ta].strip()) <= 2):
+        return None  # the day and the time written apart
+    new = told[0]
+    written = o.text[new[0]:new[1]].strip() if new[3] == held[0][3] else clock_as(minutes, body[ta:tb], held[0][3])
+    if not written:
+        return None
+    return da, tb, _day_as(day, body[da:db]) + body[db:ta] + written
+
+
 # the last preposition before what a statement wants ("send them as text messages instead of email"):
 # the new value is what follows it
-_VALUE_AFTER = re.compile(r"(?:^|\s)(?:as|by|via|through|over|using|with|to|on|in)\s+|(?:用|通过|改用|换成)\s*", re.I)
+# (and Malay's, as Singapore and Malaysia mix it in: "hantar kat Telegram")
+_VALUE_AFTER = re.compile(r"(?:^|\s)(?:as|by|via|through|over|using|with|to|on|in|kat|ke|melalui|guna)\s+|(?:用|通过|改用|换成)\s*", re.I)
 
 
 def _folded_alike(it, o: Observation, words=None) -> tuple[str, str, str, re.Match[str] | None] | None:
@@ -719,6 +756,8 @@ def preference_changes(ctx: Context) -> list[Candidate]:
             slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_time(it, o, peers))]
             if not slots:
                 slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_day(ctx, it, o, peers))]
+            if not slots:
+                slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_day_time(ctx, it, o, peers))]
             if not slots and o.role == "user" and o.session and lx.CHANNEL.search(f):
                 slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_channel(it, o, peers))]
         if len(slots) == 1:
