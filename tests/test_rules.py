@@ -5663,3 +5663,20 @@ def test_a_channel_said_in_malay_instead_of_another_moves_the_entrys_channel():
              ("2026-05-28", "user", "Ya sama")]
     got = preference_changes(session_ctx("", user, turns))
     assert [x.op.text for x in got] == ["[P1] Monthly stock summary on Telegram every 1st at 9am, BM + English (2026-05-28)"]
+
+
+def test_the_files_opening_lines_under_its_title_are_never_changed_and_a_decider_is_no_old_name():
+    from memgit.dream.rules.displaced import displacements
+    user = "# USER\n\n- 林志豪（阿豪），晨光攝影的老闆\n\n## 偏好\n- [P1] 每週一早上給他本週排程 (2025-03-01)\n"
+    mem = "## 交件\n- [P1] 成品用 Google 雲端硬碟的連結交給客人 (2025-03-20)\n"
+    said = [("2026-05-26", "阿豪要我開一個 Pixieset 試用帳號"),
+            ("2026-05-27", "阿豪決定了：以後交件全部改用 Pixieset，雲端硬碟不再拿來交件"),
+            ("2026-05-28", "王先生那場用 Pixieset 交件")]
+    c = ctx(mem, said, user)
+    assert all(it.frozen for it in c.items if it.entry.body.startswith("林志豪"))
+    assert all("林志豪" not in x.op.targets[0] for x in displacements(c))
+    # the decider said with a colon is no old name the line ends
+    from memgit.dream.rules.displaced import _speaker
+    from memgit.dream.model import fold
+    f = fold("阿豪決定了：以後交件全部改用 Pixieset")
+    assert _speaker(f, [0], 2) and not _speaker(fold("雲端硬碟不再用"), [0], 4)

@@ -267,6 +267,8 @@ EARLIER = _re("earlier")
 RETIRED = _re("retired")
 # how a log reports what the person said or decided
 PERSON_SAID = _re("person_said")
+# right after a name, who speaks or decides: a colon, or a word of saying ("阿哲決定了：", "Tom said")
+SPEAKS_AFTER = LazyPattern(rf"\s*(?:[:：]|(?:{alternation('person_said')}))", key="person_said")
 
 # A passing condition said of "these days": true when written, stale once the window stops reporting it.
 TRANSIENT_SPAN = _re("transient_span")

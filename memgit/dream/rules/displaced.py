@@ -137,6 +137,12 @@ _ACTS_ON = re.compile(r"\s+(?:just\s+|already\s+|finally\s+)?(?:[a-z]+ed|gave|to
                       r"(?:the|a|an|our|his|her|their|its|all|every|both)\s")
 
 
+def _speaker(f: str, positions: list[int], size: int) -> bool:
+    """The name at one of `positions` is who speaks or decides, a colon or a word of saying right after it ("阿哲決定了：
+    以後交件全部改用 Pixieset"): the one moving the work, not what the work moves from."""
+    return any(lx.SPEAKS_AFTER.match(f, p + size) for p in positions)
+
+
 def _stand_in(f: str, positions: list[int], size: int) -> bool:
     """The name at one of `positions` is said as a stand-in for a while, not the one taking the part ("with
     Toast instead of Square today", "临时改用…", "until the reader arrives")."""
@@ -368,7 +374,7 @@ def displacements(ctx: Context) -> list[Candidate]:
                     and not _actor(folded[id(o)], pos, len(old))]
             # (or a line naming it that moves the work to another name further on, no name of the entry's between)
             ends += [o for o in switching if o not in ends and (pos := said_old(folded[id(o)])) and (alone or o.terms & rest)
-                     and not _actor(folded[id(o)], pos, len(old)) and any(
+                     and not _actor(folded[id(o)], pos, len(old)) and not _speaker(folded[id(o)], pos, len(old)) and any(
                          p < m.start() and not lx.negated_at(folded[id(o)], m.start())
                          and _name_next(folded[id(o)], m.end(), names)
                          and not any(q != old and p < x < m.start() for q in olds for x in _said(q, folded[id(o)]))
