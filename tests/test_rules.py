@@ -5680,3 +5680,11 @@ def test_the_files_opening_lines_under_its_title_are_never_changed_and_a_decider
     from memgit.dream.model import fold
     f = fold("阿豪決定了：以後交件全部改用 Pixieset")
     assert _speaker(f, [0], 2) and not _speaker(fold("雲端硬碟不再用"), [0], 4)
+
+
+def test_a_rule_stated_from_now_on_in_malay_is_consolidated():
+    lines = [("2026-05-25", "order #31 batik panel patchy, kain belum basuh, kanji masih ada 🤦 redo"),
+             ("2026-05-26", "again patchy on 2 panels, lupa basuh the new kain. rugi 2 panel"),
+             ("2026-05-27", "3rd time liao. Kak Mah: mulai sekarang semua kain baru mesti basuh + rendam semalaman dulu before waxing")]
+    out = recurring(ctx("## Studio\n", lines))
+    assert [x.op.text for x in out] == ["[P1] semua kain baru mesti basuh + rendam semalaman dulu before waxing (2026-05-27)"]
