@@ -5688,3 +5688,25 @@ def test_a_rule_stated_from_now_on_in_malay_is_consolidated():
              ("2026-05-27", "3rd time liao. Kak Mah: mulai sekarang semua kain baru mesti basuh + rendam semalaman dulu before waxing")]
     out = recurring(ctx("## Studio\n", lines))
     assert [x.op.text for x in out] == ["[P1] semua kain baru mesti basuh + rendam semalaman dulu before waxing (2026-05-27)"]
+
+
+def test_a_restated_time_in_the_other_half_of_the_day_takes_the_entrys_part_of_the_day_with_it():
+    from memgit.dream.rules.restated import restated_slots
+    user = "# USER\n\n- [P1] 每周练琴周报周日晚 20:00 发微信，图文版，每个学生一段 (2026-03-01)\n"
+    turns = [("2026-05-28", "user", "小琴，周报以后改到周一早上8点发吧，周日晚上我都在带比赛"),
+             ("2026-05-28", "assistant", "好的，从下周一开始早上 8:00 发。其他还照旧吗？微信、图文版、每个学生一段？"),
+             ("2026-05-28", "user", "对，其他都不变，就改个时间"),
+             ("2026-05-28", "assistant", "收到：练琴周报改为每周一早上 8:00 微信发，图文版，每个学生一段。")]
+    got = [c.op.text for c in restated_slots(session_ctx("", user, turns))]
+    assert got == ["[P1] 每周练琴周报周一早上 8:00 发微信，图文版，每个学生一段 (2026-05-28)"]
+    # an entry saying "every evening": the new morning time is left to a person
+    every = user.replace("周日晚 20:00", "每晚 20:00")
+    assert all("晚 早上" not in c.op.text and "每早上" not in c.op.text for c in restated_slots(session_ctx("", every, turns)))
+
+
+def test_a_rule_said_after_where_and_who_with_a_dash_and_a_quote_is_its_own_words():
+    lines = [("2026-05-25", "tray 3 sample lost, filled it with the funnel clamp open 🙄 redo"),
+             ("2026-05-26", "again: clamp left open on funnel 7 while filling, lost the sample"),
+             ("2026-05-27", 'lab mtg: Priya — "from now on everyone checks the clamp is shut before filling"')]
+    out = recurring(ctx("## Lab\n", lines))
+    assert [x.op.text for x in out] == ["[P1] Everyone checks the clamp is shut before filling (2026-05-27)"]

@@ -93,7 +93,7 @@ CHATTER = _re("chatter")
 ACK = _re("ack")
 # leading words of a log line that say when, not what
 # (after a comma or a dash, at the very end, "!" and emoji aside)
-EMPHASIS_TAIL = LazyPattern(rf"\s*[,，;；—–-]\s*(?:{alternation('emphasis_tail')})\s*[!！.。~～\U0001F300-\U0001FAFF]*\s*$", re.I,
+EMPHASIS_TAIL = LazyPattern(rf"\s*[,，;；—–.。!！-]\s*(?:{alternation('emphasis_tail')})\s*[!！.。~～\U0001F300-\U0001FAFF]*\s*$", re.I,
                             key="emphasis_tail")
 DAY_NOISE = LazyPattern(f"^(?:{alternation('day_noise')})", re.I, key="day_noise")
 STATE_WORDS = LazyPattern("|".join(p.source for p in (PENDING, TODO, ERROR, FIXED, *[d[1] for d in DONE])),

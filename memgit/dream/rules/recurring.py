@@ -823,10 +823,20 @@ def _own_words(rule: str) -> str:
     # (a word of assent before it: "right — from now on …", "好，以后…")
     if (f := lx.FILLER.match(out)) and lx.TIME_MARKER.match(fold(out[f.end():])):
         out = out[f.end():]
+    # (where and who, then a colon or a dash and maybe a quote, before its "from now on": 'lab mtg: Priya — "from now on …"')
+    if (t := lx.TIME_MARKER.search(fold(out))) and 0 < t.start() <= 60 and _SAID_BEFORE.match(out[:t.start()]):
+        quoted = bool(_OPENS_QUOTE_AT_END.search(out[:t.start()]))
+        out = out[t.start():]
+        if quoted:
+            out = _CLOSE_QUOTE.sub("", out)
     t = lx.TIME_MARKER.match(fold(out))
     if t:
         out = out[t.end():].lstrip(" ,，:：—–-")
     return out if len(out) >= 6 else rule
+
+
+_SAID_BEFORE = re.compile(r"^[^.!?。！？\"“「『]{1,56}(?:[:：]|\s[—–-])\s*[\"“「『]?\s*$")
+_OPENS_QUOTE_AT_END = re.compile(r"[\"“「『]\s*$")
 
 
 _LEAD_COLON = re.compile(r"^[^:：。.!?！？]{1,48}[:：]\s*(?=\S)")

@@ -83,6 +83,12 @@ _PERIODS = frozenset((*lx.CLOCK_AM, *lx.CLOCK_PM))
 _PERIOD_BEFORE = re.compile(rf"(?:{'|'.join(sorted(_PERIODS, key=len, reverse=True))})\s*$")
 
 
+# a part of the day written right before a time, a single character too ("周日晚 20:00"), and which are the evening's
+_HALF_BEFORE = re.compile(rf"({'|'.join(sorted(_PERIODS, key=len, reverse=True))}|早|晚|夜)\s*$")
+_EVENING = frozenset((*lx.CLOCK_PM, "晚", "夜"))
+_PERIOD_OPENS = re.compile(rf"(?:{'|'.join(sorted(_PERIODS, key=len, reverse=True))})")
+
+
 def _with_period(text: str, a: int, b: int) -> str:
     """The time at text[a:b] with the part of the day said right before it ("早上 7:30")."""
     m = _PERIOD_BEFORE.search(text[max(0, a - 6):a])
@@ -252,12 +258,19 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
                                                        if c[2] == new), None)
             if not written:
                 return None
+            # (the entry's part of the day before its time, in the other half of the day than the new one: the new time
+            # said with its own part goes in its place, "周日晚 20:00" → "周一早上 8:00"; a "每晚" is left to a person)
+            start = old[0]
+            if (half := _HALF_BEFORE.search(fb[:old[0]])) and (half.group(1) in _EVENING) != (new >= 720):
+                if half.start() > 0 and fb[half.start() - 1] == "每" or not _PERIOD_OPENS.match(fold(written)):
+                    return None
+                start = half.start()
             # (a time in digits next to Chinese stands a space apart from it: "早上 7:30 发微信")
             if written[-1:].isdigit() and CJK_IN.match(body[old[1]:old[1] + 1]):
                 written += " "
             if written[:1].isdigit() and old[0] > 0 and CJK_IN.match(body[old[0] - 1]):
                 written = " " + written  # (and after it: "每周一早上 8 点" → "每周日 19:30")
-            edits.append((old[0], old[1], written))
+            edits.append((start, old[1], written))
             grounds.append(u)
     new_days = {d[2] for d in said_days if _kept(f, d[0])}
     if new_days:
