@@ -5710,3 +5710,45 @@ def test_a_rule_said_after_where_and_who_with_a_dash_and_a_quote_is_its_own_word
              ("2026-05-27", 'lab mtg: Priya — "from now on everyone checks the clamp is shut before filling"')]
     out = recurring(ctx("## Lab\n", lines))
     assert [x.op.text for x in out] == ["[P1] Everyone checks the clamp is shut before filling (2026-05-27)"]
+
+
+@pytest.mark.parametrize("line", ["老的手摇全部退役", "2M Red 拆落嚟，送咗俾阿 Ray", "長春那邊不再叫",
+                                  "set up on bench 2 where the Tandy used to be", "Cartrack box cabut already",
+                                  "Cartrack contract habis end Oct", "Cartrack login dah tak boleh"])
+def test_still_more_ways_of_saying_a_tool_is_done_for(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.DISPLACED.search(fold(line))
+
+
+@pytest.mark.parametrize("line", ["Boss sign with Webfleet already", "installer pasang 8 units", "office PC now open Webfleet",
+                                  "傘面紙改跟廣興紙寮叫"])
+def test_more_ways_of_saying_a_tool_takes_the_part(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.TAKING_PART.search(fold(line))
+
+
+def test_a_makers_name_in_capitals_before_a_model_is_a_new_name_and_the_old_ones_whole_name_is_no_detail():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 站点\n- [P1] 龙潭站水位计用 Solinst Levelogger Edge，每 15 分钟记一次 (2026-03-18)\n"
+    said = [("2026-05-25", "Levelogger Edge 读数乱跳，疑似进水，老蒙：退役吧"),
+            ("2026-05-26", "老蒙下单 HOBO U20L-04 一台"),
+            ("2026-05-27", "HOBO 装好，15 分钟间隔，Levelogger Edge 拆回来等报废"),
+            ("2026-05-28", "HOBO 数据跟人工测的水位对了一下")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text == "[P1] 龙潭站水位计用 HOBO，每 15 分钟记一次 (2026-05-28)"
+
+
+def test_a_place_word_before_a_chinese_old_name_that_no_new_line_writes_stops_the_swap_and_the_old_said_as_before_is_no_use():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 材料\n- [P1] 扇面紙用竹山長春紙廠的棉紙 (2026-03-05)\n"
+    said = [("2026-05-25", "師傅說扇面紙要改跟廣興紙寮叫楮皮紙，先訂 500 張"),
+            ("2026-05-27", "廣興紙寮楮皮紙到了，以後扇面都用這個，長春那邊不再叫")]
+    assert displacements(ctx(mem, said)) == []
+    mem2 = "## 工具\n- [P1] 削皮用手搖削皮機 (2026-03-05)\n"
+    said2 = [("2026-05-25", "英姐：老的手搖全部退役，送隔壁阿伯，買電動的"),
+             ("2026-05-26", "下單 宏順 HS-300 電動削皮機 2 台"),
+             ("2026-05-26", "宏順兩台到了，削皮試了 OK"),
+             ("2026-05-27", "今天削皮全部改用電動削皮機，以前手搖一人才 80 顆")]
+    assert [c.op.text for c in displacements(ctx(mem2, said2))] == ["[P1] 削皮用電動削皮機 (2026-05-27)"]

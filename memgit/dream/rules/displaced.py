@@ -161,13 +161,19 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str, ended: list
     out = []
     # a name of several capitalised words said whole near an ending ("Photo Mechanic I don't renew") is one name
     whole = []
+    # (or its end, its maker before it aside: "2M Red" of "Ortofon 2M Red")
     for m in _NAME_RUN.finditer(body):
         words = m.group(0).split()
-        n = m.group(0).lower()
-        if len(words) >= 2 and not any(w.isdigit() for w in words) and n in around and len(_said(n, f)) == 1 \
-                and not (lab and m.start() < lab.end(1)) and all(w.lower() in names for w in words):
-            out.append(n)
-            whole.append((m.start(), m.end()))
+        for j in range(max(1, len(words) - 1)):
+            if j and not any(c.isdigit() for c in words[j]):
+                continue  # (only a model's number after the maker starts a name of its own: not "Sharp Chef Heron")
+            n = " ".join(words[j:]).lower()
+            at = m.start() + len(" ".join(m.group(0).split(" ")[:j])) + (1 if j else 0)
+            if len(words) - j >= 2 and not any(w.isdigit() for w in words[j:]) and n in around and len(_said(n, f)) == 1 \
+                    and not (lab and at < lab.end(1)) and all(w.lower() in names for w in words[j:]):
+                out.append(n)
+                whole.append((at, m.end()))
+                break
     # (and an acronym opening a name of capitalised words, said alone near an ending: "OBS" of "OBS Studio")
     for m in (*_LATIN.finditer(body), *_ACRONYM_HEAD.finditer(body)):
         n = m.group(0).lower()
@@ -245,11 +251,13 @@ class _Names:
         return v
 
 
-def _new_latin(o: Observation, f: str, ending: bool, names: "_Names") -> list[tuple[str, str]]:
+def _new_latin(o: Observation, f: str, ending: bool, names: "_Names", brands: frozenset[str] = frozenset()
+                ) -> list[tuple[str, str]]:
     """Latin names a line gives as taking a part: (folded, as written), next to a word that says it is
-    the new one (a name on an ending line may be anyone's: "Marco the driver took the crates")."""
+    the new one (a name on an ending line may be anyone's: "Marco the driver took the crates"); and a maker's name in
+    capitals that some line writes before a model (`brands`: "HOBO" of "HOBO U20L-04")."""
     out = []
-    for m in _LATIN.finditer(o.text):
+    for m in (*_LATIN.finditer(o.text), *(m for m in _CAPITALS.finditer(o.text) if m.group(0).lower() in brands)):
         n = m.group(0).lower()
         if n in STOP or len(n) < 3 or lx.WEEKDAY.search(n) or _MONTH.fullmatch(n):
             continue
@@ -320,6 +328,7 @@ def displacements(ctx: Context) -> list[Candidate]:
     plans = [it for it in ctx.items if _weighed(it)]
     memory = "\n".join(it.folded for it in ctx.items if it not in plans)
     every = "\n".join(folded[id(o)] for o in told)  # (every line's words, once: which new names other lines write)
+    brands = frozenset(m.group(1).lower() for o in told for m in _BRAND_BEFORE_MODEL.finditer(o.text))
     out: list[Candidate] = []
     fits: dict[tuple[str, str], list[tuple[float, Item]]] = {}
     found: dict[int, list[tuple[int, str, str, str, list[Observation], list[Observation]]]] = {}
@@ -416,7 +425,7 @@ def displacements(ctx: Context) -> list[Candidate]:
                 is_end = o in ends
                 # (a line naming the old one beside the new, "Acuity is too expensive, we are passing to Bookwhen")
                 about = is_end or o.terms & rest or said_old(f) or (o.source, o.line) in after_old
-                for n, raw in _new_latin(o, f, is_end, names) + [
+                for n, raw in _new_latin(o, f, is_end, names, brands) + [
                         _as_others_write(n, raw, f, every) for n, raw in _new_chinese(f, o.text)]:
                     if n != old and n not in news and not _said(n, memory) and not is_common_word(n) \
                             and (about or _said(n, end_text)):
@@ -475,9 +484,11 @@ def displacements(ctx: Context) -> list[Candidate]:
                 if any(o.day >= over and o not in ends and (pos := _said(old, folded[id(o)]))
                        and not _ended_in_sentence(folded[id(o)], pos) and not _imported_from(folded[id(o)], pos, len(old))
                        and not lx.PLANNED.search(folded[id(o)]) and not _compared_with(folded[id(o)], pos)
+                       and not any(lx.EARLIER.search(folded[id(o)][max(0, p - 8):p]) for p in pos)
                        for o in support):
                     continue  # the old name still beside the new once its part was over: not the one replaced
-                    # (a plan beside it, "cb Lalamove, tmr try GrabExpress", says no use of the old)
+                    # (a plan beside it, "cb Lalamove, tmr try GrabExpress", says no use of the old; nor the old said as
+                    # what was before, "以前手搖一人才 80 顆")
                 fit = sum(ctx.weight(o.terms & own) for o in support)
                 fits.setdefault((old, new), []).append((fit, it))
                 fits_in = _context(it.folded, old, [folded[id(o)] for o in support], new)
@@ -507,7 +518,8 @@ def displacements(ctx: Context) -> list[Candidate]:
         if _placed_apart(it.folded, old, new, [folded[id(o)] for o in support]):
             continue  # the old one's place written before it ("由上环和记纸行供") and the new one's another ("深水埗广兴")
         if _detail_unsaid(it.entry.body, old, [folded[id(o)] for o in support],
-                          [folded[id(o)] for o in support if o not in ends]):
+                          [folded[id(o)] for o in support if o not in ends], whole=old_raw) \
+                or _word_before_unsaid(it.folded, old, [folded[id(o)] for o in support]):
             continue  # a detail the new one's lines never give ("USB 接在收银台电脑上"): it may be the old one's
         day = max(o.day for o in support)
         score = confidence("slot", extra_days=min(n_days - 1, 2), recent=ctx.recency(support))
@@ -566,8 +578,11 @@ _MODEL_AFTER = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9.+-]*\d[A-Za-z0-9.+-]*(?![\w
 # what stands before a word opening a clause: nothing, a mark ending the last one, or a speaker's colon (and a quote)
 _CLAUSE_OPENS = re.compile(r"(?:^|[，,。;；!！:：]|\.\s)\s*[\"“「]?\s*$")
 _CLAUSE_ENDS = re.compile(r"\s*(?:[，,;；。（(]|$)")
+_CAPITALS = re.compile(r"(?<![\w.-])[A-Z]{3,6}(?![\w-])")
+# a maker's name in capitals right before a model ("HOBO U20L-04", "IDEXX SNAP"): a name, not an acronym of a thing
+_BRAND_BEFORE_MODEL = re.compile(r"(?<![\w.-])([A-Z]{3,6})[ \t]+(?=[A-Z0-9][A-Za-z0-9-]*\d)")
 _ACRONYM_HEAD = re.compile(r"(?<![\w.-])[A-Z]{2,5}(?=[ \t]+[A-Z][a-z])")
-_NAME_RUN = re.compile(r"(?<![\w.-])(?:[A-Z][\w+-]*|\d+[a-z]?)(?:[ \t]+(?:[A-Z][\w+-]*|\d+[a-z]?))*(?![\w-])")
+_NAME_RUN = re.compile(r"(?<![\w.-])(?:[A-Z][\w+-]*|\d+[a-zA-Z]?)(?:[ \t]+(?:[A-Z][\w+-]*|\d+[a-zA-Z]?))*(?![\w-])")
 
 
 def _whole_new(raw: str, old: str, lines: list[str]) -> str:
@@ -717,12 +732,13 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         b = model.end()  # (the old brand's model goes with it: "迈瑞 BC-5000Vet")
     more = _MORE_NAME.match(body, b)
     if more and not CJK_IN.match(old):
-        whole = body[a:more.end()].lower()
+        own = b - len(old)  # (the name's own start, its maker before it aside: "Levelogger Edge" of "Solinst Levelogger Edge")
+        whole = body[own:more.end()].lower()
         for k in range(len(more.group(0).split()), 0, -1):
             name = " ".join(whole.split()[:k + 1])
             # ("Tattoodo Pro put its fees up again"; or its plural, "off Google Sheets" of "Google Sheet")
             if any(_said(name, f) or _said(name + "s", f) for f in (*ending, *support)):
-                b = a + len(" ".join(body[a:more.end()].split()[:k + 1]))
+                b = own + len(" ".join(body[own:more.end()].split()[:k + 1]))
                 break
         else:
             # (or words no line writes at all, no day's name: "Aurora Solar" of "cancel Aurora")
@@ -865,7 +881,23 @@ def _only_as_old(word: str, old: str, lines: list[str]) -> bool:
     return bool(at) and all(old in f[max(0, p - len(old) - 12):p] for f, p in at)
 
 
-def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> bool:
+def _word_before_unsaid(f: str, old: str, lines: list[str]) -> bool:
+    """A Chinese word the entry writes right before a Chinese old name, no common word, that no line about the new one
+    writes ("埔里" of "用埔里長春紙廠的棉紙"): where or what the old one is, which the new one may not be."""
+    at = f.find(old)
+    run = _CJK_RUN_BEFORE.search(f[:at]) if CJK_IN.match(old) and at > 0 else None
+    if not run:
+        return False
+    w = cjk_cut(run.group(0))[-1]
+    # (no cut ending in the verb or the word of place before the name: not "通知走" of "家校通知走钉钉班级群")
+    return len(w) >= 2 and w not in STOP_ZH and not is_common_word(w) and not _LEADS_TO_NAME.search(w) \
+        and not any(w in x for x in lines)
+
+
+_LEADS_TO_NAME = re.compile(r"[用走靠在给由从到是跟向找叫]$")
+
+
+def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whole: str = "") -> bool:
     """A clause of the entry besides the old name's holds a name, code or kind in Latin letters ("USB", "VLAN 20",
     "ranger_bringup") that no line about the new one writes: what the entry says of the old one there may not hold
     of the new one, so the swap is left to a person (as a tool swap is, memgit.dream.rules.versions)."""
@@ -900,7 +932,10 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str]) -> b
                 return True
             # and the machine or place it runs on or at, by a capitalised name after it ("Harlequin workflow on the old
             # Dell tower"), that no line about the new one writes: where the old one ran, the new one may not
-            after = clause[fold(clause).find(old) + len(old):]
+            # (past the old name as the entry writes it whole: "Edge" of "Levelogger Edge" is its name, no detail)
+            wf = fold(whole)
+            after = clause[fold(clause).find(wf) + len(wf):] if wf and wf in fold(clause) \
+                else clause[fold(clause).find(old) + len(old):]
             # and a compound of plain words right after it ("Van Son rubber-based") that no line about the new one
             # writes: what the old one is, the new one may not be
             if any(w not in said for w in _COMPOUND.findall(fold(after))):
