@@ -5752,3 +5752,22 @@ def test_a_place_word_before_a_chinese_old_name_that_no_new_line_writes_stops_th
              ("2026-05-26", "宏順兩台到了，削皮試了 OK"),
              ("2026-05-27", "今天削皮全部改用電動削皮機，以前手搖一人才 80 顆")]
     assert [c.op.text for c in displacements(ctx(mem2, said2))] == ["[P1] 削皮用電動削皮機 (2026-05-27)"]
+
+
+def test_every_pending_clause_goes_when_the_state_moves_and_a_quoted_names_word_of_waiting_stays():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 家\n- [P1] 居家护理补贴申请已交街道，等上门评估，评估中 (2026-04-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "街道来电：居家护理补贴评估通过了！评定二级")]))
+    assert [c.op.text for c in out] == ["[P1] 居家护理补贴申请已交街道，已通过评估 (2026-05-27)"]
+    mem2 = "## 資助\n- [P1] 社福基金「閱讀支援服務計劃」認可單位申請已交，審批中 (2026-04-01)\n"
+    out = status_changes(ctx(mem2, [("2026-05-27", "社福基金 email：我哋嘅認可單位申請批咗 ✅")]))
+    assert [c.op.text for c in out] == ["[P1] 社福基金「閱讀支援服務計劃」認可單位申請已交，已批咗 (2026-05-27)"]
+
+
+def test_a_journal_named_by_initials_accepts_the_paper_the_entry_calls_a_manuscript():
+    from memgit.dream.rules.status import status_changes
+    mem = "## Papers\n- [P1] Root-fungi manuscript submitted to Plant Cell & Environment, under review (2026-04-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "PCE email: root-fungi paper ACCEPTED, proofs in 2 wks")]))
+    assert [c.op.text for c in out] == [
+        "[P1] Root-fungi manuscript submitted to Plant Cell & Environment, accepted (2026-05-27)"]
+    assert status_changes(ctx(mem, [("2026-05-27", "PCE email: the other lab's paper accepted")])) == []

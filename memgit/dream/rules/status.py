@@ -92,6 +92,10 @@ def status_changes(ctx: Context) -> list[Candidate]:
         verbatim = _verbatim_runs(it, ctx.items, pend)
         # (the initials of three words of it or more, which a line writes for them: "LBC" of "listed building consent")
         initials = _initials(it.entry.body) - frozenset(t for x in ctx.items if x is not it for t in x.subject)
+        if initials:
+            seen = {id(o) for o in about}
+            more = {id(o) for o in ctx.obs if id(o) not in seen and o.terms & initials}
+            about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about
         told: set[tuple[str, int]] = set()  # lines told of the entry by their own words
         # the step it waits on said in the wait's own words, two of them, that no other entry writes ("现场核查过了" of
         # "等市监局现场核查"): the line is about this wait
@@ -572,8 +576,9 @@ def _initials(body: str) -> frozenset[str]:
     """The initials of each run of three to five English words the entry writes in a row, lower case ("lbc" of
     "listed building consent"): how a line may write the thing they name."""
     out = set()
-    for run in re.findall(r"[A-Za-z]+(?:[ \t]+[A-Za-z]+)+", TAIL_DATE.sub("", body)):
-        w = run.split()
+    # (a joining word between them has no initial: "SBB" of "Soil Biology & Biochemistry")
+    for run in re.findall(r"[A-Za-z]+(?:[ \t]+(?:(?:&|and|of|the|for)[ \t]+)?[A-Za-z]+)+", TAIL_DATE.sub("", body)):
+        w = [x for x in run.split() if x.lower() not in ("&", "and", "of", "the", "for")]
         out.update("".join(x[0] for x in w[i:i + n]).lower() for n in (3, 4, 5) for i in range(len(w) - n + 1))
     return frozenset(out)
 
@@ -672,8 +677,14 @@ def _restate(body: str, st: tuple) -> str:
         cl = parts[k]
         sep = parts[k + 1] if k + 1 < len(parts) else ""
         holds_state = pos <= begin + len(word) and begin <= pos + len(cl)
-        # what it waited for is over; once it is repaired, so is the fault it was away for
-        over = lx.WAITING.search(fold(cl)) or st[1] == lx.REPAIRED and lx.ERROR.search(fold(cl))
+        # what it waited for is over, and any other state it was still in ("等上门评估，评估中"); once it is repaired, so
+        # is the fault it was away for
+        # (a state word read as its clause's own, after the mark that opens it: "评估中")
+        still = lx.PENDING.search(fold(cl), 0) or lx.PENDING.search("，" + fold(cl), 1)
+        over = lx.WAITING.search(fold(cl)) or still or st[1] == lx.REPAIRED and lx.ERROR.search(fold(cl))
+        # (a word of waiting inside a quoted name is the name's: "「言語治療服務計劃」")
+        if over and not still and any(a < over.start() < b for a, b in (q.span() for q in _QUOTED_NAME.finditer(fold(cl)))):
+            over = None
         if holds_state or not over:
             kept.append(cl + sep)
         elif cl[:over.start()].rstrip().endswith(("-", "—", "–", ":", "：")) and cl[:over.start()].strip(" -—–:："):
@@ -683,6 +694,9 @@ def _restate(body: str, st: tuple) -> str:
         pos += len(cl) + len(sep)
     out = "".join(kept).strip().rstrip("，,；;")
     return re.sub(r"\s{2,}", " ", out).strip()
+
+
+_QUOTED_NAME = re.compile(r"「[^」]*」|“[^”]*”|『[^』]*』|\"[^\"]*\"")
 
 
 def _split_outside_brackets(text: str) -> list[str]:
