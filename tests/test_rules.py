@@ -5771,3 +5771,34 @@ def test_a_journal_named_by_initials_accepts_the_paper_the_entry_calls_a_manuscr
     assert [c.op.text for c in out] == [
         "[P1] Root-fungi manuscript submitted to Plant Cell & Environment, accepted (2026-05-27)"]
     assert status_changes(ctx(mem, [("2026-05-27", "PCE email: the other lab's paper accepted")])) == []
+
+
+def test_a_channel_asked_for_moves_when_a_later_turn_keeps_the_rest_and_a_no_before_the_same_is_no_refusal():
+    from memgit.dream.rules.preference import preference_changes
+    user = "# USER\n\n- [P1] Practice reminder the night before at 8pm in the Telegram group, with court no. (2026-02-01)\n"
+    turns = [("2026-05-27", "user", "the practice reminder can move to the WhatsApp community instead? Telegram group nobody opens"),
+             ("2026-05-27", "assistant", "Can. Timing and content same? 8pm the night before, court no.?"),
+             ("2026-05-27", "user", "Ya same same. Only change the channel"),
+             ("2026-05-27", "assistant", "Noted: practice reminders go to the WhatsApp community at 8pm the night before.")]
+    got = [c.op.text for c in preference_changes(session_ctx("", user, turns))]
+    assert got == ["[P1] Practice reminder the night before at 8pm in the WhatsApp group, with court no. (2026-05-27)"]
+    # never said to stay: nothing moves
+    assert preference_changes(session_ctx("", user, [turns[0], turns[1], turns[3]])) == []
+    user2 = "# USER\n\n- [P1] 每週日 21:00 LINE 給他一週魚缸水質表，Google Sheet link 就好 (2026-06-01)\n"
+    turns2 = [("2026-05-27", "user", "欸 水質表之後改丟 Discord 就好 LINE 群組太多訊息"),
+              ("2026-05-27", "assistant", "OK，改丟 Discord。時間、格式要動嗎？"),
+              ("2026-05-27", "user", "不用 一樣週日 21:00 一樣 Sheet link 就換 channel 而已")]
+    got = [c.op.text for c in preference_changes(session_ctx("", user2, turns2))]
+    assert got == ["[P1] 每週日 21:00 Discord 給他一週魚缸水質表，Google Sheet link 就好 (2026-05-27)"]
+
+
+def test_a_time_asked_for_from_now_on_beside_the_old_one_said_as_the_reason_moves_and_a_little_is_no_clock():
+    from memgit.dream.rules.preference import preference_changes
+    from memgit.dream.model import clocks, fold
+    user = "# USER\n\n- [P1] 每天 18:30 在微信发当天订单汇总给他，按时间排 (2026-05-20)\n"
+    turns = [("2026-05-27", "user", "以后每天那个订单汇总晚上8点再发吧，6点半我还在仓库"),
+             ("2026-05-27", "assistant", "好的，改成每天 20:00 发。其他还是微信、按时间排？"),
+             ("2026-05-27", "user", "其他都照旧")]
+    got = [c.op.text for c in preference_changes(session_ctx("", user, turns))]
+    assert got == ["[P1] 每天 20:00 在微信发当天订单汇总给他，按时间排 (2026-05-27)"]
+    assert [c[2] for c in clocks(fold("早一點給我，11點半我在忙"))] == [690]

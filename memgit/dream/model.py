@@ -532,6 +532,7 @@ CLOCK_RE = re.compile(
     rf"|(?P<per>{_PERIOD})?\s*(?P<zh>\d{{1,2}}|[零一二两三四五六七八九十]{{1,3}})\s*点(?:\s*(?P<zm>半|一刻|\d{{1,2}})\s*分?)?")
 
 
+_A_LITTLE = frozenset("早晚快慢多少好大小高低长短近远重轻")  # (before 一点: "a little" earlier, later, …)
 _COUNTED = re.compile(r"(?:最多|至多|最少|至少|不超过|一共|共|第|列)\s*$")
 _PM_BEFORE = re.compile(rf"(?:{'|'.join(lx.CLOCK_PM)})\s*$")
 _RANGE_TO = re.compile(r"\s*(?:到|至|[-–—~～]|to)\s*")
@@ -566,6 +567,8 @@ def clocks(f: str) -> list[tuple[int, int, int, str]]:
                 continue  # "最多 5 点", "第一点": points counted, no time of day
             if not zm and f.startswith(("多", "左右"), m.end()):
                 continue  # "我五点多就要去接孙子": about then, no time set
+            if not m.group("per") and not zm and m.group("zh") == "一" and f[max(0, m.start() - 1):m.start()] in _A_LITTLE:
+                continue  # "早一点", "快一點": a little, no time
             if m.group("per") in lx.CLOCK_PM and 1 <= h <= 11:
                 h += 12
             elif not m.group("per") and 1 <= h <= 11 and out and out[-1][2] >= 720 and _RANGE_TO.fullmatch(

@@ -111,8 +111,10 @@ def _moved_time(it, o: Observation, peers: list[Observation], asked: Observation
             return None
         old = rest[0]
     elif len(values) == 2 and len(olds) == 1 and (lx.PREFERENCE_CHANGE.search(f) or lx.TIME_MOVED.search(f)
-                                                  or _FROM_NOW_AT.search(f) and not _ALSO.search(f)):
-        old = olds[0]  # (or the new one asked for from now on beside the old: "18:30 is too late. 17:45 from now on?")
+                                                  or (_FROM_NOW_AT.search(f) or lx.TIME_MARKER.search(f))
+                                                  and not _ALSO.search(f)):
+        old = olds[0]  # (or the new one asked for from now on beside the old: "18:30 is too late. 17:45 from now on?", "以后…
+        # 晚上8点再发吧，6点半我还在车间")
     # the one new time right after a time verb, said with "instead", or said from now on with the rest kept
     # ("以后…晚上 22:00 前发我就行，还是用 LINE")
     elif len(values) == 1 and len(have) == 1 and (after_verb
@@ -154,7 +156,10 @@ def _moved_channel(it, o: Observation, peers: list[Observation]) -> tuple[int, i
     old = have[0].group(0)
     mine = [x for x in peers if x.role == "user" and x.day == o.day and not x.sensitive]
     said = fold(" ".join(x.text for x in mine))
-    if not lx.PREF_KEPT.search(said) or lx.ASKED.search(fold(o.text)) and not lx.PREF_KEPT.search(fold(o.text)):
+    # (asked as a question, "can move to the WhatsApp community instead?", it is the person's change once a later turn of
+    # theirs says the rest stays: "Ya same same … Only change the channel")
+    if not lx.PREF_KEPT.search(said) or lx.ASKED.search(fold(o.text)) and not lx.PREF_KEPT.search(fold(o.text)) \
+            and not any(x.line > o.line and lx.PREF_KEPT.search(fold(x.text)) for x in mine):
         return None
     new = {m.group(0) for m in lx.CHANNEL.finditer(said)} - {m.group(0) for m in have}
     new = {n for n in new if not n.startswith(old.rstrip("s")[:4])}
@@ -585,7 +590,9 @@ def _turned_down_kept(ctx: Context, o: Observation, new_body: str, new: str, old
             fc = fold(cl)
             if old and (ow := fold(old).strip()) and ow in fc:
                 continue  # (the old value turned down is the slot that moves: "don't email me, post in Teams")
-            refusals = [m.start() for m in lx.REFUSAL.finditer(fc)]
+            # (not a "no" answering whether to change more, the rest said to stay right after it: "不用 一樣週日 21:00")
+            refusals = [m.start() for m in lx.REFUSAL.finditer(fc) if not lx.PREF_KEPT.match(fc, m.end() + len(fc[m.end():])
+                                                                                            - len(fc[m.end():].lstrip(" ，,")))]
             if not refusals:
                 continue
             for w in term_set(fc):
@@ -741,8 +748,9 @@ def preference_changes(ctx: Context) -> list[Candidate]:
                 slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_time(it, o, peers, answer))]
                 if len(slots) == 1:
                     timed.setdefault(slots[0][0], []).append((o, slots[0][1]))
-            # (or a channel moved and the rest said to stay: "just Teams not email")
-            if o.role == "user" and o.session and lx.PREF_KEPT.search(f) and lx.CHANNEL.search(f):
+            # (or a channel moved and the rest said to stay: "just Teams not email"; the rest may be said to stay in a
+            # later turn, which _moved_channel reads)
+            if o.role == "user" and o.session and lx.CHANNEL.search(f):
                 slots = [(k, sl) for k, it in enumerate(items) if (sl := _moved_channel(it, o, peers))]
                 if len(slots) == 1:
                     channeled.setdefault(slots[0][0], []).append((o, slots[0][1]))
