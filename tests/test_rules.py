@@ -5802,3 +5802,21 @@ def test_a_time_asked_for_from_now_on_beside_the_old_one_said_as_the_reason_move
     got = [c.op.text for c in preference_changes(session_ctx("", user, turns))]
     assert got == ["[P1] 每天 20:00 在微信发当天订单汇总给他，按时间排 (2026-05-27)"]
     assert [c[2] for c in clocks(fold("早一點給我，11點半我在忙"))] == [690]
+
+
+@pytest.mark.parametrize("line,words", [("tickets still printing clean, no blanks since the roll swap", "fixed"),
+                                        ("Paxton email: no events since the contact swap", "fixed"),
+                                        ("no keypad alarm this afternoon", "succeeded"), ("zero false alarms all week", "succeeded"),
+                                        ("洞口站连续两晚 0 断档", "succeeded"), ("试录 10 分钟，清晒，冇沙沙声", "succeeded")])
+def test_a_fault_over_said_as_none_of_it_since(line, words):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert (lx.FIXED if words == "fixed" else lx.SUCCEEDED).search(fold(line))
+
+
+def test_a_fault_said_as_none_since_the_fix_prunes_it():
+    mem = "## Shop\n- [P1] Job tickets from the label printer keep coming out blank, investigating (2026-05-01)\n"
+    lines = [("2026-05-25", "ordered genuine DK rolls"), ("2026-05-26", "DK rolls in, reprinted all job tickets, crisp"),
+             ("2026-05-28", "job tickets still printing clean, no blanks since the roll swap")]
+    assert [c.op.targets for c in stale_entries(ctx(mem, lines))] == [
+        ("- [P1] Job tickets from the label printer keep coming out blank, investigating (2026-05-01)",)]
