@@ -93,7 +93,8 @@ CHATTER = _re("chatter")
 ACK = _re("ack")
 # leading words of a log line that say when, not what
 # (after a comma or a dash, at the very end, "!" and emoji aside)
-EMPHASIS_TAIL = LazyPattern(rf"\s*[,，;；—–.。!！-]\s*(?:{alternation('emphasis_tail')})\s*[!！.。~～\U0001F300-\U0001FAFF]*\s*$", re.I,
+EMPHASIS_TAIL = LazyPattern(rf"\s*[,，;；—–.。!！-]\s*(?:{alternation('emphasis_tail')})"
+                            r"\s*[!！.。~～\U0001F300-\U0001FAFF]*\s*$", re.I,
                             key="emphasis_tail")
 DAY_NOISE = LazyPattern(f"^(?:{alternation('day_noise')})", re.I, key="day_noise")
 STATE_WORDS = LazyPattern("|".join(p.source for p in (PENDING, TODO, ERROR, FIXED, *[d[1] for d in DONE])),
@@ -122,7 +123,8 @@ def first_affirmed(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
 _CONTAINER = frozenset(words("container", "en"))
 _SAID_OF = re.compile(r"([a-z][a-z'-]*)\s+(?:(?:is|are|was|were|been|be|has|have|had|got|gets|now|just|finally)\s+)*$")
 # (a thing and its number: "level 2 is confirmed")
-_SAID_OF_NUMBERED = re.compile(r"([a-z][a-z'-]*)\s+\d+[a-z]?\s+(?:(?:is|are|was|were|been|be|has|have|had|got|gets|now|just|finally)\s+)*$")
+_SAID_OF_NUMBERED = re.compile(r"([a-z][a-z'-]*)\s+\d+[a-z]?\s+"
+                               r"(?:(?:is|are|was|were|been|be|has|have|had|got|gets|now|just|finally)\s+)*$")
 
 
 def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False) -> bool:
@@ -317,7 +319,9 @@ ORDINAL = frozenset(words("ordinal", "en"))
 CLOCK_AM = tuple(words("clock_am"))
 CLOCK_PM = tuple(words("clock_pm"))
 # a part of the day said right before a clock time: the clock words and a day named with its part ("明早", "tonight")
-DAY_PART_BEFORE = LazyPattern(rf"(?:{alternation('clock_am')}|{alternation('clock_pm')}|{alternation('day_part_named')})\s*$", key="day_part_named")
+DAY_PART_BEFORE = LazyPattern(rf"(?:{alternation('clock_am')}|{alternation('clock_pm')}"
+                              rf"|{alternation('day_part_named')})\s*$",
+                              key="day_part_named")
 # (a dash after it stands apart: "right — from now on", never "right-hand")
 FILLER = LazyPattern(rf"^(?:{alternation('as_written.filler')})(?:\s*[—–-]\s+|[,，:：!！。\s])+", re.I, key="as_written.filler")
 # "Mei said (that) …", "Jw 说 …": who said it is evidence, not part of the preference

@@ -567,7 +567,8 @@ def clocks(f: str) -> list[tuple[int, int, int, str]]:
                 continue  # "最多 5 点", "第一点": points counted, no time of day
             if not zm and f.startswith(("多", "左右"), m.end()):
                 continue  # "我五点多就要去接孙子": about then, no time set
-            if not m.group("per") and not zm and m.group("zh") == "一" and f[max(0, m.start() - 1):m.start()] in _A_LITTLE:
+            if not m.group("per") and not zm and m.group("zh") == "一" \
+                    and f[max(0, m.start() - 1):m.start()] in _A_LITTLE:
                 continue  # "早一点", "快一點": a little, no time
             if m.group("per") in lx.CLOCK_PM and 1 <= h <= 11:
                 h += 12

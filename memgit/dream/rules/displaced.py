@@ -23,8 +23,9 @@ from memgit.text import (STOP_ZH, cjk_cut, cjk_pairs, cjk_words, is_common_word,
 
 # a Latin name: a word with a capital and a small letter ("Toast", "iTero", "Humble"); an all-capital
 # word is a kind (POS, SSD, CI) more often than a name
+# (or a model's code: "T310", "HN-20", "DS-7616NI"; or "W&B")
 _LATIN = re.compile(r"(?<![\w.-])(?:(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9.-]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
-                    r"|\d?[A-Z]{1,4}(?:-\d{1,5}|\d{2,5})[A-Za-z]{0,2}|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")  # (or a model's code: "T310", "HN-20"; or "W&B")
+                    r"|\d?[A-Z]{1,4}(?:-\d{1,5}|\d{2,5})[A-Za-z]{0,2}|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")
 # what comes before a capitalised word that opens a sentence (then it is any word, not a name)
 _OPENING = set(".!?;。！？；\"“”'‘’:：([*_—–")
 _STAMP = re.compile(r"\s*(?:[-*]\s+)?\d{1,2}:\d{2}")
@@ -137,6 +138,26 @@ _ACTS_ON = re.compile(r"\s+(?:just\s+|already\s+|finally\s+)?(?:[a-z]+ed|gave|to
                       r"(?:the|a|an|our|his|her|their|its|all|every|both)\s")
 
 
+def _switches(f: str, names: "_Names") -> bool:
+    """The line moves the work to a name said right after a switch word ("… switch to Bake King"), not negated."""
+    return any(not lx.negated_at(f, m.start()) and _name_next(f, m.end(), names) for m in lx.SWITCH_TO.finditer(f))
+
+
+def _switches_from(f: str, positions: list[int], old: str, olds: list[str], names: "_Names") -> bool:
+    """After the old name at one of `positions`, the line moves the work to a name, with no other name of the entry's
+    between the two."""
+    return any(p < m.start() and not lx.negated_at(f, m.start()) and _name_next(f, m.end(), names)
+               and not any(q != old and p < x < m.start() for q in olds for x in _said(q, f))
+               for m in lx.SWITCH_TO.finditer(f) for p in positions)
+
+
+def _ending_opens_clause(f: str, unnegated: bool = False) -> bool:
+    """An ending word of the line opens a clause of it, nothing before it there but a mark or a speaker's colon
+    ("周厂长：不修了"); with `unnegated`, one no negation stands before."""
+    return any(_CLAUSE_OPENS.search(f, 0, m.start()) and not (unnegated and lx.negated_at(f, m.start()))
+               for m in lx.DISPLACED.finditer(f))
+
+
 def _speaker(f: str, positions: list[int], size: int) -> bool:
     """The name at one of `positions` is who speaks or decides, a colon or a word of saying right after it ("阿哲決定了：
     以後交件全部改用 Pixieset"): the one moving the work, not what the work moves from."""
@@ -169,8 +190,9 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str, ended: list
                 continue  # (only a model's number after the maker starts a name of its own: not "Sharp Chef Heron")
             n = " ".join(words[j:]).lower()
             at = m.start() + len(" ".join(m.group(0).split(" ")[:j])) + (1 if j else 0)
-            if len(words) - j >= 2 and not any(w.isdigit() for w in words[j:]) and n in around and len(_said(n, f)) == 1 \
-                    and not (lab and at < lab.end(1)) and all(w.lower() in names for w in words[j:]):
+            if len(words) - j >= 2 and not any(w.isdigit() for w in words[j:]) and n in around \
+                    and len(_said(n, f)) == 1 and not (lab and at < lab.end(1)) \
+                    and all(w.lower() in names for w in words[j:]):
                 out.append(n)
                 whole.append((at, m.end()))
                 break
@@ -306,8 +328,7 @@ def displacements(ctx: Context) -> list[Candidate]:
     # (and lines moving the work to another name further on, "Prima up another $2.40 … switch to Bake King": the names
     # before that word may be what it ends)
     names = _Names(ctx)
-    switching = [o for o in told if any(not lx.negated_at(folded[id(o)], m.start()) and _name_next(folded[id(o)], m.end(), names)
-                                        for m in lx.SWITCH_TO.finditer(folded[id(o)]))]
+    switching = [o for o in told if _switches(folded[id(o)], names)]
     ending_lines = [o for o in told if lx.DISPLACED.search(folded[id(o)]) or o in switching]
     if not ending_lines:
         return []
@@ -318,7 +339,7 @@ def displacements(ctx: Context) -> list[Candidate]:
     # (and the line before one whose ending word opens a clause, which may be what it ends: "PAL-03S 摔了" then "不修了")
     by_line = {(o.source, o.line): folded[id(o)] for o in told if o.kind == "log"}
     around += "".join("\n" + by_line[(o.source, o.line - 1)] for o in ending_lines if (o.source, o.line - 1) in by_line
-                      and any(_CLAUSE_OPENS.search(folded[id(o)], 0, m.start()) for m in lx.DISPLACED.finditer(folded[id(o)])))
+                      and _ending_opens_clause(folded[id(o)]))
     around_terms = term_set(around)  # (and its words' stems: "pawdiari" is how an entry's subject holds "PawDiary")
     # the Chinese written right before an ending word, its subject ("金数据停用"): a name the segmenter may not know
     ended_runs = [m.group(0) for f in (folded[id(o)] for o in ending_lines) for e in lx.DISPLACED.finditer(f)
@@ -382,20 +403,16 @@ def displacements(ctx: Context) -> list[Candidate]:
                     and (alone or o.terms & rest)
                     and not _actor(folded[id(o)], pos, len(old))]
             # (or a line naming it that moves the work to another name further on, no name of the entry's between)
-            ends += [o for o in switching if o not in ends and (pos := said_old(folded[id(o)])) and (alone or o.terms & rest)
-                     and not _actor(folded[id(o)], pos, len(old)) and not _speaker(folded[id(o)], pos, len(old)) and any(
-                         p < m.start() and not lx.negated_at(folded[id(o)], m.start())
-                         and _name_next(folded[id(o)], m.end(), names)
-                         and not any(q != old and p < x < m.start() for q in olds for x in _said(q, folded[id(o)]))
-                         for m in lx.SWITCH_TO.finditer(folded[id(o)]) for p in pos)]
+            ends += [o for o in switching if o not in ends and (pos := said_old(folded[id(o)]))
+                     and (alone or o.terms & rest) and not _actor(folded[id(o)], pos, len(old)) and not _speaker(folded[id(o)], pos, len(old))
+                     and _switches_from(folded[id(o)], pos, old, olds, names)]
             # (or the next line of a log after one naming it, when an ending word opens a clause of it with no name of
             # its own: "PAL-03S 摔了，屏幕裂了" and then "周厂长：不修了，直接买 HANNA HI96821")
             named_before = {(o.source, o.line + 1) for o in told if o.kind == "log" and said_old(folded[id(o)])}
             ends += [o for o in ending_lines if (o.source, o.line) in named_before and o not in ends
                      and not said_old(folded[id(o)]) and (alone or o.terms & rest or any(
                          (o.source, o.line - 1) == (x.source, x.line) and x.terms & rest for x in told))
-                     and any(_CLAUSE_OPENS.search(folded[id(o)], 0, m.start()) and not lx.negated_at(folded[id(o)], m.start())
-                             for m in lx.DISPLACED.finditer(folded[id(o)]))]
+                     and _ending_opens_clause(folded[id(o)], unnegated=True)]
             if not ends:
                 continue
             # only planned ("下周起进销存从管家婆换成海典"): done when a later line, itself no plan, gives the entry's
@@ -614,7 +631,8 @@ def _chinese_before(whole: str, lines: list[str]) -> str:
     ("德龙 DL-8"), the characters all of them end with, a word no common one; or ""."""
     if not whole[:1].isascii():
         return ""
-    runs = [m.group(1) for t in lines for m in re.finditer(r"([\u4e00-\u9fff]*)[ \t]?" + re.escape(whole) + r"(?![\w-])", t)]
+    before = re.compile(r"([\u4e00-\u9fff]*)[ \t]?" + re.escape(whole) + r"(?![\w-])")
+    runs = [m.group(1) for t in lines for m in before.finditer(t)]
     if len(runs) < 2 or not all(runs):
         return ""
     common = os.path.commonprefix([r[::-1] for r in runs])[::-1]
@@ -732,7 +750,7 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         b = model.end()  # (the old brand's model goes with it: "迈瑞 BC-5000Vet")
     more = _MORE_NAME.match(body, b)
     if more and not CJK_IN.match(old):
-        own = b - len(old)  # (the name's own start, its maker before it aside: "Levelogger Edge" of "Solinst Levelogger Edge")
+        own = b - len(old)  # (the name's own start, its maker aside: "Levelogger Edge" of "Solinst Levelogger Edge")
         whole = body[own:more.end()].lower()
         for k in range(len(more.group(0).split()), 0, -1):
             name = " ".join(whole.split()[:k + 1])
@@ -767,16 +785,17 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
     if (size := _SIZE_AFTER.match(body, b)) and (sizes := _sizes_of(new_raw, size.group(2), support)):
         if len(sizes) != 1:
             return None
-        new_raw = f"{new_raw}{size.group(0)[:size.start(1) - b]}{sizes.pop()}{body[size.end(1):size.start(2)]}{size.group(2)}"
+        gap, space = size.group(0)[:size.start(1) - b], body[size.end(1):size.start(2)]
+        new_raw = f"{new_raw}{gap}{sizes.pop()}{space}{size.group(2)}"
         b = size.end()
     elif size and CJK_IN.match(size.group(2)) and not any(size.group(1) in f for f in support):
         return None
     title = _TITLE_AFTER.match(body, b)
     number = _NUMBER_AFTER.match(body, b) or title
-    if number and not title and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support)) \
-            and b > a + len(old) and _CLAUSE_ENDS.match(body, number.end()):
-        b = number.end()  # (the number of a model the old one's name ends with, its clause said: "Jotun Seaforce 90，紅色")
-    elif number and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support)):
+    unsaid = number and not CJK_IN.match(old) and not any(number.group(1).lower() in f for f in (*ending, *support))
+    if unsaid and not title and b > a + len(old) and _CLAUSE_ENDS.match(body, number.end()):
+        b = number.end()  # (the number of a model the old one's name ends with, its clause over: "Seaforce 90，紅色")
+    elif unsaid:
         return None  # the old one's model number or its own file's title, written by no line ("AutoStrobe 590 hardware
         # strobe tuner", 'Google Sheet "Weights 2026"'): the entry describes the old one itself, a person rewrites it
     if title and not CJK_IN.match(old) and any(title.group(1).lower() in f for f in ending):
@@ -812,7 +831,8 @@ def _sizes_of(new: str, measure: str, lines: list[str]) -> set[str]:
     """The counts the lines write right after the new name in `measure` ("金鼎 16 層" → {"16"})."""
     unit = re.escape(to_simplified(measure).lower())
     name = re.escape(to_simplified(new).lower())
-    return {m.group(1) for f in lines for m in re.finditer(name + r"[ \t]?(\d+(?:\.\d+)?)[ \t]?" + unit + r"(?![a-z])", f)}
+    sized = re.compile(name + r"[ \t]?(\d+(?:\.\d+)?)[ \t]?" + unit + r"(?![a-z])")
+    return {m.group(1) for f in lines for m in sized.finditer(f)}
 _CJK_AFTER = re.compile(r"[ \t]?([\u4e00-\u9fff]{2,8})")
 _OWN_VERSION = re.compile(r"[ \t]?(?:v\d+(?:\.\d+)*|\d+\.\d+(?:\.\d+)*)(?![\w.])", re.I)  # ("v3", "5.7")
 _OPENING = "「『“"

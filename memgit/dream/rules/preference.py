@@ -83,7 +83,8 @@ def _moved_time(it, o: Observation, peers: list[Observation], asked: Observation
     # (an hour said bare, no part of the day and no am/pm, is in the half of the day of the entry's time: "改 8 點半傳" of
     # "晚上 9 點")
     if halves == {True}:
-        said = [(c[0], c[1], c[2] + 720, *c[3:]) if c[2] < 720 and not lx.DAY_PART_BEFORE.search(f[max(0, c[0] - 4):c[0]])
+        said = [(c[0], c[1], c[2] + 720, *c[3:])
+                if c[2] < 720 and not lx.DAY_PART_BEFORE.search(f[max(0, c[0] - 4):c[0]])
                 and not re.match(r"\s*(?:am|pm|a\.m|p\.m)", f[c[1]:]) and re.fullmatch(r"[\d\s:：点點半刻分]+", f[c[0]:c[1]])
                 else c for c in said]
     twins = []
@@ -113,8 +114,8 @@ def _moved_time(it, o: Observation, peers: list[Observation], asked: Observation
     elif len(values) == 2 and len(olds) == 1 and (lx.PREFERENCE_CHANGE.search(f) or lx.TIME_MOVED.search(f)
                                                   or (_FROM_NOW_AT.search(f) or lx.TIME_MARKER.search(f))
                                                   and not _ALSO.search(f)):
-        old = olds[0]  # (or the new one asked for from now on beside the old: "18:30 is too late. 17:45 from now on?", "以后…
-        # 晚上8点再发吧，6点半我还在车间")
+        old = olds[0]  # (or the new one asked for from now on beside the old: "18:30 is too late. 17:45 from now on?",
+        # "以后…晚上8点再发吧，6点半我还在车间")
     # the one new time right after a time verb, said with "instead", or said from now on with the rest kept
     # ("以后…晚上 22:00 前发我就行，还是用 LINE")
     elif len(values) == 1 and len(have) == 1 and (after_verb
@@ -156,8 +157,8 @@ def _moved_channel(it, o: Observation, peers: list[Observation]) -> tuple[int, i
     old = have[0].group(0)
     mine = [x for x in peers if x.role == "user" and x.day == o.day and not x.sensitive]
     said = fold(" ".join(x.text for x in mine))
-    # (asked as a question, "can move to the WhatsApp community instead?", it is the person's change once a later turn of
-    # theirs says the rest stays: "Ya same same … Only change the channel")
+    # (asked as a question, "can move to the WhatsApp community instead?", it is the person's change once a later
+    # turn of theirs says the rest stays: "Ya same same … Only change the channel")
     if not lx.PREF_KEPT.search(said) or lx.ASKED.search(fold(o.text)) and not lx.PREF_KEPT.search(fold(o.text)) \
             and not any(x.line > o.line and lx.PREF_KEPT.search(fold(x.text)) for x in mine):
         return None
@@ -243,7 +244,8 @@ def _moved_day_time(ctx: Context, it, o: Observation, peers: list[Observation]) 
     told, held = clocks(fold(o.text)), clocks(fold(body))
     if len({c[2] for c in told}) != 1 or len(held) != 1 or told[0][2] == held[0][2]:
         return None
-    shared = {t for t in o.terms & it.subject if ctx.anchor(t) and not _days(t) and not clocks(t) and not t.startswith("~")}
+    shared = {t for t in o.terms & it.subject
+              if ctx.anchor(t) and not _days(t) and not clocks(t) and not t.startswith("~")}
     if len(shared) < 2:
         return None
     day, minutes = fresh.pop(), told[0][2]
@@ -263,7 +265,8 @@ def _moved_day_time(ctx: Context, it, o: Observation, peers: list[Observation]) 
 # the last preposition before what a statement wants ("send them as text messages instead of email"):
 # the new value is what follows it
 # (and Malay's, as Singapore and Malaysia mix it in: "hantar kat Telegram")
-_VALUE_AFTER = re.compile(r"(?:^|\s)(?:as|by|via|through|over|using|with|to|on|in|kat|ke|melalui|guna)\s+|(?:用|通过|改用|换成)\s*", re.I)
+_VALUE_AFTER = re.compile(r"(?:^|\s)(?:as|by|via|through|over|using|with|to|on|in|kat|ke|melalui|guna)\s+"
+                          r"|(?:用|通过|改用|换成)\s*", re.I)
 
 
 def _folded_alike(it, o: Observation, words=None) -> tuple[str, str, str, re.Match[str] | None] | None:
@@ -591,8 +594,8 @@ def _turned_down_kept(ctx: Context, o: Observation, new_body: str, new: str, old
             if old and (ow := fold(old).strip()) and ow in fc:
                 continue  # (the old value turned down is the slot that moves: "don't email me, post in Teams")
             # (not a "no" answering whether to change more, the rest said to stay right after it: "不用 一樣週日 21:00")
-            refusals = [m.start() for m in lx.REFUSAL.finditer(fc) if not lx.PREF_KEPT.match(fc, m.end() + len(fc[m.end():])
-                                                                                            - len(fc[m.end():].lstrip(" ，,")))]
+            refusals = [m.start() for m in lx.REFUSAL.finditer(fc)
+                        if not lx.PREF_KEPT.match(fc, len(fc) - len(fc[m.end():].lstrip(" ，,")))]
             if not refusals:
                 continue
             for w in term_set(fc):

@@ -823,7 +823,8 @@ def _own_words(rule: str) -> str:
     # (a word of assent before it: "right — from now on …", "好，以后…")
     if (f := lx.FILLER.match(out)) and lx.TIME_MARKER.match(fold(out[f.end():])):
         out = out[f.end():]
-    # (where and who, then a colon or a dash and maybe a quote, before its "from now on": 'lab mtg: Priya — "from now on …"')
+    # (where and who, then a colon or a dash and maybe a quote, before its "from now on":
+    # 'lab mtg: Priya — "from now on …"')
     if (t := lx.TIME_MARKER.search(fold(out))) and 0 < t.start() <= 60 and _SAID_BEFORE.match(out[:t.start()]):
         quoted = bool(_OPENS_QUOTE_AT_END.search(out[:t.start()]))
         out = out[t.start():]

@@ -122,7 +122,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
             # (the entry's own number, "#412", names it whatever else the line says)
             by_words = ctx.mentions(o, it) >= 0.3 or len(lead) >= 2 and ctx.share(o, lead) >= 0.5 or named_apart \
                 or bool(o.terms & refs) or bool(aside) and aside <= o.terms or bool(short) and short in fold(o.text) \
-                or bool(short_refs) and bool(short_refs.search(o.text)) or bool(own_wait) and len(o.terms & own_wait) >= need \
+                or bool(short_refs) and bool(short_refs.search(o.text)) \
+                or bool(own_wait) and len(o.terms & own_wait) >= need \
                 or bool(o.terms & awaited) and len(o.terms & it.subject) >= 2 \
                 or any(v in fold(o.text) for v in verbatim) \
                 or bool(o.terms & initials) and len(o.terms & (it.subject | initials)) >= 2
@@ -683,7 +684,8 @@ def _restate(body: str, st: tuple) -> str:
         still = lx.PENDING.search(fold(cl), 0) or lx.PENDING.search("，" + fold(cl), 1)
         over = lx.WAITING.search(fold(cl)) or still or st[1] == lx.REPAIRED and lx.ERROR.search(fold(cl))
         # (a word of waiting inside a quoted name is the name's: "「言語治療服務計劃」")
-        if over and not still and any(a < over.start() < b for a, b in (q.span() for q in _QUOTED_NAME.finditer(fold(cl)))):
+        if over and not still and any(a < over.start() < b
+                                      for a, b in (q.span() for q in _QUOTED_NAME.finditer(fold(cl)))):
             over = None
         if holds_state or not over:
             kept.append(cl + sep)
