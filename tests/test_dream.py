@@ -766,3 +766,10 @@ def test_an_undated_session_is_read_for_a_window_after_the_machines_clock_and_sk
     stamp = datetime(2025, 6, 1).timestamp()
     os.utime(old, (stamp, stamp))
     assert collect(ws, past, 7).sessions_read == set()
+
+
+def test_a_run_id_never_holds_three_digits_in_a_row():
+    from memgit.dream import _run_id
+    ids = [_run_id(f"seed {k}") for k in range(2000)]
+    assert all(re.fullmatch(r"[0-9a-f]{10}", i) and not re.search(r"\d{3}", i) for i in ids)
+    assert len(set(ids)) == len(ids)

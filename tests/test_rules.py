@@ -5820,3 +5820,20 @@ def test_a_fault_said_as_none_since_the_fix_prunes_it():
              ("2026-05-28", "job tickets still printing clean, no blanks since the roll swap")]
     assert [c.op.targets for c in stale_entries(ctx(mem, lines))] == [
         ("- [P1] Job tickets from the label printer keep coming out blank, investigating (2026-05-01)",)]
+
+
+def test_a_channel_moved_with_a_new_time_too_is_no_channel_only_refresh_and_the_word_before_the_whole_old_name_is_asked():
+    from memgit.dream.rules.preference import _moved_channel
+    from memgit.dream.rules.displaced import _word_before_unsaid
+    user = "# USER\n\n- [P1] Daily job list by email at 07:00, jobs in driving order (2026-02-03)\n"
+    turns = [("2026-05-27", "user", "7 o'clock is too late, I am not opening email when I drive."),
+             ("2026-05-27", "assistant", "When and where would you like it instead?"),
+             ("2026-05-27", "user", "Send it on Telegram please, at 06:15. Everything other stays same"),
+             ("2026-05-27", "assistant", "OK: 06:15 on Telegram from tomorrow.")]
+    c = session_ctx("", user, turns)
+    it = next(i for i in c.items if "job list" in i.entry.body)
+    peers = [o for o in c.obs if o.session]
+    assert all(_moved_channel(it, o, peers) is None for o in peers if o.role == "user")
+    # the word before the old name as the swap replaces it whole ("纸质登记本"), not before a part of it ("登记")
+    assert not _word_before_unsaid("接种记录写在纸质登记本上", "纸质登记本", ["从今天起改用飞书多维表格，纸本不再用了"])
+    assert _word_before_unsaid("伞面纸用埔里长春纸厂的棉纸", "长春", ["以后伞面都用广兴纸寮，长春那边不再叫"])

@@ -536,7 +536,7 @@ def displacements(ctx: Context) -> list[Candidate]:
             continue  # the old one's place written before it ("由上环和记纸行供") and the new one's another ("深水埗广兴")
         if _detail_unsaid(it.entry.body, old, [folded[id(o)] for o in support],
                           [folded[id(o)] for o in support if o not in ends], whole=old_raw) \
-                or _word_before_unsaid(it.folded, old, [folded[id(o)] for o in support]):
+                or _word_before_unsaid(it.folded, fold(old_raw), [folded[id(o)] for o in support]):
             continue  # a detail the new one's lines never give ("USB 接在收银台电脑上"): it may be the old one's
         day = max(o.day for o in support)
         score = confidence("slot", extra_days=min(n_days - 1, 2), recent=ctx.recency(support))
@@ -902,8 +902,9 @@ def _only_as_old(word: str, old: str, lines: list[str]) -> bool:
 
 
 def _word_before_unsaid(f: str, old: str, lines: list[str]) -> bool:
-    """A Chinese word the entry writes right before a Chinese old name, no common word, that no line about the new one
-    writes ("埔里" of "用埔里長春紙廠的棉紙"): where or what the old one is, which the new one may not be."""
+    """A Chinese word the entry writes right before a Chinese old name (as the swap replaces it whole), no common word,
+    that no line about the new one writes ("埔里" of "用埔里長春紙廠的棉紙"): where or what the old one is, which the new
+    one may not be."""
     at = f.find(old)
     run = _CJK_RUN_BEFORE.search(f[:at]) if CJK_IN.match(old) and at > 0 else None
     if not run:

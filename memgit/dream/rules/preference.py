@@ -162,6 +162,8 @@ def _moved_channel(it, o: Observation, peers: list[Observation]) -> tuple[int, i
     if not lx.PREF_KEPT.search(said) or lx.ASKED.search(fold(o.text)) and not lx.PREF_KEPT.search(fold(o.text)) \
             and not any(x.line > o.line and lx.PREF_KEPT.search(fold(x.text)) for x in mine):
         return None
+    if {c[2] for c in clocks(said)} - {c[2] for c in clocks(fb)}:
+        return None  # a new time said too: more than the channel moves (the whole restatement's, memgit.dream.rules.restated)
     new = {m.group(0) for m in lx.CHANNEL.finditer(said)} - {m.group(0) for m in have}
     new = {n for n in new if not n.startswith(old.rstrip("s")[:4])}
     if len(new) != 1:
