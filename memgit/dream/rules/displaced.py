@@ -340,6 +340,7 @@ def displacements(ctx: Context) -> list[Candidate]:
     by_line = {(o.source, o.line): folded[id(o)] for o in told if o.kind == "log"}
     around += "".join("\n" + by_line[(o.source, o.line - 1)] for o in ending_lines if (o.source, o.line - 1) in by_line
                       and _ending_opens_clause(folded[id(o)]))
+    opens_unnegated = {id(o) for o in ending_lines if _ending_opens_clause(folded[id(o)], unnegated=True)}  # (once a line)
     around_terms = term_set(around)  # (and its words' stems: "pawdiari" is how an entry's subject holds "PawDiary")
     # the Chinese written right before an ending word, its subject ("金数据停用"): a name the segmenter may not know
     ended_runs = [m.group(0) for f in (folded[id(o)] for o in ending_lines) for e in lx.DISPLACED.finditer(f)
@@ -412,7 +413,7 @@ def displacements(ctx: Context) -> list[Candidate]:
             ends += [o for o in ending_lines if (o.source, o.line) in named_before and o not in ends
                      and not said_old(folded[id(o)]) and (alone or o.terms & rest or any(
                          (o.source, o.line - 1) == (x.source, x.line) and x.terms & rest for x in told))
-                     and _ending_opens_clause(folded[id(o)], unnegated=True)]
+                     and id(o) in opens_unnegated]
             if not ends:
                 continue
             # only planned ("下周起进销存从管家婆换成海典"): done when a later line, itself no plan, gives the entry's
@@ -852,35 +853,33 @@ def _name_next(f: str, at: int, names: "_Names") -> bool:
     return len(first) >= 2 and not is_common_word(first)
 
 
-def _inside_word(text: str, a: int, b: int) -> bool:
-    """Whether the Chinese `text[a:b]` lies inside a word the segmenter cuts, begun before it and going on after it
-    (the 新 of "小新上", a name no dictionary holds)."""
-    if not (0 < a and CJK_IN.match(text[a - 1]) and CJK_IN.match(text[a:a + 1])):
-        return False
-    before = _CJK_RUN_BEFORE.search(text[:a])
-    start = before.start() if before else a - 1
-    end = a + len(re.match(r"[\u4e00-\u9fff]*", text[a:]).group(0))
-    pos = start
-    for w in cjk_cut(text[start:end]):
-        if pos < a < pos + len(w):
-            return b < pos + len(w)  # (a verb ending the word is the segmenter's cut, "说换" of "老板说换问卷星")
-        pos += len(w)
-    return False
-
-
-def _cuts_word(text: str, at: int) -> bool:
-    """Whether `at` falls inside a dictionary word of the Chinese run around it ("纸质表|格" of 表格)."""
+def _word_at(text: str, at: int) -> tuple[int, str] | None:
+    """The word the segmenter cuts around `at` inside the Chinese run holding it, begun before `at` and going on after
+    it, with where it starts; None when `at` is no such cut's inside."""
     if not (0 < at < len(text) and CJK_IN.match(text[at - 1]) and CJK_IN.match(text[at])):
-        return False
+        return None
     before = _CJK_RUN_BEFORE.search(text[:at])
     start = before.start() if before else at - 1
     end = at + len(re.match(r"[\u4e00-\u9fff]*", text[at:]).group(0))
     pos = start
     for w in cjk_cut(text[start:end]):
         if pos < at < pos + len(w):
-            return len(w) >= 2 and bool(glosses([w]))
+            return pos, w
         pos += len(w)
-    return False
+    return None
+
+
+def _inside_word(text: str, a: int, b: int) -> bool:
+    """Whether the Chinese `text[a:b]` lies inside a word the segmenter cuts, begun before it and going on after it
+    (the 新 of "小新上", a name no dictionary holds)."""
+    word = _word_at(text, a)
+    return bool(word) and b < word[0] + len(word[1])  # (a verb ending the word is the segmenter's cut, "说换" of "老板说换问卷星")
+
+
+def _cuts_word(text: str, at: int) -> bool:
+    """Whether `at` falls inside a dictionary word of the Chinese run around it ("纸质表|格" of 表格)."""
+    word = _word_at(text, at)
+    return bool(word) and len(word[1]) >= 2 and bool(glosses([word[1]]))
 
 
 _MAKER_BEFORE = re.compile(r"(?<![\w.&-])([A-Z][\w+&-]*)[ \t]$")  # (one capitalised word right before the old name: "ChamSys", "F&N")
