@@ -181,3 +181,27 @@ def test_gate_reports_what_it_drops():
     kept, dropped = verify.gate([good, bad], ground())
     assert kept == [good]
     assert len(dropped) == 1 and dropped[0]["stage"] == "gate" and "99" in dropped[0]["reason"]
+
+
+def test_the_files_opening_lines_are_never_targets_whatever_proposes_them():
+    """An untagged, undated line under the file's title, before its first section, says who and what the file is
+    about: no backend's proposal may prune or rewrite it (the offline engine never proposes one; the model may)."""
+    mem = "# USER\n\n- 徐哲宇（阿哲），主攝兼老闆\n- Runs a two-person studio in Taichung\n\n## Preferences\n" \
+          "- [P1] Reports by email (2026-05-01)\n- Untagged later line\n"
+    docs = {"USER.md": parse("USER.md", mem.encode())}
+    g = verify.build(docs, LOG)
+    doc = docs["USER.md"]
+    for text in ("- 徐哲宇（阿哲），主攝兼老闆", "- Runs a two-person studio in Taichung"):
+        e = next(x for x in doc.entries if x.text == text)
+        op = Operation("prune", "USER.md", (e.text,), confidence=0.9, reason="r", origin="anthropic")
+        assert "identity or a marked rule" in (reason(op, g) or ""), text
+    # entries inside a section, tagged or not, stay open to proposals
+    for text in ("- [P1] Reports by email (2026-05-01)", "- Untagged later line"):
+        e = next(x for x in doc.entries if x.text == text)
+        op = Operation("prune", "USER.md", (e.text,), confidence=0.9, reason="r", origin="anthropic")
+        assert reason(op, g) is None, text
+    # a file without sections is a list of entries, its lines no preamble
+    flat = {"MEMORY.md": parse("MEMORY.md", b"# MEMORY\n\n- Untagged fact one\n- Another fact\n")}
+    e = flat["MEMORY.md"].entries[0]
+    op = Operation("prune", "MEMORY.md", (e.text,), confidence=0.9, reason="r", origin="anthropic")
+    assert reason(op, verify.build(flat, LOG)) is None

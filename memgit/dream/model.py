@@ -102,15 +102,6 @@ class Item:
         return bool(re.match(r"\s*\d+[.)]", self.entry.marker or ""))
 
 
-def _preamble(doc, e) -> bool:
-    """An entry written untagged and undated under the file's title, before its first section ("- 徐哲宇（阿哲），主攝兼
-    老闆" under "# USER"), in a file whose entries stand in sections: the file's opening lines, who and what it is
-    about, never changed automatically."""
-    sec = doc.section_at(e.start)
-    return e.own_tag is None and e.date is None and (sec is None or sec.level == 1) \
-        and any(s.level >= 2 for s in doc.sections)
-
-
 def _subject(body: str) -> frozenset[str]:
     b = lx.STATE_WORDS.sub(" ", fold(body))
     b = NUM_RE.sub(" ", b)
@@ -220,7 +211,7 @@ class Context:
                     head = _subject(LABEL_RE.match(body).group(1)) | head
                 self.items.append(Item(e, doc, fold(body), _subject(body), versions(body), head,
                                        sensitive.has_sensitive(e.text) or (doc.name, e.text) in self.col.live_secrets,
-                                       is_core(e, doc.section_at(e.start)) or _preamble(doc, e)))
+                                       is_core(e, doc.section_at(e.start), doc)))
 
     def obs_about(self, it: Item) -> list[Observation]:
         """Window observations sharing a specific term with the entry, in window order."""

@@ -179,7 +179,7 @@ def check(op: Operation, ground: Ground) -> None:
             continue  # a secret must go, wherever it stands
         if e.frozen:
             raise Fail(f"{op.file} line {e.line} is P0 or protected")
-        if is_core(e, doc.section_at(e.start) if doc else None) and not _superseded(op, e, ground) \
+        if is_core(e, doc.section_at(e.start), doc) and not _superseded(op, e, ground) \
                 and not _kept_as_written(op, e):
             raise Fail(f"{op.file} line {e.line} is identity or a marked rule, never changed automatically")
         if (op.file, e.text) in ground.open_targets or (op.file, hash_target(e.text)) in ground.open_targets:

@@ -85,11 +85,14 @@ def __getattr__(name: str) -> re.Pattern[str]:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
 
 
-def is_core(entry: Entry, section: Section | None = None) -> bool:
-    """Identity (a section about who the agent is or whom it serves, or a name/handle/contact field)
-    and rules marked NEVER / ALWAYS / CRITICAL / 必须 / 禁止 …: never removed automatically."""
+def is_core(entry: Entry, section: Section | None = None, doc: Document | None = None) -> bool:
+    """Identity (a section about who the agent is or whom it serves, or a name/handle/contact field,
+    or, given its `doc`, one of the file's opening lines: `is_opening`) and rules marked NEVER /
+    ALWAYS / CRITICAL / 必须 / 禁止 …: never removed automatically."""
     from memgit.memory import entry_body
 
+    if doc is not None and is_opening(entry, doc):
+        return True
     body = entry_body(entry.text)
     first = body.split("\n")[0]
     p = _patterns()
@@ -100,6 +103,15 @@ def is_core(entry: Entry, section: Section | None = None) -> bool:
     title = section.title if section is not None else (entry.section or "")
     # a section marked IMPORTANT / CRITICAL / 必须 holds rules, whatever each line says
     return bool(title and (p["IDENTITY_TITLE_RE"].search(title) or p["RULE_MARK_RE"].search(title)))
+
+
+def is_opening(entry: Entry, doc: Document) -> bool:
+    """An entry written untagged and undated under the file's title, before its first section ("- 徐哲宇（阿哲），主攝兼
+    老闆" under "# USER"), in a file whose entries stand in sections: the file's opening lines, who and what it is
+    about."""
+    sec = doc.section_at(entry.start)
+    return entry.own_tag is None and entry.date is None and (sec is None or sec.level == 1) \
+        and any(s.level >= 2 for s in doc.sections)
 
 
 def is_standing(doc_name: str, section: Section | None) -> bool:
