@@ -5837,3 +5837,19 @@ def test_a_channel_moved_with_a_new_time_too_is_no_channel_only_refresh_and_the_
     # the word before the old name as the swap replaces it whole ("纸质登记本"), not before a part of it ("登记")
     assert not _word_before_unsaid("接种记录写在纸质登记本上", "纸质登记本", ["从今天起改用飞书多维表格，纸本不再用了"])
     assert _word_before_unsaid("伞面纸用埔里长春纸厂的棉纸", "长春", ["以后伞面都用广兴纸寮，长春那边不再叫"])
+
+
+@pytest.mark.parametrize("text, said", [("1 月起在农会超市上架", "2026-12-05"), ("確認 1/8 ", "2026-12-28"),
+                                        ("2月份开始正式营业", "2026-11-20")])
+def test_a_day_or_month_early_next_year_said_late_in_this_one_is_still_ahead(text, said):
+    from datetime import date
+    from memgit.dream.rules.status import _day_ahead
+    assert _day_ahead(text, date.fromisoformat(said))
+
+
+@pytest.mark.parametrize("text, said", [("確認 12/20 ", "2026-12-22"), ("3 月起", "2026-05-02"),
+                                        ("確認 1/8 ", "2026-06-10"), ("2 月起", "2026-09-10")])
+def test_a_day_or_month_already_past_is_not_ahead(text, said):
+    from datetime import date
+    from memgit.dream.rules.status import _day_ahead
+    assert not _day_ahead(text, date.fromisoformat(said))

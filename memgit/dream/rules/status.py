@@ -565,12 +565,15 @@ def _day_ahead(text: str, day) -> bool:
             continue
         try:
             d = day.replace(year=int(m.group(1)) if m.group(1) else day.year, month=int(m.group(2)), day=int(m.group(3)))
+            if not m.group(1) and (day - d).days > 183:
+                d = d.replace(year=day.year + 1)  # (no year, said late in the year: early next year's, "1/8 上線" in December)
         except ValueError:
             continue
         if d > day:
             return True
-    # (or a later month it starts from: "12 月起在农会超市上架", said in October)
-    return any(day.month < int(m.group(1)) <= 12 for m in _MONTH_FROM.finditer(text))
+    # (or a later month it starts from: "12 月起在农会超市上架", said in October; "1 月起", said in December)
+    return any(day.month < int(m.group(1)) <= 12 or 0 < (int(m.group(1)) - day.month) % 12 <= _WRAP_MONTHS
+               for m in _MONTH_FROM.finditer(text))
 
 
 def _initials(body: str) -> frozenset[str]:
@@ -584,6 +587,7 @@ def _initials(body: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_WRAP_MONTHS = 4  # (a month early next year said to start from, at most this many months on)
 _MONTH_FROM = re.compile(r"(?<!\d)(\d{1,2})\s*月(?:份)?\s*(?:起|开始|以后|后)")
 
 
@@ -680,17 +684,19 @@ def _restate(body: str, st: tuple) -> str:
         holds_state = pos <= begin + len(word) and begin <= pos + len(cl)
         # what it waited for is over, and any other state it was still in ("等上门评估，评估中"); once it is repaired, so
         # is the fault it was away for
-        # (a state word read as its clause's own, after the mark that opens it: "评估中")
-        still = lx.PENDING.search(fold(cl), 0) or lx.PENDING.search("，" + fold(cl), 1)
-        over = lx.WAITING.search(fold(cl)) or still or st[1] == lx.REPAIRED and lx.ERROR.search(fold(cl))
+        fc = fold(cl)
+        # (a state word read as its clause's own, after the mark that opens it: "评估中"; its place is the clause's)
+        still = m.start() if (m := lx.PENDING.search(fc)) else m.start() - 1 if (m := lx.PENDING.search("，" + fc, 1)) \
+            else None
+        waiting, fault = lx.WAITING.search(fc), st[1] == lx.REPAIRED and lx.ERROR.search(fc)
+        over = waiting.start() if waiting else still if still is not None else fault.start() if fault else None
         # (a word of waiting inside a quoted name is the name's: "「言語治療服務計劃」")
-        if over and not still and any(a < over.start() < b
-                                      for a, b in (q.span() for q in _QUOTED_NAME.finditer(fold(cl)))):
+        if over is not None and still is None and any(q.start() < over < q.end() for q in _QUOTED_NAME.finditer(fc)):
             over = None
-        if holds_state or not over:
+        if holds_state or over is None:
             kept.append(cl + sep)
-        elif cl[:over.start()].rstrip().endswith(("-", "—", "–", ":", "：")) and cl[:over.start()].strip(" -—–:："):
-            kept.append(cl[:over.start()])  # (what the entry names before the stage stays: "Ep 58 (…) - in final mix")
+        elif cl[:over].rstrip().endswith(("-", "—", "–", ":", "：")) and cl[:over].strip(" -—–:："):
+            kept.append(cl[:over])  # (what the entry names before the stage stays: "Ep 58 (…) - in final mix")
         elif not kept and (lab := LABEL_RE.match(cl)):
             kept.append(lab.group(0))  # (the entry's label stays: "LINE 訂餐機器人：" of "…：還在內部測試")
         pos += len(cl) + len(sep)
