@@ -134,3 +134,20 @@ def test_a_pattern_compiled_later_matches_as_one_compiled_now(word_folder):
         bad.search("x")
     with pytest.raises(DataError, match="no 'nothing'"):
         wordlists.pattern_later("nothing")
+
+
+@pytest.mark.parametrize("line", ["wants the sheet at 19:00 instead, just today", "only for tonight send it by text",
+                                  "tonight only: drop-off at 06:30", "今晚九点发，就今天", "只限今日改 Signal",
+                                  "今天 3 点交，今天而已"])
+def test_a_change_said_for_today_or_tonight_alone_is_an_exception(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.EXCEPTION.search(fold(line))
+
+
+@pytest.mark.parametrize("line", ["from today send it at 19:00", "just today's numbers, nothing else", "今天起改 19:00",
+                                  "今晚九点发 Excel"])
+def test_a_change_from_today_on_is_no_exception(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert not lx.EXCEPTION.search(fold(line))

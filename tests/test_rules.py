@@ -5853,3 +5853,18 @@ def test_a_day_or_month_already_past_is_not_ahead(text, said):
     from datetime import date
     from memgit.dream.rules.status import _day_ahead
     assert not _day_ahead(text, date.fromisoformat(said))
+
+
+def test_a_restatement_that_puts_the_asked_for_form_before_the_thing_kept_adds_it_there():
+    """The agent's restatement keeps what is sent and adds the form the person asked for in front of it ("发 PDF 周报"):
+    the form goes in there, the entry's old form gives way, what is sent stays (never "发PDF" in its place)."""
+    user = "# USER\n\n## 偏好\n- [P1] 每周五 17:00 邮件发周报，纯文字，按门店分段 (2026-01-05)\n"
+    turns = [("user", "周报以后别写成一大段文字了，看不过来"),
+             ("assistant", "好的，那改成什么？PDF 还是表格？"),
+             ("user", "做成 PDF 发我，一店一页。时间照旧周五五点，还是邮件，按门店分开"),
+             ("assistant", "明白：以后每周五 17:00 邮件发 PDF 周报，一店一页，按门店分段。"),
+             ("user", "对")]
+    from memgit.dream.rules import restated_slots
+    got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
+    assert got in ([], ["[P1] 每周五 17:00 邮件发 PDF 周报，一店一页，按门店分段 (2026-05-30)"]), got
+    assert got, "the form asked for is placed where the restatement puts it"

@@ -301,6 +301,18 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
     slot_spans = [(a, b) for a, b, *_ in have_clocks] + [(a, b) for a, b, _ in have_days]
     said_slots = [(a, b) for a, b, *_ in said_clocks] + [(a, b) for a, b, _ in said_days]
     for tag, i1, i2, j1, j2 in al.ops:
+        if tag == "insert" and 0 < i1 < len(al.tb) and j2 - j1 <= 4:
+            # (words the turn puts between two of the entry's it keeps, all asked for: "发 Excel 出货汇总" adds the form
+            # in front of what is sent)
+            ins = r.text[al.ts[j1][0]:al.ts[j2 - 1][1]].strip()
+            nf = fold(ins)
+            if ins and term_set(nf) and term_set(nf) <= wanted and not any(c.isdigit() for c in ins) and (
+                    u := _user_said(lambda t, uf: nf in uf and (confirmed or _said_change(uf)), users)):
+                at = al.tb[i1][0]
+                edits.append((at, at, _gap(body[at - 1:at], ins[0]) + ins + _gap(ins[-1], body[at:at + 1])))
+                grounds.append(u)
+                wanted -= term_set(nf)
+            continue
         if tag != "replace":
             continue
         # (a slot moved above that the same stretch holds, "07:00 发到她的邮箱" / "06:30，企业微信", is no part of it:
@@ -420,6 +432,14 @@ _PUT_ON = re.compile(r"\bput (?:it|them) (?:on|in|into)\s+[A-Z#]")
 _PREP = re.compile(r"\b(by|via|through|over|on|in|to)\s+$", re.I)
 
 
+def _gap(a: str, b: str) -> str:
+    """The space written between characters `a` and `b` when words meet: none beside a space, a mark or between two
+    Chinese characters, one where Latin letters or digits meet anything written ("发 Excel 出货汇总")."""
+    if not a or not b or not (a.isalnum() and b.isalnum()) or CJK_IN.match(a) and CJK_IN.match(b):
+        return ""
+    return " "
+
+
 def _with_plain_words(text: str, a: int, b: int, wanted: set[str]) -> str:
     """The run of names text[a:b] with the plain words next to it that are asked for ("staff WhatsApp group")."""
     def plain(w: str) -> bool:  # (a word asked for)
@@ -445,8 +465,12 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         # (or, with no preposition before any, the one way the entry names bare: "digest: email at 06:30")
         bare = [m.group(0) for m in lx.CHANNEL.finditer(fb)]
         ways = _BY_WAY.findall(fb) or (bare if len(bare) == 1 else [])
+        # (never one the restatement still says as it is: "出货汇总以后别打一大段字了" turns down the long text, and "发 Excel
+        # 出货汇总" keeps what is sent)
         olds += [w for w in (*ways, *_BY_WAY_ZH.findall(fb)) if any(
-            re.search(_whole(w), cl, re.I) and _DENIES.search(cl) for cl in _CLAUSE_MARK.split(fold(u.text)))]
+            re.search(_whole(w), cl, re.I) and _DENIES.search(cl) for cl in _CLAUSE_MARK.split(fold(u.text)))
+            and not any(re.search(_whole(w), cl, re.I) and not _DENIES.search(cl) and not _RATHER.search(cl)
+                        for cl in _CLAUSE_MARK.split(fold(r.text)))]
         # or the entry's way the person drops for another they put it on ("drop email for that one, put it on WhatsApp")
         if _PUT_ON.search(u.text):
             olds += [w for w in ways if re.search(rf"\b(?:drop|ditch|scrap)\s+(?:the\s+)?{re.escape(w)}\b", u.text, re.I)]
