@@ -138,7 +138,8 @@ def test_a_pattern_compiled_later_matches_as_one_compiled_now(word_folder):
 
 @pytest.mark.parametrize("line", ["wants the sheet at 19:00 instead, just today", "only for tonight send it by text",
                                   "tonight only: drop-off at 06:30", "今晚九点发，就今天", "只限今日改 Signal",
-                                  "今天 3 点交，今天而已"])
+                                  "今天 3 点交，今天而已", "Stage 2 前一晚例外 7pm", "那天當面給我就好，就那天",
+                                  "嗰晚 7pm 俾我，就嗰次", "send it at 7 that evening, just that once"])
 def test_a_change_said_for_today_or_tonight_alone_is_an_exception(line):
     from memgit.dream import lexicon as lx
     from memgit.dream.model import fold
@@ -146,7 +147,8 @@ def test_a_change_said_for_today_or_tonight_alone_is_an_exception(line):
 
 
 @pytest.mark.parametrize("line", ["from today send it at 19:00", "just today's numbers, nothing else", "今天起改 19:00",
-                                  "今晚九点发 Excel"])
+                                  "今晚九点发 Excel", "没有例外", "一律不得例外",
+                                  "就那天开始改 9 点"])
 def test_a_change_from_today_on_is_no_exception(line):
     from memgit.dream import lexicon as lx
     from memgit.dream.model import fold

@@ -5868,3 +5868,57 @@ def test_a_restatement_that_puts_the_asked_for_form_before_the_thing_kept_adds_i
     got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
     assert got in ([], ["[P1] 每周五 17:00 邮件发 PDF 周报，一店一页，按门店分段 (2026-05-30)"]), got
     assert got, "the form asked for is placed where the restatement puts it"
+
+
+def test_a_new_time_the_person_writes_with_a_dot_is_theirs():
+    """"6.30 please" is how many people write half past six: the restatement's 06:30 is what they said."""
+    user = "# USER\n\n## Preferences\n- [P1] Stock report by email at 07:00: low lines first, one row per shelf (2026-01-05)\n"
+    turns = [("user", "morning. could the stock report come earlier? I'm out the door by 7 now"),
+             ("assistant", "Of course. What time would suit, and should anything else change?"),
+             ("user", "6.30 please. still email, same rows, nothing else changes"),
+             ("assistant", "Got it: from tomorrow the stock report goes by email at 06:30, low lines first, one row per shelf.")]
+    from memgit.dream.rules import restated_slots
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))] == [
+        "[P1] Stock report by email at 06:30: low lines first, one row per shelf (2026-05-30)"]
+    # a price or a version with a dot is no time said
+    turns[2] = ("user", "it costs 6.30 a month now. still email, same rows, nothing else changes")
+    assert restated_slots(_chat("## Notes\n", user, turns)) == []
+
+
+def test_a_bare_hour_said_of_an_evening_time_moving_is_the_evening_one():
+    """"9点吧，10点我看不到" of an entry sent at 22:00: the person means 21:00, as the restatement writes it."""
+    user = "# USER\n\n## 偏好\n- [P1] 每晚 22:00 微信发明日排班表：姓名、岗位、时段，每人一行 (2026-03-20)\n"
+    turns = [("user", "排班表以后能不能早点发，9点吧，10点我基本睡了"),
+             ("assistant", "好的，从明天起每晚 21:00 发。还是微信、每人一行对吗？"),
+             ("user", "对，别的不用动，就改个时间")]
+    from memgit.dream.rules import restated_slots
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))] == [
+        "[P1] 每晚 21:00 微信发明日排班表：姓名、岗位、时段，每人一行 (2026-05-30)"]
+    # said with its morning, it is no evening time
+    turns[0] = ("user", "排班表以后能不能早点发，早上9点吧，10点我基本出门了")
+    assert restated_slots(_chat("## Notes\n", user, turns)) == []
+
+
+def test_a_restatement_whose_question_the_person_confirms_restates_what_the_question_says():
+    """The agent states the new time and asks whether the rest stays, naming it; the person says yes: the entry the
+    question names is the one restated, though the statement alone names none of it."""
+    user = "# USER\n\n## 偏好\n- [P1] 每天 20:00 用 LINE 傳值班摘要給她，每床一行，寫體溫和用藥 (2026-08-25)\n"
+    turns = [("user", "小安～值班摘要收到了"),
+             ("user", "以後晚上九點再傳好不好，八點我還在開車"),
+             ("assistant", "好的，改成每天 21:00 傳。值班摘要一樣每床一行、寫體溫和用藥，也一樣用 LINE 嗎？"),
+             ("user", "對對，其他都一樣，只是改時間")]
+    from memgit.dream.rules import restated_slots
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))] == [
+        "[P1] 每天 21:00 用 LINE 傳值班摘要給她，每床一行，寫體溫和用藥 (2026-05-30)"]
+
+
+def test_of_two_restatements_the_one_holding_every_change_of_the_other_is_taken():
+    """The person's answer gives the new hour, the agent's reading the new day and the hour: one holds the other."""
+    user = "# USER\n\n## 偏好\n- [P1] 每週營收統計週一早上 8 點 LINE 給他，表格截圖，門市跟網店分開列 (2026-01-08)\n"
+    turns = [("user", "營收統計以後改週日晚上給我好了 週一早上太趕"),
+             ("assistant", "好的，週日晚上幾點方便？格式或傳的地方要不要一起改？"),
+             ("user", "晚上9點 其他照舊 一樣LINE 一樣表格截圖 門市網店分開"),
+             ("assistant", "收到：從這週日起，每週營收統計改成週日 21:00 LINE 給您，表格截圖、門市和網店分開列，都不變。")]
+    from memgit.dream.rules import restated_slots
+    got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
+    assert len(got) == 1 and "週日" in got[0] and "週一" not in got[0] and "8 點" not in got[0], got

@@ -245,8 +245,11 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
         old = have_clocks[0]
         if new != old[2]:
             # (a bare "4:30" said of a time moving within the afternoon or evening is the agent's 16:30)
-            u = _user_said(lambda t, uf: any(c[2] == new or c[3] == "24s" and old[2] >= 720 and c[2] + 720 == new
-                                             for c in clocks(uf)), users)
+            # (and a bare "9点" so said, or "6.30" as many write half past six: never a price or a version, "6.30 a month")
+            u = _user_said(lambda t, uf: any(c[2] == new or c[3] in ("24s", "zh") and not _PERIOD_OPENS.match(uf, c[0])
+                                             and old[2] >= 720 and c[2] + 720 == new for c in clocks(uf))
+                           or any(_dotted(m) in (new, new - 720 if old[2] >= 720 else -1) for m in _DOTTED.finditer(uf)),
+                           users)
             if u is None:
                 return None  # the person never said the new time
             written = clock_as(new, body[old[0]:old[1]], old[3])
@@ -432,6 +435,15 @@ _PUT_ON = re.compile(r"\bput (?:it|them) (?:on|in|into)\s+[A-Z#]")
 _PREP = re.compile(r"\b(by|via|through|over|on|in|to)\s+$", re.I)
 
 
+# a time written with a dot, "6.30 please": never inside a number or version ("v6.30", "6.30.1") nor before a unit or
+# price word ("6.30 a month", "6.30%")
+_DOTTED = re.compile(r"(?<![\w.$€£¥])(\d{1,2})\.([0-5]\d)(?![\w.%])(?!\s*(?:a |an |per |each|/|元|块|塊|刀|蚊|%))")
+
+
+def _dotted(m: re.Match[str]) -> int:
+    return int(m.group(1)) * 60 + int(m.group(2)) if int(m.group(1)) < 24 else -1
+
+
 def _gap(a: str, b: str) -> str:
     """The space written between characters `a` and `b` when words meet: none beside a space, a mark or between two
     Chinese characters, one where Latin letters or digits meet anything written ("发 Excel 出货汇总")."""
@@ -536,6 +548,7 @@ def restated_slots(ctx: Context) -> list[Candidate]:
         if not users:
             continue
         for k, r in enumerate(turns):
+            whole = r  # (the turn as said: the question the person's next turn may confirm restates the rest)
             asks = r.role == "assistant" and bool(_QUESTION.search(fold(r.text)))
             if asks or r.role == "assistant" and _ONE_OFF.search(fold(r.text)):
                 # an acknowledgement that ends by asking whether the rest stays ("…，不再寄 email。表格…照舊嗎？"), or
@@ -565,7 +578,10 @@ def restated_slots(ctx: Context) -> list[Candidate]:
             index = {id(x): n for n, x in enumerate(ctx.items)}
             talk = frozenset().union(*(t.terms for t in turns if t.day == r.day and (t.line <= r.line)))
             talk |= reply.terms if confirmed else frozenset()  # (what the person said stays, the agent's reading left out)
-            rated = sorted(((_restates(ctx, it, r, talk), index[id(it)]) for it in ctx.items_about(r)
+            # (what the agent asks is as it was, the person saying yes to it, restates the rest: "改成每天 21:00 傳。值班摘要
+            # 一樣每床一行…嗎？" → "對對，其他都一樣")
+            about = whole if confirmed else r
+            rated = sorted(((_restates(ctx, it, about, talk), index[id(it)]) for it in ctx.items_about(about)
                             if not it.frozen and not it.step), reverse=True)
             if not rated or rated[0][0] < 0.5 or len(rated) > 1 and rated[1][0] >= rated[0][0] - 0.1:
                 continue  # the turn restates no entry, or two alike
@@ -584,12 +600,17 @@ def restated_slots(ctx: Context) -> list[Candidate]:
             body = it.entry.body
             for a, b, new in reversed(edits):
                 body = body[:a] + new + body[b:]
-            found.setdefault(i, []).append((r, body, grounds, cover))
+            found.setdefault(i, []).append((r, body, grounds, cover, frozenset(edits)))
     out = []
     for i, said in found.items():
-        if len({body for _, body, _, _ in said}) != 1:
-            continue  # two restatements that disagree: unsure
-        r, body, grounds, cover = max(said, key=lambda x: (x[0].day, x[0].line))
+        if len({body for _, body, *_ in said}) != 1:
+            # (one holding every change of the others, which say less of it: "晚上9點" of the person's answer and "週日
+            # 21:00" of the agent's reading, the day said in the person's turn before)
+            most = [x for x in said if all(y[4] <= x[4] for y in said)]
+            if not most:
+                continue  # two restatements that disagree: unsure
+            said = [x for x in said if x[1] == most[0][1]]
+        r, body, grounds, cover, _ = max(said, key=lambda x: (x[0].day, x[0].line))
         it = ctx.items[i]
         acknowledged = any(x[0].role == "assistant" for x in said)
         score = confidence("preference", negates_old=True, acknowledged=acknowledged, restated=len(said) > 1,
