@@ -5922,3 +5922,24 @@ def test_of_two_restatements_the_one_holding_every_change_of_the_other_is_taken(
     from memgit.dream.rules import restated_slots
     got = [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))]
     assert len(got) == 1 and "週日" in got[0] and "週一" not in got[0] and "8 點" not in got[0], got
+
+
+def test_a_short_restatement_keeping_the_rest_refreshes_the_entry_the_conversation_named():
+    """"由明天起 8pm Signal，內容照舊" names none of the entry's words; the person's turns before it named the brief, and
+    the one channel the entry gives, WhatsApp, gives way to the one asked for."""
+    user = ("# USER\n\n## Preferences\n- [P1] 收工 summary: WhatsApp 俾佢 6pm，包訂單數、退貨、明日排班 (2026-03-10)\n"
+            "- [P1] 有客投訴要即刻打電話 (2026-03-10)\n")
+    turns = [("user", "hello, summary 嗰樣嘢想改少少"),
+             ("assistant", "好呀，改邊樣？"),
+             ("user", "由聽日開始 send 去 Signal 得唔得，WhatsApp 啲 group 太多"),
+             ("assistant", "得。時間照 6pm？內容都係訂單數、退貨、明日排班？"),
+             ("user", "係，其他全部唔變，淨係轉 channel"),
+             ("assistant", "收到：由聽日起 6pm Signal，內容照舊。")]
+    from memgit.dream.rules import restated_slots
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))] == [
+        "[P1] 收工 summary: Signal 俾佢 6pm，包訂單數、退貨、明日排班 (2026-05-30)"]
+    # a conversation that named two entries alike: unsure which the short restatement keeps
+    user2 = user + "- [P1] 開工 summary: WhatsApp 俾佢 9am，包訂單數、退貨、今日排班 (2026-03-10)\n"
+    turns2 = [("user", "hello, summary 嗰樣嘢想改少少"), *turns[1:3],
+              ("assistant", "收到：由聽日起 Signal，內容照舊。")]
+    assert restated_slots(_chat("## Notes\n", user2, turns2)) == []

@@ -204,16 +204,17 @@ def _content_terms(ctx: Context, it: Item) -> frozenset[str]:
                      and not _days(t) and not lx.WEEKDAY.fullmatch(t))
 
 
-def _restates(ctx: Context, it: Item, r: Observation, talk: frozenset[str] = frozenset()) -> float:
+def _restates(ctx: Context, it: Item, r: Observation, talk: frozenset[str] = frozenset(), talk_only: bool = False
+              ) -> float:
     """How many of the entry's own words (numbers and weekdays aside) the conversation up to the turn says (`talk`,
     the turn's terms with it), as a share: 0 when the turn names none of them or the conversation none specific to
     it. (A count, not a weight: the words a restatement leaves out are the moved value's, which a small window may
     make the rarest; and a short confirmation, "Got it: Tuesday 12:00, …", restates what the turns before it
-    named: "about the weekly reminder".)"""
+    named: "about the weekly reminder".) `talk_only`: the turn may name none of them, the conversation naming them."""
     own = _content_terms(ctx, it)
     said = r.terms | talk
     shared = own & said
-    if not own & r.terms or len(shared) < min(2, len(own)) or not any(ctx.anchor(t) for t in shared):
+    if not (talk_only or own & r.terms) or len(shared) < min(2, len(own)) or not any(ctx.anchor(t) for t in shared):
         return 0.0
     return len(shared) / len(own)
 
@@ -303,18 +304,19 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
     al = _Aligned(body, r.text)
     slot_spans = [(a, b) for a, b, *_ in have_clocks] + [(a, b) for a, b, _ in have_days]
     said_slots = [(a, b) for a, b, *_ in said_clocks] + [(a, b) for a, b, _ in said_days]
+    inserts: list[tuple[tuple[int, int, str], Observation, frozenset[str]]] = []
     for tag, i1, i2, j1, j2 in al.ops:
         if tag == "insert" and 0 < i1 < len(al.tb) and j2 - j1 <= 4:
             # (words the turn puts between two of the entry's it keeps, all asked for: "发 Excel 出货汇总" adds the form
             # in front of what is sent)
             ins = r.text[al.ts[j1][0]:al.ts[j2 - 1][1]].strip()
             nf = fold(ins)
+            # (unless the entry says a value of the same kind the person turned down: that one gives way, below)
             if ins and term_set(nf) and term_set(nf) <= wanted and not any(c.isdigit() for c in ins) and (
                     u := _user_said(lambda t, uf: nf in uf and (confirmed or _said_change(uf)), users)):
                 at = al.tb[i1][0]
-                edits.append((at, at, _gap(body[at - 1:at], ins[0]) + ins + _gap(ins[-1], body[at:at + 1])))
-                grounds.append(u)
-                wanted -= term_set(nf)
+                inserts.append(((at, at, _gap(body[at - 1:at], ins[0]) + ins + _gap(ins[-1], body[at:at + 1])), u,
+                                term_set(nf)))
             continue
         if tag != "replace":
             continue
@@ -399,10 +401,17 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
         # the person said what it replaces ("post it in Slack, the #frontdesk channel, instead of email"): the old
         # value the entry says once, with the preposition before it, gives way to the new one as the turn writes it
         swap = _instead(body, r, users, wanted, edits)
-        if swap is None:
+        if swap is not None:
+            edits.append(swap[0])
+            grounds.append(swap[1])
+            wanted = set()
+        for edit, u, terms in inserts:
+            if terms <= wanted:
+                edits.append(edit)
+                grounds.append(u)
+                wanted -= terms
+        if wanted:
             return None  # the person asked for more than the turn puts in the entry's place: unsure
-        edits.append(swap[0])
-        grounds.append(swap[1])
     if not edits:
         return None
     edits.sort()
@@ -464,6 +473,10 @@ def _with_plain_words(text: str, a: int, b: int, wanted: set[str]) -> str:
     return text[a:b]
 
 
+_SWITCH_WAY = re.compile(r"(?:转|换|改|\bswitch(?:ing|ed)?|\bchang(?:e|ing|ed))\s*(?:个|下|一下)?\s*(?:the\s+)?"
+                         r"(?:channel|渠道|平台|app)\b", re.I)
+
+
 def _instead(body: str, r: Observation, users: list[Observation], wanted: set[str],
              edits: list[tuple[int, int, str]]) -> tuple[tuple[int, int, str], Observation] | None:
     """The entry's old value the person said the new one replaces ("… instead of email"), found once in the entry
@@ -489,6 +502,13 @@ def _instead(body: str, r: Observation, users: list[Observation], wanted: set[st
         # or the entry's one way, when the person asks for another "instead" ("send them on WhatsApp instead")
         if (bare := _BARE_INSTEAD.search(u.text)) and len(ways) == 1 and wanted <= term_set(bare.group(1)):
             olds.append(ways[0])
+        # or the entry's one channel, when what is asked for is one channel too, said in the person's turn ("send 去
+        # Signal" for "WhatsApp 俾佢"), and the person says the channel is switched ("淨係轉 channel"; asked for alone,
+        # the old one may stay beside it)
+        chans = [m.group(0) for m in lx.CHANNEL.finditer(fb)]
+        if len(chans) == 1 and len(wanted) == 1 and lx.CHANNEL.fullmatch(w := next(iter(wanted))) \
+                and w in fold(u.text) and w != chans[0] and any(_SWITCH_WAY.search(fold(v.text)) for v in users):
+            olds.append(chans[0])
         for old in olds:
             hits = [x for x in re.finditer(_whole(old), fb, re.I)]
             if len(hits) == 1:
@@ -581,7 +601,14 @@ def restated_slots(ctx: Context) -> list[Candidate]:
             # (what the agent asks is as it was, the person saying yes to it, restates the rest: "改成每天 21:00 傳。值班摘要
             # 一樣每床一行…嗎？" → "對對，其他都一樣")
             about = whole if confirmed else r
-            rated = sorted(((_restates(ctx, it, about, talk), index[id(it)]) for it in ctx.items_about(about)
+            near = ctx.items_about(about)
+            # (a short restatement keeping the rest, "由聽日起 8pm Signal，內容照舊", naming none of the entry's words: the
+            # entry the conversation named before it, when the person's words moved something)
+            talk_only = not near and r.role == "assistant" and bool(lx.PREF_KEPT.search(f))
+            if talk_only:
+                near = list({id(it): it for t in turns if t.day == r.day and t.line < r.line
+                             for it in ctx.items_about(t)}.values())
+            rated = sorted(((_restates(ctx, it, about, talk, talk_only), index[id(it)]) for it in near
                             if not it.frozen and not it.step), reverse=True)
             if not rated or rated[0][0] < 0.5 or len(rated) > 1 and rated[1][0] >= rated[0][0] - 0.1:
                 continue  # the turn restates no entry, or two alike

@@ -88,7 +88,7 @@ def _as_written(ctx: Context) -> Iterator[tuple[Item, str, str]]:
             yield it, body, fb
 
 
-_SINCE = re.compile(r"(?:从|從)[^，,。；;：:]{0,8}?(?:起|开始|開始)|\b(?:from now on|starting|from)\b", re.I)
+_SINCE = re.compile(r"(?:从|從|(?<![理自缘緣因经經来來])由)[^，,。；;：:]{0,8}?(?:起|开始|開始)|\b(?:from now on|starting|from)\b", re.I)
 
 
 def _moved_thing(f: str, m: re.Match[str]) -> frozenset[str]:
