@@ -5943,3 +5943,18 @@ def test_a_short_restatement_keeping_the_rest_refreshes_the_entry_the_conversati
     turns2 = [("user", "hello, summary 嗰樣嘢想改少少"), *turns[1:3],
               ("assistant", "收到：由聽日起 Signal，內容照舊。")]
     assert restated_slots(_chat("## Notes\n", user2, turns2)) == []
+
+
+def test_a_wait_named_by_an_acronym_no_other_entry_writes_ends_in_a_line_naming_it_so():
+    """"PX 卫生许可证…审核中" and a line "我们 PX 证批下来了": the acronym names the entry, its other words aside."""
+    from memgit.dream.rules.status import status_changes
+    mem = ("## 证照\n- [P1] PX 卫生许可证材料已交区卫健委，现场看过了，审核中 (2026-04-01)\n"
+           "- [P1] 营业执照年报已报 (2026-03-01)\n")
+    out = status_changes(ctx(mem, [("2026-05-27", "区里来电话：我们 PX 证批下来了！！纸质证下周去拿")]))
+    assert len(out) == 1 and "审核中" not in out[0].op.text and "批" in out[0].op.text, [c.op.text for c in out]
+    # another party's thing with the same acronym stays theirs
+    out = status_changes(ctx(mem, [("2026-05-27", "隔壁店说他们的 PX 证批下来了")]))
+    assert out == []
+    # an acronym another entry writes too names neither
+    mem2 = mem + "- [P1] PX 证年审提醒：每年 3 月 (2026-01-01)\n"
+    assert status_changes(ctx(mem2, [("2026-05-27", "区里来电话：我们 PX 证批下来了！！")])) == []

@@ -33,7 +33,10 @@ def status_changes(ctx: Context) -> list[Candidate]:
         # (what its label names is the thing, not its state: "新品 Uber Eats 上架：送審中" waits for the listing)
         lab = LABEL_RE.match(it.folded)
         own = it.folded[lab.end():] if lab and pend and pend.start() >= lab.end() else it.folded
-        have = lx.done_state(lx.PENDING.sub(" ", own))  # "待上线" is not "上线"
+        # (the state it is in, said in its pending word's clause: a step passed before it is no state of the whole,
+        # "现场核查过了，审核中" is under review)
+        have = lx.done_state(lx.PENDING.sub(" ", _clause_of(own, pend.start() - (len(it.folded) - len(own)))
+                                            if pend else own))  # "待上线" is not "上线"
         blocked = bool(pend and lx.BLOCKED.search(it.folded))
         heads = numbered_heads(it.entry.body[:pend.start()] if pend else it.entry.body)
         wait = _waited(it.folded, pend)
@@ -76,9 +79,14 @@ def status_changes(ctx: Context) -> list[Candidate]:
             about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about  # (in window order)
         # (and an order's or a ticket's code no other entry gives: "A-5521" of "Order #A-5521")
         # (and an acronym in brackets after a name, which the lines write for it: "SC" of "食品生产许可证（SC）")
-        aliases = _aliases(it.entry.body)
+        # (or one written in capitals in it, in the name before its state: "SC" of "SC 食品生产许可证…审核中")
+        aliases = _aliases(it.entry.body) | _acronyms(it.entry.body[:pend.start()] if pend else it.entry.body)
         refs = frozenset(t for t in it.subject | aliases if (t.startswith("#") or _CODE.fullmatch(t) or t in aliases)
                          and not any(t in x.subject for x in ctx.items if x is not it))
+        if named_by := refs & aliases:  # (a line writing one names it, however short: "我们 SC 证批下来了")
+            seen = {id(o) for o in about}
+            more = {id(o) for o in ctx.obs if id(o) not in seen and o.terms & named_by}
+            about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about
         # the name before an aside saying what it is ("有机认证（某认证中心）：…") names it in a line that says it
         # all, when no other entry holds that whole name
         aside = aside_name(it.entry.body[:pend.start()] if pend else it.entry.body)
@@ -155,7 +163,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
             # the motion to dismiss -> DENIED")
             if not ctx.near(f, st[3], (it.head or it.subject) | waited_on | own_wait) and not goes_on and not (
                     named_apart and (ctx.near(f, st[3], mine, 24, False) or _mark_near(o.text, st[3], mine))) and not (
-                    short_refs and any(abs(m.start() - st[3]) <= 32 for m in short_refs.finditer(o.text))):
+                    short_refs and any(abs(m.start() - st[3]) <= 32 for m in short_refs.finditer(o.text))) and not (
+                    named_by and any(abs(m.start() - st[3]) <= 24 for t in named_by
+                                     for m in re.finditer(rf"(?<![a-z0-9]){re.escape(t)}(?![a-z0-9])", f))):
                 continue  # the done word is about something else on a long line
             if st[1] == lx.ARRIVED and ctx.mentions(o, it) < 0.3 and _another_thing(
                     f, st[3], it.subject | it.head | waited_on | shorts):
@@ -254,6 +264,24 @@ def _another_thing(f: str, at: int, own: frozenset[str]) -> bool:
 
 _CODE = re.compile(r"[a-z]{1,4}-\d{3,}|[a-z]{3,5}\d{1,2}")  # ("A-5521", a strain or a part code: "fli1")
 _ALIAS = re.compile(r"[（(]([A-Z]{2,6})[）)]")
+
+
+_ACRONYM = re.compile(r"(?<![A-Za-z0-9&.-])[A-Z]{2,6}(?![A-Za-z0-9&-])")
+
+
+def _clause_of(text: str, at: int) -> str:
+    """The clause of `text` holding position `at`, between marks that end one ("，", ";", "。")."""
+    start = max((m.end() for m in _CLAUSE_END.finditer(text, 0, max(at, 0))), default=0)
+    end = m.start() if (m := _CLAUSE_END.search(text, max(at, 0))) else len(text)
+    return text[start:end]
+
+
+_CLAUSE_END = re.compile(r"[，,；;。！!？?]|\.(?=\s|$)")
+
+
+def _acronyms(body: str) -> frozenset[str]:
+    """Acronyms an entry writes in capitals ("SC", "MUIS"), lower case, as its terms hold them."""
+    return frozenset(m.group(0).lower() for m in _ACRONYM.finditer(TAIL_DATE.sub("", body)))
 
 
 def _aliases(body: str) -> frozenset[str]:
