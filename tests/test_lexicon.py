@@ -153,3 +153,11 @@ def test_a_change_from_today_on_is_no_exception(line):
     from memgit.dream import lexicon as lx
     from memgit.dream.model import fold
     assert not lx.EXCEPTION.search(fold(line))
+
+
+@pytest.mark.parametrize("line, pending", [("食品業者登錄已送件，等衛生局審", True), ("referral deal — 等他们 manager sign", True),
+                                           ("等下再说", False), ("等 Kevin 到了再开会", False)])
+def test_a_wait_on_a_partys_review_said_with_its_one_verb_is_pending(line, pending):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert bool(lx.PENDING.search(fold(line))) is pending

@@ -82,9 +82,9 @@ def test_a_done_word_said_of_another_noun_is_not_the_entrys_state():
     ("[P1] 2 號場的新球網已經下訂，等廠商送貨", "廠商把 2 號場的新球網送來了，下午就裝好", "[P1] 2 號場的新球網已經下訂，已到貨 (2026-05-30)"),
     # 等審 waits for a review; a state a tick follows ends its clause, in Chinese or in English beside Chinese punctuation
     ("[P1] 環保局機車定檢站 換證 已送件，等審", "環保局 公文：定檢站 換證 核准 ✅ 新證 有效到 2029/12",
-     "[P1] 環保局機車定檢站 換證 已送件，已核准 (2026-05-30)"),
+     "[P1] 環保局機車定檢站 換證 已核准 (2026-05-30)"),
     ("[P1] 康文署 觀塘 CNY performance 場地 application submitted, pending", "LCSD letter 到 ✅ 觀塘 CNY performance 場地 approved，field ref 031",
-     "[P1] 康文署 觀塘 CNY performance 場地 application submitted, approved (2026-05-30)"),
+     "[P1] 康文署 觀塘 CNY performance 場地 application approved (2026-05-30)"),
     # a lens named by its model's numbers ("24-70") back from repair
     ("[P1] Sony FE 24-70 GM II #2 AF 不穩，送 Sony 台北維修中心，等報價", "24-70 GM II #2 修好 取回 ✅ 試拍 AF 正常，回到 可租",
      "[P1] Sony FE 24-70 GM II #2 AF 不穩，送 Sony 台北維修中心，已修好 (2026-05-30)"),
@@ -92,7 +92,7 @@ def test_a_done_word_said_of_another_noun_is_not_the_entrys_state():
     ("[P1] 独家本《雾港》城限授权在谈，等发行方回合同", "发行方 《雾港》 合同 签了 ✅ 城限 授权 3 个月",
      "[P1] 独家本《雾港》城限授权已签妥 (2026-05-30)"),
     ("[P1] 觀塘 CNY performance 場地 application submitted, waiting LCSD", "LCSD letter 到 ✅ 觀塘 CNY performance 場地 approved，field ref 031",
-     "[P1] 觀塘 CNY performance 場地 application submitted, approved (2026-05-30)"),
+     "[P1] 觀塘 CNY performance 場地 application approved (2026-05-30)"),
 ])
 def test_a_status_moves_to_the_lines_own_done_word(entry, line, want):
     assert [x.op.text for x in status_changes(ctx(f"## Work\n- {entry} (2026-05-01)\n", [("2026-05-30", line)]))] == [
@@ -374,6 +374,22 @@ def test_a_restated_status_takes_its_object_with_it(body, word, want):
     from memgit.dream.rules.status import _restate
 
     assert _restate(body, (2, word, "en", 0)) == want
+
+
+@pytest.mark.parametrize("body, st, want", [
+    # the step of sending it off, said right before the wait, is over once it is decided
+    ("Pet licence renewal submitted, waiting for the inspection date", (2, "approved", "已批准", 0),
+     "Pet licence renewal approved"),
+    ("商業登記已送件，等區公所審", (2, "approved", "已批准", 0), "商業登記已批准"),
+    ("Grant form sent in, awaiting the panel", (2, "approved", "已批准", 0), "Grant form approved"),
+    # a step the entry tells of with more than the sending stays
+    ("Grant form sent in on 3 May by Lena, awaiting the panel", (2, "approved", "已批准", 0),
+     "Grant form sent in on 3 May by Lena, approved"),
+])
+def test_a_restated_status_drops_the_sending_off_said_right_before_its_wait(body, st, want):
+    from memgit.dream.rules.status import _restate
+
+    assert _restate(body, st) == want
 
 
 def test_a_rule_naming_a_retired_tool_takes_the_tool_the_person_named_instead():
@@ -2432,7 +2448,7 @@ def test_a_ruling_waited_for_ends_with_its_verdict_beside_who_rules():
     assert [c.op.text for c in status_changes(ctx(mem, lines))] == []  # "granted in part" is no verdict word
     lines[0] = ("2026-05-25", "Ortega v. Bayline: Judge Amari ruled on the motion to compel -> DENIED. Trial date stands.")
     got = status_changes(ctx(mem, lines))
-    assert [c.op.text for c in got] == ["[P1] Ortega v. Bayline: motion to compel filed, denied (2026-05-25)"]
+    assert [c.op.text for c in got] == ["[P1] Ortega v. Bayline: motion to compel denied (2026-05-25)"]
     assert got[0].features["contradicted"] is False  # another thing's draft is no new wait for the ruling
 
 
@@ -3384,7 +3400,7 @@ def test_goods_cleared_and_a_certificate_approved_end_their_waits(entry, line, w
     # a certificate let out, beside a sibling still waiting
     mem = "## 認證\n- [P1] FSC 認證：文件已送出，等稽核結果 (2026-05-01)\n- [P1] 環保標章：文件已送出，等稽核結果 (2026-05-03)\n"
     said = [("2026-05-30", "FSC 證書批下來了！先寄 PDF"), ("2026-05-30", "環保標章那邊還沒消息")]
-    assert [x.op.text for x in status_changes(ctx(mem, said))] == ["[P1] FSC 認證：文件已送出，已批下來 (2026-05-30)"]
+    assert [x.op.text for x in status_changes(ctx(mem, said))] == ["[P1] FSC 認證：文件已批下來 (2026-05-30)"]
 
 
 def test_a_tool_everything_is_on_now_takes_the_part():
@@ -3450,7 +3466,7 @@ def test_a_bid_given_the_thumbs_up_ends_a_wait_for_a_panel_decision():
     said = [("2026-05-21", "Arts Council letter arrived: pier-lamp restoration bid got the thumbs-up, £12,000 awarded"),
             ("2026-05-22", "county fund audio guide bid still with the panel")]
     (out,) = status_changes(ctx(mem, said))
-    assert out.op.text.startswith("[P1] Arts Council application for the pier-lamp restoration: submitted, approved")
+    assert out.op.text.startswith("[P1] Arts Council application for the pier-lamp restoration: approved")
 
 
 def test_a_fault_whose_reason_is_not_found_is_pruned_once_it_behaves_since_the_fix():
@@ -3469,7 +3485,7 @@ def test_an_inspection_passed_ends_a_wait_for_it():
     mem = "## 店務\n- [P1] 年度消防檢查：已送件，等消防局排現場查核 (2026-05-01)\n- [P1] 招牌變更：已送件，等工務局回覆 (2026-05-02)\n"
     said = [("2026-05-30", "年度消防檢查過關了，現場無缺失")]
     (out,) = status_changes(ctx(mem, said))
-    assert out.op.text.startswith("[P1] 年度消防檢查：已送件，已") and "查核" not in out.op.text
+    assert out.op.text.startswith("[P1] 年度消防檢查：已") and "查核" not in out.op.text
 
 
 @pytest.mark.parametrize(("trial", "swapped"), [
@@ -3798,7 +3814,7 @@ def test_permission_granted_is_said_of_what_the_word_before_it_names():
            "(2026-02-23)\n")
     c = ctx(mem, [("2026-05-29", "email from planning: PA/26/0311 barn — permission GRANTED w/ conditions (slate roof)")])
     assert [x.op.text for x in status_changes(c)] == [
-        "[P1] Planning application PA/26/0311 (barn conversion): submitted, granted (2026-05-29)"]
+        "[P1] Planning application PA/26/0311 (barn conversion): granted (2026-05-29)"]
     # granted of another thing: no move
     other = ctx(mem, [("2026-05-29", "PA/26/0311 barn: still waiting; parking permission granted for the fair")])
     assert status_changes(other) == []
@@ -5153,7 +5169,7 @@ def test_a_certificates_renewal_pending_is_approved_by_the_letter():
     from memgit.dream.rules.status import status_changes
     mem = "## Compliance\n- [P1] Organic cert renewal submitted, pending (2026-05-01)\n"
     out = status_changes(ctx(mem, [("2026-05-21", "Soil Association email: organic cert renewal APPROVED ✅ valid till 2028")]))
-    assert [c.op.text for c in out] == ["[P1] Organic cert renewal submitted, approved (2026-05-21)"]
+    assert [c.op.text for c in out] == ["[P1] Organic cert renewal approved (2026-05-21)"]
 
 
 def test_a_new_name_the_ending_line_writes_takes_the_part_from_a_line_about_it_alone():
@@ -5533,7 +5549,7 @@ def test_a_wait_on_a_bodys_decision_ends_when_it_passes_or_approves():
     assert [c.op.text for c in out] == ["[P1] 跟镇文化站谈场地合作，已通过 (2026-05-27)"]
     mem2 = "## 伦理\n- [P1] 睡眠研究 SLP-3 的伦理申请已提交，等伦理委员会批复 (2026-04-01)\n"
     out = status_changes(ctx(mem2, [("2026-05-27", "伦理办：SLP-3 批了！批件下周拿")]))
-    assert [c.op.text for c in out] == ["[P1] 睡眠研究 SLP-3 的伦理申请已提交，已批准 (2026-05-27)"]
+    assert [c.op.text for c in out] == ["[P1] 睡眠研究 SLP-3 的伦理申请已批准 (2026-05-27)"]
 
 
 def test_a_report_waited_for_ends_when_it_comes_out():
@@ -5958,3 +5974,14 @@ def test_a_wait_named_by_an_acronym_no_other_entry_writes_ends_in_a_line_naming_
     # an acronym another entry writes too names neither
     mem2 = mem + "- [P1] PX 证年审提醒：每年 3 月 (2026-01-01)\n"
     assert status_changes(ctx(mem2, [("2026-05-27", "区里来电话：我们 PX 证批下来了！！")])) == []
+
+
+def test_a_renewal_waiting_to_hear_back_is_ended_by_its_confirmation():
+    from memgit.dream.rules.status import status_changes
+    mem = "## Club\n- [P1] County league registration renewal for 2026-27 sent in, waiting to hear back (2026-08-04)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "League email: our registration renewal for 2026-27 confirmed, "
+                                                  "certificate attached")]))
+    assert [c.op.text for c in out] == ["[P1] County league registration renewal for 2026-27 confirmed (2026-05-27)"]
+    # a person confirming something is no state of the renewal
+    out = status_changes(ctx(mem, [("2026-05-27", "registration renewal: Dave confirmed, he'll chase them Monday")]))
+    assert out == []

@@ -80,12 +80,16 @@ def status_changes(ctx: Context) -> list[Candidate]:
         # (and an order's or a ticket's code no other entry gives: "A-5521" of "Order #A-5521")
         # (and an acronym in brackets after a name, which the lines write for it: "SC" of "食品生产许可证（SC）")
         # (or one written in capitals in it, in the name before its state: "SC" of "SC 食品生产许可证…审核中")
-        aliases = _aliases(it.entry.body) | _acronyms(it.entry.body[:pend.start()] if pend else it.entry.body)
+        acronyms = _acronyms(it.entry.body[:pend.start()] if pend else it.entry.body)
+        aliases = _aliases(it.entry.body) | frozenset(t for a in acronyms for t in term_set(a))
         refs = frozenset(t for t in it.subject | aliases if (t.startswith("#") or _CODE.fullmatch(t) or t in aliases)
                          and not any(t in x.subject for x in ctx.items if x is not it))
-        if named_by := refs & aliases:  # (a line writing one names it, however short: "我们 SC 证批下来了")
+        # (a line writing one names it, however short: "我们 SC 证批下来了")
+        named_by = [re.compile(rf"(?<![a-z0-9]){re.escape(a)}(?![a-z0-9])") for a in acronyms
+                    if term_set(a) and term_set(a) <= refs]
+        if named_by:
             seen = {id(o) for o in about}
-            more = {id(o) for o in ctx.obs if id(o) not in seen and o.terms & named_by}
+            more = {id(o) for o in ctx.obs if id(o) not in seen and any(n.search(fold(o.text)) for n in named_by)}
             about = [o for o in ctx.obs if id(o) in seen or id(o) in more] if more else about
         # the name before an aside saying what it is ("有机认证（某认证中心）：…") names it in a line that says it
         # all, when no other entry holds that whole name
@@ -164,8 +168,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
             if not ctx.near(f, st[3], (it.head or it.subject) | waited_on | own_wait) and not goes_on and not (
                     named_apart and (ctx.near(f, st[3], mine, 24, False) or _mark_near(o.text, st[3], mine))) and not (
                     short_refs and any(abs(m.start() - st[3]) <= 32 for m in short_refs.finditer(o.text))) and not (
-                    named_by and any(abs(m.start() - st[3]) <= 24 for t in named_by
-                                     for m in re.finditer(rf"(?<![a-z0-9]){re.escape(t)}(?![a-z0-9])", f))):
+                    named_by and any(abs(m.start() - st[3]) <= 24 for n in named_by for m in n.finditer(f))):
                 continue  # the done word is about something else on a long line
             if st[1] == lx.ARRIVED and ctx.mentions(o, it) < 0.3 and _another_thing(
                     f, st[3], it.subject | it.head | waited_on | shorts):
@@ -211,8 +214,12 @@ def status_changes(ctx: Context) -> list[Candidate]:
                            evidence=(entry_evidence(it), *ctx.evidence(support)), origin="offline")
             out.append(Candidate(op, "todo-done", score, feats))
             continue
+        # (asked before the state is given in the line's own word, "denied", "granted"; the step waited on said done,
+        # "现场核查过了" of "等…现场核查", decides nothing)
+        said_at = fold(o.text)[max(0, st[3] - 4):st[4]]
+        decided = st[1] in _DECIDED and not any(len(t) >= 2 and t in said_at for t in term_set(wait or ""))
         st = _as_said(st, o, it.entry.body)
-        new_body = _numbered(_share(_restate(it.entry.body, st), support), support)
+        new_body = _numbered(_share(_restate(it.entry.body, st, decided), support), support)
         if not term_set(new_body) & frozenset(t for t in it.subject if ctx.anchor(t)):
             continue  # nothing left of what the entry is about ("已通过" alone): a person rewrites it
         if _STILL_STUCK.search(fold(new_body)):
@@ -267,6 +274,13 @@ _ALIAS = re.compile(r"[（(]([A-Z]{2,6})[）)]")
 
 
 _ACRONYM = re.compile(r"(?<![A-Za-z0-9&.-])[A-Z]{2,6}(?![A-Za-z0-9&-])")
+
+
+_DECIDED = frozenset(("approved", "accepted", "ruled", "signed"))  # (states that decide what was sent off; a step it
+# waited on said done, "已核查过", leaves it sent off)
+# the sending off of what waits, alone in its clause right before the wait's
+_SENT_OFF = re.compile(r"(?:\s+(?:was\s+|been\s+)?(?:submitted|sent in|sent off|filed|lodged|applied)|(?<![a-z0-9])已?(?:送件|提交|送出|寄出|交件|递件|递交))"
+                       r"\s*[，,;；]?\s*$")
 
 
 def _clause_of(text: str, at: int) -> str:
@@ -683,7 +697,7 @@ def _word(st: tuple, like: str, body: str) -> str:
     return _script(st[2], st[1], like, body)
 
 
-def _restate(body: str, st: tuple) -> str:
+def _restate(body: str, st: tuple, decided: bool | None = None) -> str:
     """The entry with its pending status replaced by the new one; clauses that only described
     what was still to happen before the change are dropped."""
     f = fold(body)
@@ -703,7 +717,12 @@ def _restate(body: str, st: tuple) -> str:
         # and what the work waited for is over once it is done; replacing only "blocked on legal" would
         # leave "… live sign-off for the new DPA"
         end += len(_CLAUSE_REST.match(body, end).group(0).rstrip())
-    new = body[:begin] + word + body[end:]
+    # (the step of sending it off, said right before the wait, is over once it is decided: "renewal submitted, waiting
+    # for …" → "renewal approved", "已送件，等…審" → "已批准")
+    gap = ""
+    if (st[1] in _DECIDED if decided is None else decided) and (sent := _SENT_OFF.search(f, 0, begin)):
+        begin, gap = sent.start(), " " if sent.group(0)[:1].isspace() else ""
+    new = body[:begin] + gap + word + body[end:]
     parts = _split_outside_brackets(new)
     kept, pos = [], 0
     for k in range(0, len(parts), 2):
