@@ -5985,3 +5985,12 @@ def test_a_renewal_waiting_to_hear_back_is_ended_by_its_confirmation():
     # a person confirming something is no state of the renewal
     out = status_changes(ctx(mem, [("2026-05-27", "registration renewal: Dave confirmed, he'll chase them Monday")]))
     assert out == []
+
+
+def test_a_registration_passed_said_with_a_wave_dash_ends_its_wait():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 證照\n- [P1] 攤車營業登記已送件，等區公所審 (2026-04-28)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "區公所來電：登記過了～字號下來了，證明自己上網印")]))
+    assert len(out) == 1 and "等" not in out[0].op.text and "送件" not in out[0].op.text, [c.op.text for c in out]
+    # a weekend gone by is no registration passed
+    assert status_changes(ctx(mem, [("2026-05-27", "登記的事週末過了～再問")])) == []
