@@ -5994,3 +5994,17 @@ def test_a_registration_passed_said_with_a_wave_dash_ends_its_wait():
     assert len(out) == 1 and "等" not in out[0].op.text and "送件" not in out[0].op.text, [c.op.text for c in out]
     # a weekend gone by is no registration passed
     assert status_changes(ctx(mem, [("2026-05-27", "登記的事週末過了～再問")])) == []
+
+
+def test_a_model_code_of_letters_and_single_digits_bought_straight_in_its_place_takes_the_part():
+    """"Z3K1 不修了，直接下单两台 Z3K2" and, later, "旧 Z3K1 送人了，前台现在只有 Z3K2": the entry's clause the lines say
+    goes on ("58mm 小票机继续用") is no detail of the old one's."""
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 设备\n- [P1] 前台扫码枪 Z3K1，配 58mm 小票机 (2026-03-02)\n"
+    said = [("2026-05-25", "Z3K1 又断连，老板说不修了，直接下单两台 Z3K2，58mm 小票机继续用"),
+            ("2026-05-27", "两台 Z3K2 到了，配对好"),
+            ("2026-05-29", "旧 Z3K1 送人了，前台现在只有 Z3K2")]
+    assert [c.op.text for c in displacements(ctx(mem, said))] == ["[P1] 前台扫码枪 Z3K2，配 58mm 小票机 (2026-05-29)"]
+    # the ticket printer not said to go on: its clause may be the old one's, left to a person
+    said[0] = ("2026-05-25", "Z3K1 又断连，老板说不修了，直接下单两台 Z3K2")
+    assert displacements(ctx(mem, said)) == []

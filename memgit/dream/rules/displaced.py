@@ -25,7 +25,9 @@ from memgit.text import (STOP_ZH, cjk_cut, cjk_pairs, cjk_words, is_common_word,
 # word is a kind (POS, SSD, CI) more often than a name
 # (or a model's code: "T310", "HN-20", "DS-7616NI"; or "W&B")
 _LATIN = re.compile(r"(?<![\w.-])(?:(?=[a-z0-9]*[A-Z])(?=[A-Za-z0-9.-]*[a-z])[A-Za-z][A-Za-z0-9+]*(?:[.-][A-Za-z0-9+]+)*"
-                    r"|\d?[A-Z]{1,4}(?:-\d{1,5}|\d{2,5})[A-Za-z]{0,2}|[A-Z]{1,3}&[A-Z]{1,3})(?![\w-])")
+                    r"|\d?[A-Z]{1,4}(?:-\d{1,5}|\d{2,5})[A-Za-z]{0,2}|[A-Z]{1,3}&[A-Z]{1,3}"
+                    # (a camera's or a phone's model code, letters and single digits in turn: "A7M3", "Z6II")
+                    r"|[A-Z]{1,2}\d[A-Z]{1,3}\d?)(?![\w-])")
 # what comes before a capitalised word that opens a sentence (then it is any word, not a name)
 _OPENING = set(".!?;。！？；\"“”'‘’:：([*_—–")
 _STAMP = re.compile(r"\s*(?:[-*]\s+)?\d{1,2}:\d{2}")
@@ -399,10 +401,13 @@ def displacements(ctx: Context) -> list[Candidate]:
                     for q in olds for a, b in [(p + len(old), m.start()) if m.start() >= p else (m.end(), p)]) and not (
                     m.end() <= p and term_set(re.split(r"[，,。.;；!！?？]", f[max(0, m.start() - 20):m.start()])[-1]) & others)
 
+            # (never one the line says goes on: "…不修了，直接下单两台 Z3K2，58mm 小票机继续用")
             ends = [o for o in ending_lines if (pos := said_old(folded[id(o)]))
                     and _marked(lx.DISPLACED, folded[id(o)], pos, len(old), of=of_this(folded[id(o)]))
                     and (alone or o.terms & rest)
-                    and not _actor(folded[id(o)], pos, len(old))]
+                    and not _actor(folded[id(o)], pos, len(old))
+                    and not any(_GOES_ON.match(folded[id(o)], p + len(old) + len(folded[id(o)][p + len(old):])
+                                               - len(folded[id(o)][p + len(old):].lstrip())) for p in pos)]
             # (or a line naming it that moves the work to another name further on, no name of the entry's between)
             ends += [o for o in switching if o not in ends and (pos := said_old(folded[id(o)]))
                      and (alone or o.terms & rest) and not _actor(folded[id(o)], pos, len(old)) and not _speaker(folded[id(o)], pos, len(old))
@@ -482,7 +487,10 @@ def displacements(ctx: Context) -> list[Candidate]:
                 # up, it has an import-from-PawDiary tool")
                 named = [(o, pos) for o in told if o.day >= first - timedelta(days=_TRIAL) and (pos := said_new(folded[id(o)]))
                          and (o.terms & own or term_set(rest_f := without_new(folded[id(o)])) & rest
-                              or cjk_pairs(rest_f) & pairs or alone and o.day <= over and said_old(without_new(folded[id(o)])))]
+                              or cjk_pairs(rest_f) & pairs or alone and o.day <= over and said_old(without_new(folded[id(o)]))
+                              # (or, later, the old one said beside it given the part: "老 A7M3 挂闲鱼了…现在只有 A7M4")
+                              or alone and said_old(without_new(folded[id(o)]))
+                              and _marked(lx.TAKING_PART, folded[id(o)], pos, len(new)))]
                 if any(_stand_in(folded[id(o)], pos, len(new)) for o, pos in named if o.day >= start):
                     continue  # said as a stand-in for it: no replacement
                 # (and, beside those, a line right after one naming the old one that gives the new one the part)
@@ -719,7 +727,7 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
                 a -= len(wb)
         # (a Latin word the entry writes right before it that every line ending it writes with it goes with it too:
         # "LINE 記事本" when "LINE 記事本那篇不再更新")
-        lat = re.search(r"([A-Za-z][\w-]*)[ \t]?$", simple[:a])
+        lat = re.search(r"(?<![\w.-])([A-Za-z][\w-]*)[ \t]?$", simple[:a])  # (a whole word: not the unit of "58mm")
         if lat and said and all(re.search(re.escape(lat.group(1).lower()) + r"[ \t]?$", f[:p]) for f, p in said):
             a = lat.start(1)
         # (what the entry writes after the old name the new one's words may end with: "金数据表单" in "问卷星表单")
@@ -914,6 +922,7 @@ def _word_before_unsaid(f: str, old: str, lines: list[str]) -> bool:
         and not any(w in x for x in lines)
 
 
+_GOES_ON = re.compile(r"(?:继续|照旧|照常|还用|留着|不变|\bkeep(?:s|ing)?\b|\bstill\b|\bstays?\b)")
 _LEADS_TO_NAME = re.compile(r"[用走靠在给由从到是跟向找叫]$")
 
 
@@ -979,6 +988,10 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whol
             if any((w := m.group(1).lower()) not in STOP and not _said(w, said) and stem(w) not in stems
                    for m in _RUNS_ON.finditer(after)):
                 return True
+            continue
+        # (a clause a line says stays, by a number of it beside a word of going on: "85 头继续用" of "人像头 85mm F1.8")
+        if any(re.search(rf"(?<![\d.]){n}(?![\d.])[^，,。；;]{{0,8}}?{_GOES_ON.pattern}", x)
+               for n in re.findall(r"(?<![\d.])\d{2,}(?![\d.])", fold(clause)) for x in lines):
             continue
         # (a name of several words is said by one of them: "Lightroom" of "Lightroom Classic")
         named = [x.span() for x in _NAME_RUN.finditer(clause) if len(x.group(0).split()) >= 2 and any(
