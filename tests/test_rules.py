@@ -6008,3 +6008,16 @@ def test_a_model_code_of_letters_and_single_digits_bought_straight_in_its_place_
     # the ticket printer not said to go on: its clause may be the old one's, left to a person
     said[0] = ("2026-05-25", "Z3K1 又断连，老板说不修了，直接下单两台 Z3K2")
     assert displacements(ctx(mem, said)) == []
+
+
+def test_a_discontinued_product_gives_way_whole_with_its_makers_name_of_several_words():
+    """"UV Mist 斷晒貨，牌子都話停產，之後主力轉 Kirra Daylight Shield" and it arrives: the old product and its maker's
+    name of several words go, and "主力" (the part it plays, after the ending clause) is no old name."""
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 用品\n- [P1] 防晒主力用 Sun Over Sea UV Mist (2026-01-06)\n"
+    said = [("2026-05-26", "Mei 話 UV Mist 斷晒貨，牌子都話停產，之後主力轉 Kirra Daylight Shield，今日 order 咗 4 支"),
+            ("2026-05-28", "Kirra Daylight Shield 4 支到")]
+    assert [c.op.text for c in displacements(ctx(mem, said))] == ["[P1] 防晒主力用 Kirra Daylight Shield (2026-05-28)"]
+    # only out of stock: it may come back, nothing changes
+    said[0] = ("2026-05-26", "Mei 話 UV Mist 斷晒貨，今日試吓 Kirra Daylight Shield，order 咗 4 支")
+    assert displacements(ctx(mem, said)) == []

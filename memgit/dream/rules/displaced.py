@@ -399,7 +399,9 @@ def displacements(ctx: Context) -> list[Candidate]:
                     q != old and old not in q and any(a < x and x + len(q) <= b and f[a:x].strip() and f[x + len(q):b].strip()
                                                      for x in _said(q, f))
                     for q in olds for a, b in [(p + len(old), m.start()) if m.start() >= p else (m.end(), p)]) and not (
-                    m.end() <= p and term_set(re.split(r"[，,。.;；!！?？]", f[max(0, m.start() - 20):m.start()])[-1]) & others)
+                    m.end() <= p and term_set(re.split(r"[，,。.;；!！?？]", f[max(0, m.start() - 20):m.start()])[-1]) & others) \
+                    and not (m.end() <= p and CJK_IN.match(old) and _CLAUSE_MARK_ZH.search(f, m.end(), p))
+                # (a Chinese name in a clause after the ending word's is that clause's: "Sephora 都话停产，之后主力转 Armani")
 
             # (never one the line says goes on: "…不修了，直接下单两台 Z3K2，58mm 小票机继续用")
             ends = [o for o in ending_lines if (pos := said_old(folded[id(o)]))
@@ -499,6 +501,15 @@ def displacements(ctx: Context) -> list[Candidate]:
                               and all(o is not x for x, _ in named) and (pos := said_new(folded[id(o)]))
                               and _marked(lx.TAKING_PART, folded[id(o)], pos, len(new))
                               and not _stand_in(folded[id(o)], pos, len(new))]
+                    # (and a later line naming a new name of several words the line ending the old one gave its part,
+                    # whatever else it says: "Armani Luminous Silk 6 支到" after "…停产，之后主力转 Armani Luminous Silk")
+                    wholes = {r.group(0).lower() for o, pos in named if o in ends
+                              and _marked(lx.TAKING_PART, folded[id(o)], pos, len(new))
+                              for p in pos if len(o.text) == len(folded[id(o)]) and (r := _NAME_RUN.match(o.text, p))
+                              and len(r.group(0).split()) >= 2}
+                    named += [(o, pos) for o in told if o.day > first and all(o is not x for x, _ in named)
+                              and any(w in folded[id(o)] for w in wholes)
+                              and (pos := said_new(folded[id(o)])) and not _stand_in(folded[id(o)], pos, len(new))]
                 support = [o for o, _ in named]
                 days = {o.day for o in support}
                 if planned_only and not any(
@@ -743,6 +754,15 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         if not any(p >= len(w) + 1 and f[p - len(w) - 1:p].strip() == w
                    for f in support for p in _said(new_raw.lower(), f)):
             a = maker.start(1)
+            # (a maker's name of several capitalised words goes whole: "Make Up For Ever HD Skin" → "Armani Luminous
+            # Silk", never "Make Up For Ever Armani …"; its words written before the new one in no line)
+            for _ in range(4):
+                more = _MAKER_BEFORE.search(body[:a])
+                if not more or more.group(1).lower() in STOP and more.group(1) != more.group(1).title() \
+                        or _OPENS_ENTRY.search(body[:more.start(1)]) or any(
+                            more.group(1).lower() in f for f in support):
+                    break
+                a = more.start(1)
     if not CJK_IN.match(old) and ending:
         # (a Chinese maker's name written right before a Latin model, which every line ending it writes before it too,
         # goes with it: "元征 X431" when "元征 X431 彻底歇菜")
@@ -922,6 +942,7 @@ def _word_before_unsaid(f: str, old: str, lines: list[str]) -> bool:
         and not any(w in x for x in lines)
 
 
+_CLAUSE_MARK_ZH = re.compile(r"[，,。；;！!？?]")
 _GOES_ON = re.compile(r"(?:继续|照旧|照常|还用|留着|不变|\bkeep(?:s|ing)?\b|\bstill\b|\bstays?\b)")
 _LEADS_TO_NAME = re.compile(r"[用走靠在给由从到是跟向找叫]$")
 
