@@ -5603,7 +5603,9 @@ def test_more_ways_of_saying_a_fault_is_open(entry):
 
 
 @pytest.mark.parametrize("line", ["空压机三天没跳了", "烘箱 5 日冇再停过", "连续 3 日冇事，厂家话 close case",
-                                  "这事算彻底解决 ✅", "水压稳，没再抖", "sync clean 5 days, confirm settle", "closing the ticket"])
+                                  "这事算彻底解决 ✅", "水压稳，没再抖", "sync clean 5 days, confirm settle", "closing the ticket",
+                                  "3rd day no drop, ok settle", "zero false trips all day", "zero disconnect today",
+                                  "连着第四天没出毛病", "这事翻篇了，不用再盯"])
 def test_more_ways_of_saying_a_fault_is_over(line):
     from memgit.dream import lexicon as lx
     from memgit.dream.model import fold
