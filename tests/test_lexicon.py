@@ -161,3 +161,33 @@ def test_a_wait_on_a_partys_review_said_with_its_one_verb_is_pending(line, pendi
     from memgit.dream import lexicon as lx
     from memgit.dream.model import fold
     assert bool(lx.PENDING.search(fold(line))) is pending
+
+
+@pytest.mark.parametrize("line", ["group miss 咗 17:30 尾班街渡", "we missed the last bus back", "错过了末班车",
+                                  "没赶上最后一班船"])
+def test_a_connection_missed_is_a_mishap(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.MISHAP.search(fold(line))
+
+
+@pytest.mark.parametrize("line", ["miss you guys", "no one missed the briefing"])
+def test_missing_a_person_or_nothing_is_no_mishap(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert not lx.MISHAP.search(fold(line))
+
+
+@pytest.mark.parametrize("line, marker", [("由今日起，所有 route 一律出發前 check", True), ("即日起改用新表", True),
+                                          ("今日起身好早", False), ("他由今日開始放假", True)])
+def test_from_today_on_as_hong_kong_and_taiwan_write_it(line, marker):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert bool(lx.TIME_MARKER.search(fold(line))) is marker
+
+
+@pytest.mark.parametrize("line", ["send 去 Signal 得唔得", "九點傳好不好", "改 LINE 行不行"])
+def test_whether_it_may_be_so_is_asked(line):
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    assert lx.ASKED.search(fold(line))

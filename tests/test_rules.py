@@ -6023,3 +6023,16 @@ def test_a_discontinued_product_gives_way_whole_with_its_makers_name_of_several_
     # only out of stock: it may come back, nothing changes
     said[0] = ("2026-05-26", "Mei 話 UV Mist 斷晒貨，今日試吓 Kirra Daylight Shield，order 咗 4 支")
     assert displacements(ctx(mem, said)) == []
+
+
+def test_a_rule_stated_from_today_after_a_missed_connection_is_one_lesson_in_its_own_words():
+    from memgit.dream.rules.recurring import recurring
+    mem = "## 行山團\n- [P1] 週末團最多 15 人 (2026-03-01)\n"
+    lines = [("2026-05-26", "Sat 西貢 group miss 咗 16:45 尾班巴士，成團人等咗一粒鐘"),
+             ("2026-05-27", "fix: 每條 route 出發前喺 notes 寫低尾班車時間"),
+             ("2026-05-28", "差啲又 miss 尾班車 — 冇 check 假日時間表"),
+             ("2026-05-28", "由今日起，所有 route 一律出發前 check 埋當日尾班車時間，冇得例外")]
+    assert [c.op.text for c in recurring(ctx(mem, lines))] == ["[P1] 所有 route 一律出發前 check 埋當日尾班車時間 (2026-05-28)"]
+    # asked whether it may be so, it is no rule, however it complains
+    lines[3] = ("2026-05-28", "由今日起 send 去 Signal 得唔得，WhatsApp 啲 group 太多，成日 miss 咗")
+    assert all("Signal" not in c.op.text for c in recurring(ctx(mem, lines)))

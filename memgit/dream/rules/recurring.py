@@ -473,7 +473,7 @@ def _after_speaker(p: str) -> str:
 # what says a rule admits no exception ("no exceptions", "没有例外")
 # a rule said to hold every time, in its own words ("浆糊一律当天现调当天用")
 _WITHOUT_FAIL = re.compile(r"一律|一概")
-_NO_EXCEPTION = re.compile(r"\bno exceptions?\b|\bwithout exception\b|没有例外|不得例外|无一例外|不能例外|不例外")
+_NO_EXCEPTION = re.compile(r"\bno exceptions?\b|\bwithout exception\b|没有例外|没得例外|不得例外|无一例外|不能例外|不例外")
 # how a rule prescribes: when, in what order, how often ("before every titration session", "先…再收機", "每次")
 # (or says when it is done: "… goes on its dock when we close", "at closing")
 _PRESCRIBES = re.compile(r"\b(?:every|each|always|before|after|never|must|whenever|only after)\b|"
