@@ -6036,3 +6036,11 @@ def test_a_rule_stated_from_today_after_a_missed_connection_is_one_lesson_in_its
     # asked whether it may be so, it is no rule, however it complains
     lines[3] = ("2026-05-28", "由今日起 send 去 Signal 得唔得，WhatsApp 啲 group 太多，成日 miss 咗")
     assert all("Signal" not in c.op.text for c in recurring(ctx(mem, lines)))
+
+
+def test_a_slot_asked_for_waiting_to_hear_back_is_ended_by_its_sign_off():
+    from memgit.dream.rules.status import status_changes
+    mem = ("## Club\n- [P1] Asked the council for a Sunday morning pitch slot, waiting to hear back (2026-04-20)\n"
+           "- [P1] Asked the printer for a quote on kit, waiting to hear back (2026-04-20)\n")
+    out = status_changes(ctx(mem, [("2026-05-27", "council emailed: Sunday 10:00 pitch slot is ours, all signed off")]))
+    assert [c.op.text for c in out] == ["[P1] Asked the council for a Sunday morning pitch slot, signed off (2026-05-27)"]
