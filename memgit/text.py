@@ -189,7 +189,7 @@ _CANTONESE_WORDS = {"唔好": "不要", "係咪": "是不", "系咪": "是不", 
                     "点解": "为何", "乜嘢": "什么", "咩嘢": "什么"}
 _CANTONESE_WORD = re.compile("|".join(_CANTONESE_WORDS))
 _CANTONESE = str.maketrans("唔冇咗嘅喺嚟睇佢嗰啲哋揾搵攞啱冚咩", "不没了的在来看他那些们找找拿对全啥")
-_CANTONESE_IN = re.compile("[唔冇咗嘅喺嚟睇佢嗰啲哋揾搵攞啱冚咩]")
+_CANTONESE_IN = re.compile("[唔冇咗嘅喺嚟睇佢嗰啲哋揾搵攞啱冚咩咪]")  # (咪: of the words "係咪", "系咪")
 
 
 def to_traditional(text: str) -> str:

@@ -80,6 +80,8 @@ def test_cantonese_written_in_characters_folds_to_mandarin_one_for_one():
     # Mandarin's own 不好 stays "not good"; a Simplified Cantonese line is not Traditional
     assert to_simplified("天氣不好") == "天气不好"
     assert not is_traditional("唔好再发")
+    # a question word of one ("係咪要改", "系咪") folds whole, however else the line is written
+    assert to_simplified("係咪要改時間") == "是不要改时间"
 
 
 def test_chinese_is_cut_into_dictionary_words_not_bigrams():
