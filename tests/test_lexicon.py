@@ -191,3 +191,11 @@ def test_whether_it_may_be_so_is_asked(line):
     from memgit.dream import lexicon as lx
     from memgit.dream.model import fold
     assert lx.ASKED.search(fold(line))
+
+
+@pytest.mark.parametrize("line, word, negated", [("验证员当场说都没问题、通过了", "通过了", False),
+                                                 ("一切无异常、已修复", "已修复", False),
+                                                 ("还没通过", "通过", True), ("没有通过了", "通过了", True)])
+def test_no_problem_is_no_negation_of_what_follows_it(line, word, negated):
+    from memgit.dream import lexicon as lx
+    assert lx.negated_at(line, line.index(word)) is negated

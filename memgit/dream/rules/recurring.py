@@ -856,7 +856,9 @@ _TELL_ALL = re.compile(r"(?:提醒|告诉|告訴|通知)(?:一下)?(?:大家|所
 _OPEN_QUOTE = re.compile(r"\s*[\"“「『]\s*")
 _CLOSE_QUOTE = re.compile(r"\s*[\"”」』]\s*$")
 _FORGOT_ZH = re.compile(rf"(?:又)?(?:{lx.FORGOT})(?:要)?\s*(?=\S)")
-_NEGATION_ZH = "|".join(sorted(lx.alternation("negation", "zh").split("|"), key=len, reverse=True))
+# (longest word first, by the word itself, what may follow it aside: "没有" before "没")
+_NEGATION_ZH = "|".join(sorted(lx.alternation("negation", "zh").split("|"), key=lambda w: len(w.split("(?")[0]),
+                               reverse=True))
 _SKIPPED_BEFORE = re.compile(rf"^(.{{1,24}}?(?:之前|以前|前))\s*(?:{_NEGATION_ZH})\s*(?=\S)")
 _FORGOT_EN = re.compile(r"\bforgot to\s+([^,.;!?]*?\b(?:before|first)\b[^,.;!?]*)", re.I)
 _CLAUSE = re.compile(r"[，,。！!？?；;]")
