@@ -9,6 +9,7 @@ from itertools import chain
 
 from memgit import sensitive
 from memgit.dream import lexicon as lx
+from memgit.wordlists import words
 from memgit.dream.collect import Observation
 from memgit.memory import TAG_RE, Document
 from memgit.ops import Operation
@@ -857,8 +858,7 @@ _OPEN_QUOTE = re.compile(r"\s*[\"“「『]\s*")
 _CLOSE_QUOTE = re.compile(r"\s*[\"”」』]\s*$")
 _FORGOT_ZH = re.compile(rf"(?:又)?(?:{lx.FORGOT})(?:要)?\s*(?=\S)")
 # (longest word first, by the word itself, what may follow it aside: "没有" before "没")
-_NEGATION_ZH = "|".join(sorted(lx.alternation("negation", "zh").split("|"), key=lambda w: len(w.split("(?")[0]),
-                               reverse=True))
+_NEGATION_ZH = "|".join(sorted(words("negation", "zh"), key=lambda w: len(w.split("(?")[0]), reverse=True))
 _SKIPPED_BEFORE = re.compile(rf"^(.{{1,24}}?(?:之前|以前|前))\s*(?:{_NEGATION_ZH})\s*(?=\S)")
 _FORGOT_EN = re.compile(r"\bforgot to\s+([^,.;!?]*?\b(?:before|first)\b[^,.;!?]*)", re.I)
 _CLAUSE = re.compile(r"[，,。！!？?；;]")
