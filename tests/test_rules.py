@@ -6044,3 +6044,16 @@ def test_a_slot_asked_for_waiting_to_hear_back_is_ended_by_its_sign_off():
            "- [P1] Asked the printer for a quote on kit, waiting to hear back (2026-04-20)\n")
     out = status_changes(ctx(mem, [("2026-05-27", "council emailed: Sunday 10:00 pitch slot is ours, all signed off")]))
     assert [c.op.text for c in out] == ["[P1] Asked the council for a Sunday morning pitch slot, signed off (2026-05-27)"]
+
+
+def test_a_model_code_bought_in_place_is_borne_out_by_its_arrival_but_not_over_a_count_of_the_old_ones():
+    """"旧烤箱不修了，直接上 KX-9" and "KX-9 到货": the code given the part and its arrival name it on two days; the entry's
+    "一炉最多 24 盘" is the old one's when a line gives the new one's otherwise ("一炉能放 36 盘")."""
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 设备\n- [P1] 烤箱：KX-6 电烤箱，一炉最多 24 盘 (2026-03-02)\n"
+    said = [("2026-05-25", "KX-6 温控又坏了，老板拍板：旧烤箱不修了，直接上 KX-9，厂家说周四送"),
+            ("2026-05-26", "旧 KX-6 拆了，收废品的拉走"),
+            ("2026-05-28", "KX-9 到货，装好试烤一炉正常")]
+    assert [c.op.text for c in displacements(ctx(mem, said))] == ["[P1] 烤箱：KX-9 电烤箱，一炉最多 24 盘 (2026-05-28)"]
+    said[0] = ("2026-05-25", "KX-6 温控又坏了，老板拍板：旧烤箱不修了，直接上 KX-9，一炉能放 36 盘")
+    assert displacements(ctx(mem, said)) == []

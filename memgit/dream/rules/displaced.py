@@ -503,10 +503,13 @@ def displacements(ctx: Context) -> list[Candidate]:
                               and not _stand_in(folded[id(o)], pos, len(new))]
                     # (and a later line naming a new name of several words the line ending the old one gave its part,
                     # whatever else it says: "Armani Luminous Silk 6 支到" after "…停产，之后主力转 Armani Luminous Silk")
-                    wholes = {r.group(0).lower() for o, pos in named if o in ends
-                              and _marked(lx.TAKING_PART, folded[id(o)], pos, len(new))
+                    # (or a model code, letters and a number: "KD-18 到货" after "旧窑不修了，直接上 KD-18")
+                    given = [(o, pos) for o, pos in named if _marked(lx.TAKING_PART, folded[id(o)], pos, len(new))]
+                    wholes = {r.group(0).lower() for o, pos in given
                               for p in pos if len(o.text) == len(folded[id(o)]) and (r := _NAME_RUN.match(o.text, p))
                               and len(r.group(0).split()) >= 2}
+                    if given and _MODEL_CODE.fullmatch(new):
+                        wholes.add(new)
                     named += [(o, pos) for o in told if o.day > first and all(o is not x for x, _ in named)
                               and any(w in folded[id(o)] for w in wholes)
                               and (pos := said_new(folded[id(o)])) and not _stand_in(folded[id(o)], pos, len(new))]
@@ -942,6 +945,7 @@ def _word_before_unsaid(f: str, old: str, lines: list[str]) -> bool:
         and not any(w in x for x in lines)
 
 
+_MODEL_CODE = re.compile(r"(?=[a-z0-9-]*\d)(?=[a-z0-9-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*")  # (folded: "kd-18", "pf-3")
 _CLAUSE_MARK_ZH = re.compile(r"[，,。；;！!？?]")
 _GOES_ON = re.compile(r"(?:继续|照旧|照常|还用|留着|不变|\bkeep(?:s|ing)?\b|\bstill\b|\bstays?\b)")
 _LEADS_TO_NAME = re.compile(r"[用走靠在给由从到是跟向找叫]$")
@@ -958,6 +962,12 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whol
     # (a number ending a quoted title is no size in inches: 'base "Intake 2025"')
     if any(n not in said for n in _SPEC.findall(re.sub(r"[\"“][^\"”]*[\"”]", " ", rest))):
         return True
+    # a count the entry gives of it in some unit ("一窑最多装 40 把") that a line about the new one gives otherwise
+    # ("一窑能放 60 把"): the old one's, the new one's is another
+    for n, unit in _COUNTED.findall(rest):
+        if any(m.group(1) != n for m in re.finditer(rf"(?<![\d.])(\d+(?:\.\d+)?)\s*{re.escape(unit)}", said)) \
+                and not re.search(rf"(?<![\d.]){re.escape(n)}\s*{re.escape(unit)}", said):
+            return True
     # a file type the entry gives (".lpx") that the new one's lines never give, or give only as gone ("no .lpx step")
     for ext in _FILE_TYPE.findall(rest):
         if not any(not lx.negated_at(said, m.start()) and not said[max(0, m.start() - 3):m.start()].endswith("no ")
@@ -1032,6 +1042,9 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whol
 # what a thing runs on or at, named ("on the old Dell tower", "at the Mill Road shop")
 _RUNS_ON = re.compile(r"\b(?:on|at)\s+(?:(?:the|a|an|our|its|their|my|old|new|shared|back|front)\s+){0,3}([A-Z][\w-]+)")
 # a figure of a machine's size or power ("584 mm", "1.5 kW", "32 GB", "55 寸")
+# a capacity in some unit ("最多装 40 把", "holds up to 12 trays")
+_COUNTED = re.compile(r"(?:最多|最大|至多|能放|可放|能装|可装|容量|max(?:imum)?|up to|capacity(?: of)?|holds?)\s*[\u4e00-\u9fff]?\s*"
+                      r"(\d+(?:\.\d+)?)\s*([\u4e00-\u9fff]|[a-z]{2,}(?![a-z]))")
 _SPEC = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:mm|cm|kg|gb|tb|mb|kw|w|v|inch(?:es)?|\"|ml|寸|英寸|公斤|斤|瓦|伏|毫米|厘米)(?![a-z])")
 # a Chinese word written apart, spaces around it, inside a clause: a name ("老款 旭众 石磨机")
 _APART_CJK = re.compile(r"(?<=\s)[\u4e00-\u9fff]{2,6}(?=\s)")
