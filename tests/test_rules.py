@@ -6057,3 +6057,15 @@ def test_a_model_code_bought_in_place_is_borne_out_by_its_arrival_but_not_over_a
     assert [c.op.text for c in displacements(ctx(mem, said))] == ["[P1] 烤箱：KX-9 电烤箱，一炉最多 24 盘 (2026-05-28)"]
     said[0] = ("2026-05-25", "KX-6 温控又坏了，老板拍板：旧烤箱不修了，直接上 KX-9，一炉能放 36 盘")
     assert displacements(ctx(mem, said)) == []
+
+
+def test_a_chinese_name_the_segmenter_splits_gives_way_whole_and_sent_back_ends_it():
+    """"四维火" cut into 四维 + 维火: both cuts give way to the same new one, so the name goes whole; "机器打包寄回去了"
+    and "最后一天" end it."""
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 门店\n- [P1] 店里收银用四维火收银机，每晚 23:00 日结 (2026-03-01)\n"
+    said = [("2026-05-25", "老板：四维火年费到期不续了，换云点通，明天来人装"),
+            ("2026-05-25", "23:00 日结（四维火最后一天）"),
+            ("2026-05-26", "云点通的人来装好了，收银试了 3 单没问题"),
+            ("2026-05-27", "四维火那台机器打包寄回去了")]
+    assert [c.op.text for c in displacements(ctx(mem, said))] == ["[P1] 店里收银用云点通收银机，每晚 23:00 日结 (2026-05-26)"]

@@ -541,7 +541,14 @@ def displacements(ctx: Context) -> list[Candidate]:
                  if not any(d[1] == c[1] and _one_name(d[3], c[3], d[5]) for d in cands[:i])]
         cands.sort(key=lambda c: c[0], reverse=True)
         if len(cands) > 1 and cands[1][0] == cands[0][0]:
-            continue  # two names gave or took the part as often: which one did is unsure
+            # (two cuts of one Chinese name the segmenter split, "二维" and "维火" of 二维火, given way to the same new
+            # one: the name whole, when every line ending either writes it so)
+            union = _joined(it.folded, cands[0][1], cands[1][1])
+            if not (union and cands[0][2] == cands[1][2] and len(cands) == 2 and all(
+                    union in folded[id(o)] for c in cands[:2] for o in c[4])):
+                continue  # two names gave or took the part as often: which one did is unsure
+            fits.setdefault((union, cands[0][2]), fits[(cands[0][1], cands[0][2])])
+            cands[0] = (cands[0][0], union, *cands[0][2:])
         (n_days, _, _), old, new, raw, ends, support = cands[0]
         rivals = sorted(fits[(old, new)], key=lambda x: -x[0])
         if rivals[0][1] is not it or len(rivals) > 1 and rivals[1][0] == rivals[0][0]:
@@ -583,6 +590,15 @@ def _weighed(it: Item) -> bool:
     return bool(lx.UNDECIDED.search(it.folded)) and bool(lx.PLANNED.search(it.folded))
 
 
+
+
+def _joined(f: str, a: str, b: str) -> str:
+    """The run of `f` two Chinese words said once each there cover together, overlapping or side by side ("二维" and
+    "维火" of "二维火"); "" when they stand apart."""
+    if not (CJK_IN.match(a) and CJK_IN.match(b)) or f.count(a) != 1 or f.count(b) != 1:
+        return ""
+    (x, y), (u, v) = sorted([(f.find(a), f.find(a) + len(a)), (f.find(b), f.find(b) + len(b))])
+    return f[x:max(y, v)] if u <= y else ""
 
 
 def _one_name(a: str, b: str, lines: list[Observation]) -> bool:
