@@ -6069,3 +6069,21 @@ def test_a_chinese_name_the_segmenter_splits_gives_way_whole_and_sent_back_ends_
             ("2026-05-26", "云点通的人来装好了，收银试了 3 单没问题"),
             ("2026-05-27", "四维火那台机器打包寄回去了")]
     assert [c.op.text for c in displacements(ctx(mem, said))] == ["[P1] 店里收银用云点通收银机，每晚 23:00 日结 (2026-05-26)"]
+
+
+def test_a_form_closed_for_good_gives_way_to_the_booking_tool_started_in_its_place():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Bookings\n- [P1] Bookings come in thru Typeform, I copy them into the calendar every morning (2026-02-15)\n"
+    said = [("2026-05-25", "Typeform kena spam again, 9 fake bookings. boss: enough, tmr start Bookwise, Typeform 关掉"),
+            ("2026-05-26", "Bookwise setup done, deposit auto collect 👍"),
+            ("2026-05-27", "Typeform closed liao, website button now point to Bookwise"),
+            ("2026-05-28", "all today's bookings came from Bookwise, 6 tours")]
+    (out,) = displacements(ctx(mem, said))
+    assert out.op.text.startswith("[P1] Bookings come in thru Bookwise, I copy them into the calendar every morning")
+    # the copying said over too, on a line among others about the new one: the entry's step is the old one's
+    said[3] = ("2026-05-28", "all today's bookings came from Bookwise, 6 tours, no more copy paste 🙌")
+    said.append(("2026-05-29", "Bookwise 8 bookings + 1 walk-in"))
+    assert displacements(ctx(mem, said)) == []
+    # the shop closed for the day, a light switched off: no tool ended
+    said = [("2026-05-25", "shop closed today for the holiday, Typeform bookings paused"), ("2026-05-26", "灯关掉了")]
+    assert displacements(ctx(mem, said)) == []

@@ -938,7 +938,7 @@ _LATIN_DETAIL = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9](?![\w
 
 
 # what a line says is over now ("no more copying by hand", "no longer keyed in"), to the clause's end
-_OVER_NOW = re.compile(r"\b(?:no more|no longer|not any ?more)\s+([^,;.，；。]{3,40})")
+_OVER_NOW = re.compile(r"\b(?:no more|no longer|not any ?more)\s+([^,;.，；。\n]{3,40})")  # (in its line)
 
 
 def _only_as_old(word: str, old: str, lines: list[str]) -> bool:
@@ -992,7 +992,9 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whol
     stems = {stem(x) for x in re.findall(r"[a-z][a-z0-9_-]*", said)}  # (in any form: "PINs carried over" of "PIN")
     # a step of the entry a line says is over ("no more copying by hand" of "partials copied into the ledger by hand")
     over = [term_set(m.group(1)) for m in _OVER_NOW.finditer(said)]
-    if any(len(term_set(fold(c)) & o - STOP) >= 2 for c in _DETAIL_CLAUSE.split(rest) for o in over):
+    # (or the one word of its doing, "no more copy paste" of "I copy them into the calendar")
+    if any(len(shared := term_set(fold(c)) & o - STOP) >= 2 or len(o - STOP) <= 2 and any(len(t) >= 4 for t in shared)
+           for c in _DETAIL_CLAUSE.split(rest) for o in over):
         return True
     for clause in _DETAIL_CLAUSE.split(body):
         if old in fold(clause):
