@@ -6087,3 +6087,12 @@ def test_a_form_closed_for_good_gives_way_to_the_booking_tool_started_in_its_pla
     # the shop closed for the day, a light switched off: no tool ended
     said = [("2026-05-25", "shop closed today for the holiday, Typeform bookings paused"), ("2026-05-26", "灯关掉了")]
     assert displacements(ctx(mem, said)) == []
+
+
+def test_a_registrar_is_no_registration_an_approval_ends():
+    """"registrar" names where a domain moves, no registration waited on: the move's own "已完成" is its state, not the
+    release (放行) said before it."""
+    from memgit.dream.rules.status import status_changes
+    mem = "## 域名\n- [P1] 域名 tidepool.fm 从 Namecheap 转到 Porkbun Registrar：转移中，等 Namecheap 放行 (2026-05-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "Namecheap 放行了，tidepool.fm 转移到 Porkbun Registrar 已完成")]))
+    assert [c.op.text for c in out] == ["[P1] 域名 tidepool.fm 从 Namecheap 转到 Porkbun Registrar：已完成 (2026-05-27)"]
