@@ -6096,3 +6096,16 @@ def test_a_registrar_is_no_registration_an_approval_ends():
     mem = "## 域名\n- [P1] 域名 tidepool.fm 从 Namecheap 转到 Porkbun Registrar：转移中，等 Namecheap 放行 (2026-05-01)\n"
     out = status_changes(ctx(mem, [("2026-05-27", "Namecheap 放行了，tidepool.fm 转移到 Porkbun Registrar 已完成")]))
     assert [c.op.text for c in out] == ["[P1] 域名 tidepool.fm 从 Namecheap 转到 Porkbun Registrar：已完成 (2026-05-27)"]
+
+
+def test_a_new_time_asked_for_with_a_trailing_ok_is_a_request_the_restatement_confirms():
+    user = "# USER\n\n## Preferences\n- [P1] Daily pickup list 8pm on WhatsApp, grouped by driver, hotel names 要写清楚 (2026-05-02)\n"
+    turns = [("user", "from tomorrow send me the daily pickup list at 7pm ok? 8pm 太晚了"),
+             ("assistant", "Noted 👍 7pm from tomorrow. Everything else same? WhatsApp, grouped by driver, with hotel names?"),
+             ("user", "yes 其他都一样, just the time"),
+             ("assistant", "Ok, 7pm WhatsApp, by driver + hotel names. 👌")]
+    from memgit.dream.rules import restated_slots
+    assert [c.op.text for c in restated_slots(_chat("## Notes\n", user, turns))] == [
+        "[P1] Daily pickup list 7pm on WhatsApp, grouped by driver, hotel names 要写清楚 (2026-05-30)"]
+    # asked only, never confirmed: nothing
+    assert restated_slots(_chat("## Notes\n", user, turns[:1] + [("assistant", "Which days?")])) == []

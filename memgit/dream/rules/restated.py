@@ -185,7 +185,9 @@ def _phrase(text: str) -> bool:
 _REQUEST = re.compile(r"\b(?:can|could|would)\b[^?？.!]{0,40}?\b(?:come|go|be sent|be moved|send|move|post|switch)\b"
                       r"[^?？]*\b(?:instead|from now on|going forward|in future)\b|(?:能不能|可不可以|可否)\s*(?:改|换|转|早|晚|提前|推迟|延后)|可以改(?:成|到|为)|得不得"
                       # (or a request tagged as a question, as Singapore writes it: "Send next morning 8am can?")
-                      r"|(?:^|[\s,，])(?:can|boleh)\s*[?？]")
+                      r"|(?:^|[\s,，])(?:can|boleh)\s*[?？]"
+                      # (or "ok?", "好吗?" after what is asked: "from tomorrow send me the list at 7pm ok?")
+                      r"|(?:^|[\s,，])(?:ok|okay|好吗|好不好|行吗|行不行)\s*[?？]")
 
 
 def _user_said(value_check, users: list[Observation]) -> Observation | None:
