@@ -5595,7 +5595,9 @@ def test_a_state_planned_from_a_later_month_gives_way_to_the_one_said_before_it(
 
 
 # -- faults reported over in more words (issue 14) ------------------------------------------------------------------------
-@pytest.mark.parametrize("entry", ["水泵压力忽大忽小，怀疑是阀，还在查", "搅拌机成日跳掣，师傅睇緊", "3 号 lift 停咗唔郁，厂家跟紧"])
+@pytest.mark.parametrize("entry", ["水泵压力忽大忽小，怀疑是阀，还在查", "搅拌机成日跳掣，师傅睇緊", "3 号 lift 停咗唔郁，厂家跟紧",
+                                   "port engine overheats on long runs, mechanic still looking", "2 號雪櫃唔凍，等緊師傅",
+                                   "烘箱过热，还在查"])
 def test_more_ways_of_saying_a_fault_is_open(entry):
     from memgit.dream import lexicon as lx
     from memgit.dream.model import fold
@@ -5605,7 +5607,10 @@ def test_more_ways_of_saying_a_fault_is_open(entry):
 @pytest.mark.parametrize("line", ["空压机三天没跳了", "烘箱 5 日冇再停过", "连续 3 日冇事，厂家话 close case",
                                   "这事算彻底解决 ✅", "水压稳，没再抖", "sync clean 5 days, confirm settle", "closing the ticket",
                                   "3rd day no drop, ok settle", "zero false trips all day", "zero disconnect today",
-                                  "连着第四天没出毛病", "这事翻篇了，不用再盯"])
+                                  "连着第四天没出毛病", "这事翻篇了，不用再盯", "3 nights incl the storm, not a single trip",
+                                  "another full day, not one drop-out", "RCD hasn't dropped once since Mon",
+                                  "that's the gremlin gone then", "four straight days w/o a cut-out",
+                                  "Dai closing his job sheet", "新网关连续 3 天零掉线，这事算了结了"])
 def test_more_ways_of_saying_a_fault_is_over(line):
     from memgit.dream import lexicon as lx
     from memgit.dream.model import fold
