@@ -382,6 +382,10 @@ def test_a_restated_status_takes_its_object_with_it(body, word, want):
      "Pet licence renewal approved"),
     ("商業登記已送件，等區公所審", (2, "approved", "已批准", 0), "商業登記已批准"),
     ("Grant form sent in, awaiting the panel", (2, "approved", "已批准", 0), "Grant form approved"),
+    # "still" before the wait goes; to whom it was sent stays (a journal, an agency: what the entry names)
+    ("Hygiene cert application submitted to the council, still waiting 批", (2, "approved", "已批准", 0),
+     "Hygiene cert application submitted to the council, approved"),
+    ("Hygiene cert: still pending", (2, "approved", "已批准", 0), "Hygiene cert: approved"),
     # a step the entry tells of with more than the sending stays
     ("Grant form sent in on 3 May by Lena, awaiting the panel", (2, "approved", "已批准", 0),
      "Grant form sent in on 3 May by Lena, approved"),

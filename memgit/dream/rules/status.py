@@ -279,6 +279,7 @@ _ACRONYM = re.compile(r"(?<![A-Za-z0-9&.-])[A-Z]{2,6}(?![A-Za-z0-9&-])")
 _DECIDED = frozenset(("approved", "accepted", "ruled", "signed"))  # (states that decide what was sent off; a step it
 # waited on said done, "已核查过", leaves it sent off)
 # the sending off of what waits, alone in its clause right before the wait's
+_STILL_BEFORE = re.compile(r"(?<![\w-])still\s+$")
 _SENT_OFF = re.compile(r"(?:\s+(?:was\s+|been\s+)?(?:submitted|sent in|sent off|filed|lodged|applied)|(?<![a-z0-9])已?(?:送件|提交|送出|寄出|交件|递件|递交))"
                        r"\s*[，,;；]?\s*$")
 
@@ -719,6 +720,9 @@ def _restate(body: str, st: tuple, decided: bool | None = None) -> str:
         end += len(_CLAUSE_REST.match(body, end).group(0).rstrip())
     # (the step of sending it off, said right before the wait, is over once it is decided: "renewal submitted, waiting
     # for …" → "renewal approved", "已送件，等…審" → "已批准")
+    # (and "still" before it: "still waiting" is over, never "still approved")
+    if still := _STILL_BEFORE.search(f, 0, begin):
+        begin = still.start()
     gap = ""
     if (st[1] in _DECIDED if decided is None else decided) and (sent := _SENT_OFF.search(f, 0, begin)):
         begin, gap = sent.start(), " " if sent.group(0)[:1].isspace() else ""
