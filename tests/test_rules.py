@@ -6118,3 +6118,13 @@ def test_a_new_time_asked_for_with_a_trailing_ok_is_a_request_the_restatement_co
         "[P1] Daily pickup list 7pm on WhatsApp, grouped by driver, hotel names 要写清楚 (2026-05-30)"]
     # asked only, never confirmed: nothing
     assert restated_slots(_chat("## Notes\n", user, turns[:1] + [("assistant", "Which days?")])) == []
+
+
+def test_a_process_swapped_in_whose_word_the_old_ones_use_repeats_is_left_to_a_person():
+    """"防霉用硫磺熏蒸" and "以后全部走蒸煮，硫磺棚拆了": replacing 硫磺 alone would read "用蒸煮熏蒸"."""
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 工艺\n- [P1] 竹篾防霉处理用硫磺熏蒸 (2025-11-20)\n"
+    said = [("2026-05-25", "客户不想要硫磺残留 → 社长拍板：以后全部走蒸煮，硫磺棚下周拆"),
+            ("2026-05-27", "硫磺棚提前拆了，今天起篾全进蒸煮锅"),
+            ("2026-05-28", "蒸煮锅第二批，防霉处理 OK")]
+    assert displacements(ctx(mem, said)) == []

@@ -566,7 +566,8 @@ def displacements(ctx: Context) -> list[Candidate]:
             continue  # the old one's place written before it ("由上环和记纸行供") and the new one's another ("深水埗广兴")
         if _detail_unsaid(it.entry.body, old, [folded[id(o)] for o in support],
                           [folded[id(o)] for o in support if o not in ends], whole=old_raw) \
-                or _word_before_unsaid(it.folded, fold(old_raw), [folded[id(o)] for o in support]):
+                or _word_before_unsaid(it.folded, fold(old_raw), [folded[id(o)] for o in support]) \
+                or _word_after_doubles(it.folded, fold(old_raw), raw):
             continue  # a detail the new one's lines never give ("USB 接在收银台电脑上"): it may be the old one's
         day = max(o.day for o in support)
         score = confidence("slot", extra_days=min(n_days - 1, 2), recent=ctx.recency(support))
@@ -945,6 +946,18 @@ def _only_as_old(word: str, old: str, lines: list[str]) -> bool:
     """`word` is in the lines, every time right after the old name ("the Audacity spectrum view")."""
     at = [(f, m.start()) for f in lines for m in re.finditer(rf"(?<![\w-]){re.escape(word)}(?![\w-])", f)]
     return bool(at) and all(old in f[max(0, p - len(old) - 12):p] for f, p in at)
+
+
+def _word_after_doubles(f: str, old: str, new: str) -> bool:
+    """A Chinese word the entry writes right after a Chinese old name shares a character with the new one ("熏蒸" of
+    "用硫磺熏蒸" when the new one is "蒸煮"): how the old one was used, which the new name says otherwise; the swap would
+    read doubled ("用蒸煮熏蒸")."""
+    at = f.find(old)
+    if not CJK_IN.match(old) or at < 0 or not CJK_IN.match(f[at + len(old):at + len(old) + 1]):
+        return False
+    w = cjk_cut(re.match(r"[\u4e00-\u9fff]+", f[at + len(old):]).group(0))[0]
+    # (the new one's own end aside: "金数据表单" in the place of "问卷星表单" is written once, memgit.dream.rules.displaced._replaced)
+    return len(w) >= 2 and bool(set(w) & set(fold(new))) and w not in fold(new)
 
 
 def _word_before_unsaid(f: str, old: str, lines: list[str]) -> bool:
