@@ -6128,3 +6128,11 @@ def test_a_process_swapped_in_whose_word_the_old_ones_use_repeats_is_left_to_a_p
             ("2026-05-27", "硫磺棚提前拆了，今天起篾全进蒸煮锅"),
             ("2026-05-28", "蒸煮锅第二批，防霉处理 OK")]
     assert displacements(ctx(mem, said)) == []
+
+
+def test_a_blocked_export_approved_drops_its_blocked_and_not_yet_clauses():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 外銷\n- [P1] 韓國外銷登錄：卡在重金屬複驗，等防檢局通知，今年還不能出韓國 (2026-04-09)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "防檢局來信：韓國外銷登錄複驗報告合格，附上登錄編號 KR-0231")]))
+    assert len(out) == 1, [c.op.text for c in out]
+    assert "卡在" not in out[0].op.text and "還不能" not in out[0].op.text and "等" not in out[0].op.text, out[0].op.text

@@ -279,6 +279,8 @@ _ACRONYM = re.compile(r"(?<![A-Za-z0-9&.-])[A-Z]{2,6}(?![A-Za-z0-9&-])")
 _DECIDED = frozenset(("approved", "accepted", "ruled", "signed"))  # (states that decide what was sent off; a step it
 # waited on said done, "已核查过", leaves it sent off)
 # the sending off of what waits, alone in its clause right before the wait's
+_NOT_YET_ABLE = re.compile(r"(?:还|仍|暂时|暫時|仍然)(?:不能|不可以|没法|無法|无法)|\b(?:still|not yet)\s+(?:can(?:no|')t|unable)\b|"
+                           r"\bcan(?:no|')t\s+(?:\w+\s+)?yet\b")
 _STILL_BEFORE = re.compile(r"(?<![\w-])still\s+$")
 _SENT_OFF = re.compile(r"(?:\s+(?:was\s+|been\s+)?(?:submitted|sent in|sent off|filed|lodged|applied)|(?<![a-z0-9])已?(?:送件|提交|送出|寄出|交件|递件|递交))"
                        r"\s*[，,;；]?\s*$")
@@ -739,7 +741,9 @@ def _restate(body: str, st: tuple, decided: bool | None = None) -> str:
         # (a state word read as its clause's own, after the mark that opens it: "评估中"; its place is the clause's)
         still = m.start() if (m := lx.PENDING.search(fc)) else m.start() - 1 if (m := lx.PENDING.search("，" + fc, 1)) \
             else None
-        waiting, fault = lx.WAITING.search(fc), st[1] == lx.REPAIRED and lx.ERROR.search(fc)
+        # (and, once it is decided, what it was blocked at and what could not be done yet: "卡在…複驗", "今年還不能出日本")
+        waiting = lx.WAITING.search(fc) or st[0] >= 2 and (lx.BLOCKED.search(fc) or _NOT_YET_ABLE.search(fc))
+        fault = st[1] == lx.REPAIRED and lx.ERROR.search(fc)
         over = waiting.start() if waiting else still if still is not None else fault.start() if fault else None
         # (a word of waiting inside a quoted name is the name's: "「言語治療服務計劃」")
         if over is not None and still is None and any(q.start() < over < q.end() for q in _QUOTED_NAME.finditer(fc)):
