@@ -6136,3 +6136,23 @@ def test_a_blocked_export_approved_drops_its_blocked_and_not_yet_clauses():
     out = status_changes(ctx(mem, [("2026-05-27", "防檢局來信：韓國外銷登錄複驗報告合格，附上登錄編號 KR-0231")]))
     assert len(out) == 1, [c.op.text for c in out]
     assert "卡在" not in out[0].op.text and "還不能" not in out[0].op.text and "等" not in out[0].op.text, out[0].op.text
+
+
+def test_a_workaround_said_no_longer_needed_is_no_lesson():
+    from memgit.dream.rules.recurring import recurring
+    mem = "## 果園\n- [P1] 2 號區噴灌電磁閥常常早上打不開，原因還在查，先人工開閥 (2026-05-16)\n"
+    lines = [("2026-05-25", "2 號區閥又沒開，人工開"),
+             ("2026-05-25", "水電阿明來看 2 號區，挖開才發現控制線被老鼠咬斷，接頭也泡水"),
+             ("2026-05-26", "阿明整段重新拉線、套管，電磁閥也換新的"),
+             ("2026-05-27", "2 號區自己準時開了 ✓"), ("2026-05-28", "2 號區準時開 ✓"),
+             ("2026-05-29", "2 號區準時開 ✓ 連三天了。阿明說之前就是線的問題，這樣就好了，以後不用人工開")]
+    assert [c.op.text for c in recurring(ctx(mem, lines))] == []
+
+
+@pytest.mark.parametrize("rule, retired", [("以後不用人工開", True), ("以后就不需要再手动备份了", True),
+                                           ("no need to restart it by hand any more", True),
+                                           ("以后开工前先人工开阀", False), ("always restart it by hand first", False)])
+def test_a_workaround_said_no_longer_needed_is_read_so(rule, retired):
+    from memgit.dream.model import fold
+    from memgit.dream.rules.recurring import _NO_LONGER_NEEDED
+    assert bool(_NO_LONGER_NEEDED.search(fold(rule))) is retired

@@ -391,7 +391,9 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
         rule = _stated_sentence(r.text)
         # (its own "from now on" is when the rule holds, no switch of tool: blanked before the switches are asked)
         bare = lx.TIME_MARKER.sub(lambda m: " " * len(m.group(0)), fold(rule)) if rule else ""
-        if rule is None or not _PRESCRIBES.search(fold(rule)) or any(p.search(bare) for p in _SWITCHES):
+        if rule is None or not _PRESCRIBES.search(fold(rule)) or any(p.search(bare) for p in _SWITCHES) \
+                or _NO_LONGER_NEEDED.search(fold(rule)):
+            # (or a workaround no longer needed, the fault behind it fixed: "之前就是線的問題，這樣就好了，以後不用人工開")
             continue  # no way of doing a thing ("permanently non-Goodhartable"), or a switch of tool or party
             # ("以後交件全部改用 …", "moving Ranger off Humble"): a refresh's, not a lesson
         # what the rule itself names, not the line around it: a rule that says what it is about only there
@@ -474,6 +476,8 @@ def _after_speaker(p: str) -> str:
 # what says a rule admits no exception ("no exceptions", "没有例外")
 # a rule said to hold every time, in its own words ("浆糊一律当天现调当天用")
 _WITHOUT_FAIL = re.compile(r"一律|一概")
+_NO_LONGER_NEEDED = re.compile(r"(?:以后|今后|往后)(?:就)?(?:不用|不必|不需要|无需|毋须)(?:再)?|\bno (?:longer )?need(?:ed)? to\b|"
+                               r"\bdon'?t (?:need|have) to\b[^.;]*\b(?:any ?more|now)\b")
 _NO_EXCEPTION = re.compile(r"\bno exceptions?\b|\bwithout exception\b|没有例外|没得例外|不得例外|无一例外|不能例外|不例外")
 # how a rule prescribes: when, in what order, how often ("before every titration session", "先…再收機", "每次")
 # (or says when it is done: "… goes on its dock when we close", "at closing")
