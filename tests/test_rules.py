@@ -6156,3 +6156,23 @@ def test_a_workaround_said_no_longer_needed_is_read_so(rule, retired):
     from memgit.dream.model import fold
     from memgit.dream.rules.recurring import _NO_LONGER_NEEDED
     assert bool(_NO_LONGER_NEEDED.search(fold(rule))) is retired
+
+
+def test_a_result_come_out_said_before_a_colon_ends_its_wait_and_a_wait_for_a_repair_is_pending():
+    from memgit.dream.rules.status import status_changes
+    from memgit.dream import lexicon as lx
+    from memgit.dream.model import fold
+    mem = "## 样品\n- [P1] 广州客户 10 吨日晒豆的杯测样品已寄出，等对方杯测结果 (2026-05-01)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "广州那边杯测结果出来：86 分，合同签了，10 吨日晒")]))
+    assert len(out) == 1 and "等对方" not in out[0].op.text, [c.op.text for c in out]
+    # results said to come later are still awaited
+    assert status_changes(ctx(mem, [("2026-05-27", "广州那边说杯测结果出来再说")])) == []
+    assert lx.PENDING.search(fold("Deck mould 有 crack，等修模，deck infusion 暫停"))
+
+
+def test_a_mould_waiting_for_repair_is_repaired_when_its_crack_is_patched():
+    from memgit.dream.rules.status import status_changes
+    mem = "## 模具\n- [P1] Hull mould 有 crack，等修模，hull infusion 暫停 (2026-04-28)\n"
+    out = status_changes(ctx(mem, [("2026-05-27", "修模師傅說 hull mould crack 補好了，可以用")]))
+    assert len(out) == 1 and "等修模" not in out[0].op.text, [c.op.text for c in out]
+    assert status_changes(ctx(mem, [("2026-05-27", "修模師傅說 hull mould crack 還沒補好")])) == []

@@ -223,7 +223,8 @@ def _echoes(wait: str | None) -> tuple[tuple[int, re.Pattern[str], str, str, tup
         zh = "已" + said[-2:]
         # (a thing awaited, not a step: it comes out, "等报告" → "报告出了", "等结果" → "结果出来了")
         if len(said) >= 2 and said[-2:] in _AWAITED_THINGS:
-            come = re.compile(rf"{v}\s*(?:已经?|都|终于)?\s*(?:出了|出来了|出炉|下来了|到了|来了)")
+            # (or said come out before what it says: "杯测结果出来：84.5 分")
+            come = re.compile(rf"{v}\s*(?:已经?|都|终于)?\s*(?:出了|出来了|出炉|下来了|到了|来了|出来(?=\s*[：:]))")
             return ((2, pat, zh, zh, ()), (2, come, said[-2:] + "已出", said[-2:] + "已出", ()))
         return ((2, pat, zh, zh, ()),)
     # a party waited on to do a thing, the wait's last words ("waiting on UKRA to confirm"): done when it is done
