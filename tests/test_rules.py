@@ -6176,3 +6176,16 @@ def test_a_mould_waiting_for_repair_is_repaired_when_its_crack_is_patched():
     out = status_changes(ctx(mem, [("2026-05-27", "修模師傅說 hull mould crack 補好了，可以用")]))
     assert len(out) == 1 and "等修模" not in out[0].op.text, [c.op.text for c in out]
     assert status_changes(ctx(mem, [("2026-05-27", "修模師傅說 hull mould crack 還沒補好")])) == []
+
+
+def test_a_rule_made_the_day_its_trouble_came_again_counts_that_trouble():
+    """The trouble said again the same day, just before the rule ("欸又來了…"), is what the rule answers."""
+    from memgit.dream.rules.recurring import recurring
+    mem = "## 工坊\n- [P1] 每週六兩場體驗課，每場 6 人 (2026-03-01)\n"
+    lines = [("2026-05-25", "燒了 6 個陶杯，2 個杯底有砂孔，只好重燒 😩 阿傑說窯冷冷的就直接放進去了"),
+             ("2026-05-26", "陳師傅示範：窯先預熱 200 度 30 分鐘再放坯，杯底才不會裂"),
+             ("2026-05-28", "欸又來了，新來的小雯沒預熱窯就放坯，兩個碗底裂作廢"),
+             ("2026-05-28", "陳師傅：以後不管誰，放坯之前窯一定先預熱 200 度 30 分，沒熱不准放"),
+             ("2026-05-29", "開窯前先預熱，今天 8 個全好")]
+    assert [c.op.text for c in recurring(ctx(mem, lines))] == [
+        "[P1] 不管誰，放坯之前窯一定先預熱 200 度 30 分，沒熱不准放 (2026-05-29)"]

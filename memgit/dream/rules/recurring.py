@@ -407,13 +407,17 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
         days: dict[date, list[Observation]] = {}
         trouble = False
         for o in told:
-            if o.day == r.day or o is r:
+            if o is r:
                 continue
             if (n := _speak_of(ctx, said, o, ur, units_of(o))) < 2:
                 continue
             fo = fold(o.text)
             bad = bool(lx.ERROR.search(fo) or lx.COMPLAINT.search(fo) or lx.AGAIN.search(fo) or lx.MISHAP.search(fo)
                        or re.search(lx.FORGOT, fo) or _NOT_DONE_RE.search(fo))
+            if o.day == r.day:
+                # (the trouble that made it a rule the same day, "欸又來了…沒熱模就倒錫": trouble, though no day of its own)
+                trouble = trouble or bad and o.line < r.line and o.source == r.source
+                continue
             if (o.day > r.day or n >= 3) and not bad and not lx.PERSISTS.search(fo):
                 # done by the rule since ("calibration done before run"), or done its way before it was made one,
                 # saying three things it says ("went through the rest against the inventory list part by part")
