@@ -6189,3 +6189,20 @@ def test_a_rule_made_the_day_its_trouble_came_again_counts_that_trouble():
              ("2026-05-29", "開窯前先預熱，今天 8 個全好")]
     assert [c.op.text for c in recurring(ctx(mem, lines))] == [
         "[P1] 不管誰，放坯之前窯一定先預熱 200 度 30 分，沒熱不准放 (2026-05-29)"]
+
+
+def test_a_ticket_closed_ends_no_vendor_named_on_its_line():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 设备\n- [P1] 门禁闸机老是认不出戴帽子的会员，排查中，厂家客服在跟 (2026-05-01)\n"
+    said = [("2026-05-26", "厂家远程给闸机刷了新固件 V3.1，说识别改好了，观察几天"),
+            ("2026-05-29", "厂家回访：连续三天没有误拒，工单关闭 ✅ 固件 V3.1 就是最终版")]
+    assert displacements(ctx(mem, said)) == []
+
+
+def test_a_channel_the_agent_is_to_stop_sending_on_is_no_lesson():
+    from memgit.dream.rules.recurring import recurring
+    mem = "## Ops\n- [P1] Daily report 6pm on Telegram (2026-01-03)\n"
+    lines = [("2026-05-25", "Telegram logged me out again, missed the report 烦"),
+             ("2026-05-27", "Telegram kena logout again this morning, report never came"),
+             ("2026-05-28", "Bos: daily report don't send Telegram anymore lah, my phone Telegram always kena logout 烦死")]
+    assert [c.op.text for c in recurring(ctx(mem, lines))] == []

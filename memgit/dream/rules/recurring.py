@@ -205,6 +205,8 @@ def recurring(ctx: Context) -> list[Candidate]:
             continue
         if _still_story(text):
             continue  # no rule in its own form: a stated one may follow
+        if lx.CHANNEL.search(fold(text)) and _SENT.search(fold(text)):
+            continue  # how the agent is to send a thing ("don't send Telegram anymore"): a preference's, no lesson
         section, prio = _pick_section(ctx, primary, core)
         tag = "P1" if ruled else prio
         new = f"[{tag}] {text} ({days[-1].isoformat()})"
@@ -392,7 +394,8 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
         # (its own "from now on" is when the rule holds, no switch of tool: blanked before the switches are asked)
         bare = lx.TIME_MARKER.sub(lambda m: " " * len(m.group(0)), fold(rule)) if rule else ""
         if rule is None or not _PRESCRIBES.search(fold(rule)) or any(p.search(bare) for p in _SWITCHES) \
-                or _NO_LONGER_NEEDED.search(fold(rule)):
+                or _NO_LONGER_NEEDED.search(fold(rule)) or lx.CHANNEL.search(fold(rule)) and _SENT.search(fold(rule)):
+            # (or the way the agent is to send something, "daily report don't send Telegram anymore": a preference's)
             # (or a workaround no longer needed, the fault behind it fixed: "之前就是線的問題，這樣就好了，以後不用人工開")
             continue  # no way of doing a thing ("permanently non-Goodhartable"), or a switch of tool or party
             # ("以後交件全部改用 …", "moving Ranger off Humble"): a refresh's, not a lesson
@@ -480,6 +483,7 @@ def _after_speaker(p: str) -> str:
 # what says a rule admits no exception ("no exceptions", "没有例外")
 # a rule said to hold every time, in its own words ("浆糊一律当天现调当天用")
 _WITHOUT_FAIL = re.compile(r"一律|一概")
+_SENT = re.compile(r"\b(?:send|sent|post|message|text|forward)\b|发|传|傳|寄")
 _NO_LONGER_NEEDED = re.compile(r"(?:以后|今后|往后)(?:就)?(?:不用|不必|不需要|无需|毋须)(?:再)?|\bno (?:longer )?need(?:ed)? to\b|"
                                r"\bdon'?t (?:need|have) to\b[^.;]*\b(?:any ?more|now)\b")
 _NO_EXCEPTION = re.compile(r"\bno exceptions?\b|\bwithout exception\b|没有例外|没得例外|不得例外|无一例外|不能例外|不例外")
