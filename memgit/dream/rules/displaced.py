@@ -537,8 +537,14 @@ def displacements(ctx: Context) -> list[Candidate]:
     for k, cands in found.items():
         it = ctx.items[k]
         # (two words of one name the lines write whole, "Choreo Studio", are one candidate: the first)
-        cands = [c for i, c in enumerate(cands)
-                 if not any(d[1] == c[1] and _one_name(d[3], c[3], d[5]) for d in cands[:i])]
+        # (of a Chinese maker and its Latin model, "慧农 HN-20", the one in the old name's script, when the old one
+        # stands without a model of its own: 「农博士」 → 「慧农」; "三丰 MX200" takes "德龙 DL-8" whole, below)
+        def rank(c):
+            at = it.folded.find(c[1])
+            bare = at >= 0 and not _MODEL_AFTER.match(it.entry.body, at + len(c[1]))
+            return (bare and bool(CJK_IN.match(c[2])) == bool(CJK_IN.match(c[1])), -cands.index(c))
+        cands = [c for c in cands if not any(d is not c and d[1] == c[1] and _one_name(d[3], c[3], d[5])
+                                             and rank(d) > rank(c) for d in cands)]
         cands.sort(key=lambda c: c[0], reverse=True)
         if len(cands) > 1 and cands[1][0] == cands[0][0]:
             # (two cuts of one Chinese name the segmenter split, "二维" and "维火" of 二维火, given way to the same new
@@ -604,7 +610,9 @@ def _joined(f: str, a: str, b: str) -> str:
 
 def _one_name(a: str, b: str, lines: list[Observation]) -> bool:
     """`a` and `b`, two capitalised words, stand side by side as one name in a line ("Choreo Studio")."""
-    pair = re.compile(rf"(?<![\w-])(?:{re.escape(a)}[ \t]+{re.escape(b)}|{re.escape(b)}[ \t]+{re.escape(a)})(?![\w-])", re.I)
+    # (a Latin word's edge only: a Chinese maker stands right after the verb before it, "换慧农 HN-20")
+    pair = re.compile(rf"(?<![A-Za-z0-9_-])(?:{re.escape(a)}[ \t]+{re.escape(b)}|{re.escape(b)}[ \t]+{re.escape(a)})"
+                      rf"(?![A-Za-z0-9_-])", re.I)
     return a != b and any(pair.search(o.text) for o in lines)
 
 
