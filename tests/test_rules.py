@@ -6206,3 +6206,14 @@ def test_a_channel_the_agent_is_to_stop_sending_on_is_no_lesson():
              ("2026-05-27", "Telegram kena logout again this morning, report never came"),
              ("2026-05-28", "Bos: daily report don't send Telegram anymore lah, my phone Telegram always kena logout 烦死")]
     assert [c.op.text for c in recurring(ctx(mem, lines))] == []
+
+
+def test_an_ending_after_a_model_the_line_names_ends_that_model_not_the_line_befores_thing():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 农机\n- [P1] 玉米收获只有 1 号机能换割台 (2026-03-01)\n"
+    said = [("2026-05-25", "1 号机换玉米割台，去李楼 200 亩"),
+            ("2026-05-25", "2 号机 K80 又漏液压油，老周：不修了，直接处理掉"),
+            ("2026-05-26", "老周定了雷沃 K90，K80 折价抵了"),
+            ("2026-05-27", "新 2 号机雷沃 K90 到了，挂牌"),
+            ("2026-05-28", "K90 头一天干了 96 亩大豆")]
+    assert displacements(ctx(mem, said)) == []

@@ -342,7 +342,11 @@ def displacements(ctx: Context) -> list[Candidate]:
     by_line = {(o.source, o.line): folded[id(o)] for o in told if o.kind == "log"}
     around += "".join("\n" + by_line[(o.source, o.line - 1)] for o in ending_lines if (o.source, o.line - 1) in by_line
                       and _ending_opens_clause(folded[id(o)]))
-    opens_unnegated = {id(o) for o in ending_lines if _ending_opens_clause(folded[id(o)], unnegated=True)}  # (once a line)
+    # (once a line; and never one naming a model of its own before its ending word, "3 号机 W100 …不修了": that one is
+    # what it ends)
+    opens_unnegated = {id(o) for o in ending_lines if _ending_opens_clause(folded[id(o)], unnegated=True)
+                       and not any(m.start() < e.start() for e in lx.DISPLACED.finditer(folded[id(o)])
+                                   for m in _LATIN.finditer(o.text) if any(c.isdigit() for c in m.group(0)))}
     around_terms = term_set(around)  # (and its words' stems: "pawdiari" is how an entry's subject holds "PawDiary")
     # the Chinese written right before an ending word, its subject ("金数据停用"): a name the segmenter may not know
     ended_runs = [m.group(0) for f in (folded[id(o)] for o in ending_lines) for e in lx.DISPLACED.finditer(f)
