@@ -5,14 +5,23 @@ checkout's CLI over every case. Its work checks are the target the engine has to
 later, so they are only reported; its guards must hold now: no proposal flagged by the
 per-proposal checks (reviewable size, grounded numbers, balanced markdown), no leak, no
 lost P0 line, nothing merged before approval, and every other guard line ok.
+
+The CLI runs through tests/forkserver.py: a server that has imported memgit once forks a fresh process
+for each command (Python's start-up and memgit's imports and tables were most of the time of ~5,000
+runs). `MEMGIT_UNSEEN_COLD=1` runs plain `python3 -m memgit` instead; `test_fork_server_is_faithful`
+checks the two give the same memory on a few cases.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
+import shutil
+import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,8 +55,35 @@ def _sealed_env(home: Path) -> dict[str, str]:
     return env
 
 
+COLD = f"{shlex.quote(sys.executable)} -m memgit"
+
+
 @pytest.fixture(scope="module")
-def scored(tmp_path_factory: pytest.TempPathFactory) -> dict:
+def memgit_cmd(tmp_path_factory: pytest.TempPathFactory):
+    """The scorer's --cmd: a client of a warm fork server (see tests/forkserver.py), or plain
+    `python3 -m memgit` with MEMGIT_UNSEEN_COLD=1 or where fork and Unix sockets are missing."""
+    if os.environ.get("MEMGIT_UNSEEN_COLD") or not hasattr(os, "fork") or not hasattr(socket, "AF_UNIX"):
+        yield COLD
+        return
+    env = _sealed_env(tmp_path_factory.mktemp("forkserver-home"))
+    where = Path(tempfile.mkdtemp(prefix="mgfs"))  # short: a socket's path has a length limit
+    sock = where / "s"
+    server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("forkserver.py")), "serve", str(sock)],
+                              stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, env=env, cwd=str(REPO))
+    try:
+        assert server.stdout is not None
+        ready = server.stdout.readline()
+        assert ready.strip() == "ready", f"the fork server did not start (exit {server.poll()})"
+        yield (f"{shlex.quote(sys.executable)} -S -I {shlex.quote(str(Path(__file__).with_name('forkserver.py')))} "
+               f"client {shlex.quote(str(sock))}")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        shutil.rmtree(where, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def scored(tmp_path_factory: pytest.TempPathFactory, memgit_cmd: str) -> dict:
     """Run the scorer over tests/unseen, in shards side by side; parse its per-case headers, check lines and
     summaries (summed)."""
     if not SCORE.is_file():
@@ -57,7 +93,7 @@ def scored(tmp_path_factory: pytest.TempPathFactory) -> dict:
     shards = max(1, min(len(CASE_NAMES), os.cpu_count() or 1, 4))
     env = _sealed_env(tmp_path_factory.mktemp("unseen-home"))
     procs = [subprocess.Popen([sys.executable, str(SCORE), "-q", "--min", "0",
-                               "--cmd", f"{shlex.quote(sys.executable)} -m memgit",
+                               "--cmd", memgit_cmd,
                                *[str(CASES / n) for n in CASE_NAMES[k::shards]]],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(REPO), env=env,
                               stdin=subprocess.DEVNULL) for k in range(shards)]
@@ -110,3 +146,38 @@ def test_no_leak_no_lost_p0_nothing_premerged(scored: dict) -> None:
     assert s["guard"] == s["guard_total"], s
     # --min 0: the scorer's exit code now says only whether every guard held
     assert scored["rc"] == 0, scored["stdout"][-2000:]
+
+
+def _dream_and_approve(case: Path, ws: Path, cmd: str, env: dict[str, str]) -> dict:
+    """A case run by `cmd` as the scorer runs it (init, dream, approve --all): its proposals, without
+    the ids and commits that differ per run, and every markdown file afterwards."""
+    shutil.copytree(case, ws, ignore=shutil.ignore_patterns("gold.json"))
+    now = json.loads((case / "gold.json").read_text(encoding="utf-8"))["now"]
+    got: dict = {}
+    for args in (["init"], ["dream", "--now", now], ["proposals", "--json"], ["approve", "--all"]):
+        p = subprocess.run([*shlex.split(cmd), *args], cwd=ws, env=env, capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=300)
+        got[args[0]] = p.returncode
+        if args[0] == "proposals":
+            got["proposals"] = [{k: v for k, v in prop.items() if k not in ("id", "branch", "commit", "base", "created", "run")}
+                                for prop in json.loads(p.stdout)]
+    got["files"] = {str(f.relative_to(ws)): f.read_text(encoding="utf-8") for f in sorted(ws.rglob("*.md"))
+                    if ".git" not in f.relative_to(ws).parts}
+    return got
+
+
+def test_fork_server_is_faithful(memgit_cmd: str, tmp_path: Path) -> None:
+    """The fork server's runs give what plain `python3 -m memgit` gives: the same proposals, exit codes
+    and memory after approval, on cases spread over the folder."""
+    if memgit_cmd == COLD:
+        pytest.skip("the fork server is not in use")
+    env = dict(_sealed_env(tmp_path / "home"), GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
+               GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid")
+    sample = CASE_NAMES[::113]
+    proposed = 0
+    for name in sample:
+        cold = _dream_and_approve(CASES / name, tmp_path / name / "cold", COLD, env)
+        warm = _dream_and_approve(CASES / name, tmp_path / name / "warm", memgit_cmd, env)
+        assert warm == cold, name
+        proposed += len(cold["proposals"])
+    assert proposed > 0, "the sample made no proposal: pick cases that do"
