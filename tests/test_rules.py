@@ -4388,6 +4388,16 @@ def test_a_state_said_of_another_party_s_thing_is_not_the_entry_s(line):
     assert status_changes(ctx(mem, lines)) == []
 
 
+
+@pytest.mark.parametrize("line", ["听说下游护渔队的新执法艇交付了；咱们的申请打电话问了，还在等批复",
+                                  "聽說隔壁分隊的新艇交付了，我們的申請仍在等批覆",
+                                  "Heard the Kinloch estate's consent was granted; phoned about ours, still awaiting the council"])
+def test_a_line_saying_the_entry_still_waits_after_another_thing_s_state_changes_nothing(line):
+    mem = ("## 装备\n- [P1] 新巡逻艇申请已报县农业农村局，等批复 (2026-09-10)\n"
+           if "申请" in line or "申請" in line else
+           "## Sites\n- [P1] Site C ditch-blocking: application in, awaiting the council's consent (2026-09-10)\n")
+    assert status_changes(ctx(mem, [("2026-10-14", line)])) == []
+
 def test_who_the_agent_is_is_core_and_never_the_entry_a_conversation_restates():
     from memgit.dream.rules import restated_slots, preference_changes
     memory = "- I am Spark, the roster and digest assistant for the lookout volunteers.\n## Notes\n"
@@ -6206,6 +6216,36 @@ def test_a_channel_the_agent_is_to_stop_sending_on_is_no_lesson():
              ("2026-05-27", "Telegram kena logout again this morning, report never came"),
              ("2026-05-28", "Bos: daily report don't send Telegram anymore lah, my phone Telegram always kena logout 烦死")]
     assert [c.op.text for c in recurring(ctx(mem, lines))] == []
+
+
+
+@pytest.mark.parametrize("rule, moves", [("小舟，进度汇总以后改到每周六上午10点吧", True),
+                                         ("from now on move the summary to saturdays at 10am", True),
+                                         ("push the stock count to friday from now on", True),
+                                         ("以后稀释完静置时间改到 24 小时再测", False),
+                                         ("always move the kegs to the cold room before 6pm", False)])
+def test_a_move_to_a_new_day_or_time_is_told_from_a_rule(rule, moves):
+    from memgit.dream.rules.recurring import _moves_when
+    assert _moves_when(rule) is moves
+
+
+def test_a_rule_moving_when_a_thing_is_done_is_a_schedule_change_no_lesson():
+    from memgit.dream.rules.recurring import recurring
+    mem = "## 家务\n- [P1] 孩子周一到周五 7:00 出门 (2026-01-03)\n"
+    user = "# USER\n\n## 偏好\n- [P1] 申请进度汇总每周日晚上 9 点微信发，文字版 (2026-01-05)\n"
+    logs = [("2026-05-25", "上周的汇总芳姐回了“收到”"), ("2026-05-26", "表妹说想把宁波换成杭州？还在犹豫，没定"),
+            ("2026-05-26", "游泳教练说周日课照常"), ("2026-05-27", "芳姐在聊天里改了汇总时间，见 session"),
+            ("2026-05-29", "进度汇总微信发芳姐（本周例外晚上 8 点）")]
+    turns = [("user", "小助，进度汇总以后改到每周六上午10点吧，周日晚上孩子要准备周一的课，我们都没空看"),
+             ("assistant", "好的，以后每周六上午 10:00 发进度汇总。其他照旧吗？"), ("user", "对 其他都不变")]
+    obs = [Observation(f"memory/{d}.md", i + 3, date.fromisoformat(d), t, f"- {t}", "log", "log")
+           for i, (d, t) in enumerate(logs)]
+    obs += [Observation("sessions/s1.jsonl", i + 1, date(2026, 5, 27), t, t, "session", role, "s1")
+            for i, (role, t) in enumerate(turns)]
+    docs = {"MEMORY.md": parse("MEMORY.md", (HEAD + mem).encode()), "USER.md": parse("USER.md", user.encode())}
+    c = Context(Collected(NOW, date(2026, 5, 25), obs, docs, []), "MEMORY.md", "USER.md")
+    assert [x.op.text for x in recurring(c)] == []
+
 
 
 def test_an_ending_after_a_model_the_line_names_ends_that_model_not_the_line_befores_thing():

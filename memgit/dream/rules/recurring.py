@@ -207,6 +207,8 @@ def recurring(ctx: Context) -> list[Candidate]:
             continue  # no rule in its own form: a stated one may follow
         if lx.CHANNEL.search(fold(text)) and _SENT.search(fold(text)):
             continue  # how the agent is to send a thing ("don't send Telegram anymore"): a preference's, no lesson
+        if _moves_when(fold(text)):
+            continue  # when a thing is done, moved ("…以后改到每周六上午10点吧"): a schedule's change, no lesson
         section, prio = _pick_section(ctx, primary, core)
         tag = "P1" if ruled else prio
         new = f"[{tag}] {text} ({days[-1].isoformat()})"
@@ -394,7 +396,8 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
         # (its own "from now on" is when the rule holds, no switch of tool: blanked before the switches are asked)
         bare = lx.TIME_MARKER.sub(lambda m: " " * len(m.group(0)), fold(rule)) if rule else ""
         if rule is None or not _PRESCRIBES.search(fold(rule)) or any(p.search(bare) for p in _SWITCHES) \
-                or _NO_LONGER_NEEDED.search(fold(rule)) or lx.CHANNEL.search(fold(rule)) and _SENT.search(fold(rule)):
+                or _NO_LONGER_NEEDED.search(fold(rule)) or lx.CHANNEL.search(fold(rule)) and _SENT.search(fold(rule)) \
+                or _moves_when(fold(rule)):
             # (or the way the agent is to send something, "daily report don't send Telegram anymore": a preference's)
             # (or a workaround no longer needed, the fault behind it fixed: "之前就是線的問題，這樣就好了，以後不用人工開")
             continue  # no way of doing a thing ("permanently non-Goodhartable"), or a switch of tool or party
@@ -486,6 +489,25 @@ _WITHOUT_FAIL = re.compile(r"一律|一概")
 _SENT = re.compile(r"\b(?:send|sent|post|message|text|forward)\b|发|传|傳|寄")
 _NO_LONGER_NEEDED = re.compile(r"(?:以后|今后|往后)(?:就)?(?:不用|不必|不需要|无需|毋须)(?:再)?|\bno (?:longer )?need(?:ed)? to\b|"
                                r"\bdon'?t (?:need|have) to\b[^.;]*\b(?:any ?more|now)\b")
+# a move to a new day or time: a word of moving, then within a few words a clock time or a weekday ("改到每周六上午
+# 10点", "move the summary to Saturdays at 10am", "push it to Friday")
+_MOVED_TO = re.compile(r"(?:改|挪|推|移|换|換|调|調)(?:到|成|为|為|去|在)|"
+                       r"\b(?:mov|push|chang|switch|shift|reschedul)(?:e|es|ed|ing)?\b[^.;,!?]{0,30}?\b(?:to|for)\b")
+
+
+def _moves_when(f: str) -> bool:
+    """A rule that moves when a thing is done to a new day or time ("以后改到每周六上午10点吧", "from now on move the
+    summary to Saturdays at 10am"): a schedule's change, a preference's or an entry's refresh, never a lesson."""
+    from memgit.dream.model import clocks
+    from memgit.dream.rules.schedule import _weekdays
+
+    for m in _MOVED_TO.finditer(f):
+        after = f[m.end():m.end() + 16]
+        if clocks(after) or _weekdays(after):
+            return True
+    return False
+
+
 _NO_EXCEPTION = re.compile(r"\bno exceptions?\b|\bwithout exception\b|没有例外|没得例外|不得例外|无一例外|不能例外|不例外")
 # how a rule prescribes: when, in what order, how often ("before every titration session", "先…再收機", "每次")
 # (or says when it is done: "… goes on its dock when we close", "at closing")
