@@ -6257,3 +6257,19 @@ def test_an_ending_after_a_model_the_line_names_ends_that_model_not_the_line_bef
             ("2026-05-27", "新 2 号机雷沃 K90 到了，挂牌"),
             ("2026-05-28", "K90 头一天干了 96 亩大豆")]
     assert displacements(ctx(mem, said)) == []
+
+
+def test_a_line_writing_the_entry_s_own_version_beside_a_newer_one_is_about_the_entry():
+    mem = "## Pipelines\n- [P1] Read mapping runs with nf-core/sarek 3.1.2 on the cluster (2026-02-14)\n"
+    lines = [("2026-05-26", "bumped the cluster pipeline to nf-core/sarek 3.2.0, reran batch 4 as a test"),
+             ("2026-05-27", "3.1.2 vs 3.2.0 on batch 4: identical calls, faster. Ok we're on 3.2.0 for everything now")]
+    out = version_changes(ctx(mem, lines))
+    assert [c.op.text for c in out] == ["[P1] Read mapping runs with nf-core/sarek 3.2.0 on the cluster (2026-05-27)"]
+    assert out[0].features["days"] == 2 and out[0].score >= 0.7
+
+
+def test_a_comparison_that_keeps_the_entry_s_version_moves_nothing():
+    mem = "## Pipelines\n- [P1] Read mapping runs with nf-core/sarek 3.1.2 on the cluster (2026-02-14)\n"
+    lines = [("2026-05-27", "3.1.2 vs 3.2.0 on batch 4: 3.2.0 is slower, staying on 3.1.2 for now")]
+    out = version_changes(ctx(mem, lines))
+    assert all(c.score < 0.7 for c in out)

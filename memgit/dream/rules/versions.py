@@ -55,7 +55,16 @@ def version_changes(ctx: Context) -> list[Candidate]:
             continue  # "EC 1.6–2.0": one end of a range of values, no release
         vname = _name_before(fb[:at.start()]) if at else None
         found: dict[str, list[tuple[Observation, bool]]] = {}
-        for o in ctx.obs_about(it):
+        about = ctx.obs_about(it)
+        # (and a line writing the entry's own version of two parts or more, which no other entry writes, beside a newer
+        # one: "2.4.7 vs 2.5.1 on batch 7 … we're on 2.5.1 for everything now" names no tool, but only this entry's)
+        old_at = re.compile(r"(?<![\w.])" + re.escape(fold(old)) + r"(?![\w]|\.\w)")
+        by_old: set[int] = set()
+        if at and len(key) >= 2 and not any(old_at.search(x.folded) for x in ctx.items if x is not it):
+            by_old = {id(o) for o in ctx.obs if old_at.search(fold(o.text))}
+            seen = {id(o) for o in about}
+            about = [o for o in ctx.obs if id(o) in seen or id(o) in by_old] if by_old - seen else about
+        for o in about:
             if o.role == "assistant":
                 continue
             if qual and not (o.terms & qual):
@@ -69,7 +78,7 @@ def version_changes(ctx: Context) -> list[Candidate]:
                 continue
             if id(o) not in owners:
                 owners[id(o)] = owner(o)
-            if owners[id(o)] is not it or _names_a_sibling(it, o, frozenset({vname or ""})):
+            if id(o) not in by_old and owners[id(o)] is not it or _names_a_sibling(it, o, frozenset({vname or ""})):
                 continue  # (a line naming "orion-mobile" is not about the entry's Orion)
             f = fold(o.text)
             if lx.ASKED.search(f):
@@ -88,7 +97,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
                         or _UNIT_AFTER.match(f, pos + len(v)):
                     continue  # a rating, a score, a bound or a measure ("評分 4.7", "accuracy >0.9", "浪高 1.7 米"):
                     # a value, no release
-                if not ctx.near(f, pos, names, 30, specific=False):
+                if not ctx.near(f, pos, names, 30, specific=False) and not (
+                        id(o) in by_old and any(abs(m.start() - pos) <= 30 for m in old_at.finditer(f))):
                     continue  # a version of something else named on the same line
                 explicit = bool(UPGRADE.search(f)) or old.lower().lstrip("v") in f
                 found.setdefault(v.lower().lstrip("v"), []).append((o, explicit))
