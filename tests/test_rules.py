@@ -6273,3 +6273,13 @@ def test_a_comparison_that_keeps_the_entry_s_version_moves_nothing():
     lines = [("2026-05-27", "3.1.2 vs 3.2.0 on batch 4: 3.2.0 is slower, staying on 3.1.2 for now")]
     out = version_changes(ctx(mem, lines))
     assert all(c.score < 0.7 for c in out)
+
+
+def test_a_cause_of_harm_found_is_the_trouble_a_stated_rule_answers():
+    from memgit.dream.rules.recurring import recurring
+    mem = "## Clean room\n- [P1] Extraction blanks run with every batch (2026-02-14)\n"
+    lines = [("2026-05-25", "qPCR: extraction blank EB4 positive, Omar thinks the old ethanol was the culprit, bottle opened two weeks ago"),
+             ("2026-05-26", "Ines opened a new 70% ethanol bottle right before going in, re-extraction blanks clean"),
+             ("2026-05-28", "Kai: from now on, open a new 70% ethanol bottle every Monday before any clean-room work, write the date on it")]
+    assert [c.op.text for c in recurring(ctx(mem, lines))] == [
+        "[P1] open a new 70% ethanol bottle every Monday before any clean-room work, write the date on it (2026-05-28)"]
