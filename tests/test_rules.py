@@ -6283,3 +6283,18 @@ def test_a_cause_of_harm_found_is_the_trouble_a_stated_rule_answers():
              ("2026-05-28", "Kai: from now on, open a new 70% ethanol bottle every Monday before any clean-room work, write the date on it")]
     assert [c.op.text for c in recurring(ctx(mem, lines))] == [
         "[P1] open a new 70% ethanol bottle every Monday before any clean-room work, write the date on it (2026-05-28)"]
+
+
+def test_a_request_asked_as_a_question_with_the_old_value_named_after_instead_of_moves_day_and_time():
+    from memgit.dream.rules import restated_slots
+    user = ("# USER\n\n## Preferences\n"
+            "- [P1] Weekly rota digest by email every Tuesday 7am, plain text, sorted by name (2026-02-10)\n")
+    turns = [("user", "Pip, the rota email - could it come on Monday evening instead? 8pm say. By Tuesday 7 the "
+                      "drivers have already planned their day."),
+             ("assistant", "Of course. So from now on the weekly rota digest goes out Monday at 8pm instead of "
+                           "Tuesday 7am. Anything else to change?"),
+             ("user", "No, keep it as it is - plain text email, sorted by name. Just the day and time."),
+             ("assistant", "Got it: Monday 8pm, plain-text email, by name.")]
+    got = restated_slots(_chat("## Notes\n- [P1] Depot opens 06:00 (2026-01-01)\n", user, turns))
+    assert [c.op.text for c in got] == [
+        "[P1] Weekly rota digest by email every Monday 8pm, plain text, sorted by name (2026-05-30)"]

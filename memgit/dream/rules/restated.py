@@ -35,7 +35,9 @@ _SENTENCE = re.compile(r"(?:[^。！？!?.]|\.(?!\s|$))+(?:[。！？!?]+|\.+(?=
 _ONE_OFF = re.compile(f"{lx.EXCEPTION.pattern}|最后一次|最後一次|\\b(?:one )?last time\\b", re.I)
 # a value said as what is no longer wanted ("No Monday report", "drop the Monday one", "不要周一发")
 # (or said as the one replaced: "at 5pm from now on instead of 6:30pm", "而不是 8 点")
-_DROPPED_BEFORE = re.compile(r"(?:\b(?:no|not|drop(?:ped)?|skip|cancel(?:led)?|without|instead of|rather than)\s+(?:the\s+)?|"
+_DROPPED_BEFORE = re.compile(r"(?:\b(?:no|not|drop(?:ped)?|skip|cancel(?:led)?|without)\s+(?:the\s+)?|"
+                             # (the old value a word or two after: "instead of Monday 8am", "rather than Sunday at 9")
+                             r"\b(?:instead of|rather than)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}|"
                              r"(?:不要|别|別|不用|取消|不再|而不是)\s*)$", re.I)
 
 
@@ -76,7 +78,7 @@ def _clause(f: str, at: int) -> str:
 
 def _kept(f: str, start: int) -> bool:
     """A value not said as the one dropped ("No Monday report")."""
-    return not _DROPPED_BEFORE.search(f[max(0, start - 14):start]) and not lx.negated_at(f, start)
+    return not _DROPPED_BEFORE.search(f[max(0, start - 30):start]) and not lx.negated_at(f, start)
 
 
 _PERIODS = frozenset((*lx.CLOCK_AM, *lx.CLOCK_PM))
