@@ -6298,3 +6298,13 @@ def test_a_request_asked_as_a_question_with_the_old_value_named_after_instead_of
     got = restated_slots(_chat("## Notes\n- [P1] Depot opens 06:00 (2026-01-01)\n", user, turns))
     assert [c.op.text for c in got] == [
         "[P1] Weekly rota digest by email every Monday 8pm, plain text, sorted by name (2026-05-30)"]
+
+
+def test_a_plan_word_in_the_reason_clause_does_not_hedge_the_time_asked_for():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## 偏好\n- [P1] 排班表每周日晚上 9 点微信发，文字版，按门店排 (2026-02-10)\n"
+    turns = [("user", "小助，排班表以后改到每周六上午10点吧，周日晚上店长们要准备周一的货，都没空看"),
+             ("assistant", "好的，以后每周六上午 10:00 发排班表。其他照旧吗？还是微信发、文字版、按门店排？"),
+             ("user", "对 其他都不变")]
+    got = restated_slots(_chat("## 门店\n- [P1] 三家门店 9 点开门 (2026-01-01)\n", user, turns))
+    assert [c.op.text for c in got] == ["[P1] 排班表每周六上午10点微信发，文字版，按门店排 (2026-05-30)"]

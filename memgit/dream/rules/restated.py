@@ -196,10 +196,15 @@ def _user_said(value_check, users: list[Observation]) -> Observation | None:
     """The person's turn of the conversation that says the new value, as a statement."""
     for u in reversed(users):
         f = fold(u.text)
-        if _QUESTION.search(f) and not _REQUEST.search(f) or lx.EXCEPTION.search(f) or _hedged(f):
+        if _QUESTION.search(f) and not _REQUEST.search(f) or lx.EXCEPTION.search(f):
             continue  # (a question asking for it is said: "can it come sunday evening instead? 19:00 say.")
-        if value_check(u.text, f):
-            return u
+        if not value_check(u.text, f):
+            continue
+        # (a plan or a wish hedges its own clause, not the value said in another: "…以后改到每周六上午10点吧，周日晚上
+        # 可可要准备周一的课")
+        if _hedged(f) and all(_hedged(fold(c)) or not value_check(c, fold(c)) for c in _CLAUSE_MARK.split(u.text)):
+            continue
+        return u
     return None
 
 
