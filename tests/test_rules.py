@@ -6308,3 +6308,15 @@ def test_a_plan_word_in_the_reason_clause_does_not_hedge_the_time_asked_for():
              ("user", "对 其他都不变")]
     got = restated_slots(_chat("## 门店\n- [P1] 三家门店 9 点开门 (2026-01-01)\n", user, turns))
     assert [c.op.text for c in got] == ["[P1] 排班表每周六上午10点微信发，文字版，按门店排 (2026-05-30)"]
+
+
+@pytest.mark.parametrize("how, swapped", [("by hand, frame by frame", True), ("by hand at 50 random points per frame", False)])
+def test_an_old_tool_sent_to_recycling_is_ended_and_a_count_of_its_way_of_working_stays_with_it(how, swapped):
+    from memgit.dream.rules.displaced import displacements
+    mem = f"## Survey\n- [P1] Transect photos scored with PhotoQuad 2.3 {how} (2026-02-20)\n"
+    lines = [("2026-05-25", "PhotoQuad on the old laptop crashed again mid-frame, 40 frames gone 😩"),
+             ("2026-05-25", "Jo: enough, 唔好再用嗰部 laptop. Sam 開咗個 CoralNet source 試下"),
+             ("2026-05-27", "Jo: from this census on all transects go through CoralNet. PhotoQuad laptop 送去 recycling"),
+             ("2026-05-29", "May frames uploaded to CoralNet, low-confidence points checked")]
+    got = [c.op.text for c in displacements(ctx(mem, lines))]
+    assert got == ([f"[P1] Transect photos scored with CoralNet {how} (2026-05-29)"] if swapped else [])

@@ -1039,6 +1039,11 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whol
             wf = fold(whole)
             after = clause[fold(clause).find(wf) + len(wf):] if wf and wf in fold(clause) \
                 else clause[fold(clause).find(old) + len(old):]
+            # and a count of things after it in its clause, how it is worked ("CPCe 4.1 人手點 50 random points per
+            # frame"), that no line about the new one gives: how the old one was used, the new one may be used otherwise
+            # (a model's number ends its name instead: "Osmo Polyx 3032, clear")
+            if any(n not in said for n in _COUNT_AFTER.findall(fold(after))):
+                return True
             # and a compound of plain words right after it ("Van Son rubber-based") that no line about the new one
             # writes: what the old one is, the new one may not be
             if any(w not in said for w in _COMPOUND.findall(fold(after))):
@@ -1082,6 +1087,9 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whol
     return False
 
 
+# a count of two digits or more, no part of a version, a time or a date ("50 random points"; not "4.1", "10:00", "9 点")
+_COUNT_AFTER = re.compile(r"(?<![\d.:/-])(\d{2,})(?![\d.:/-])(?!\s*(?:点|點|时|時|号|號|日|月|年|am\b|pm\b|h\b))"
+                          r"(?=\s*(?:[a-z]{2,}|[\u4e00-\u9fff]))")
 # what a thing runs on or at, named ("on the old Dell tower", "at the Mill Road shop")
 _RUNS_ON = re.compile(r"\b(?:on|at)\s+(?:(?:the|a|an|our|its|their|my|old|new|shared|back|front)\s+){0,3}([A-Z][\w-]+)")
 # a figure of a machine's size or power ("584 mm", "1.5 kW", "32 GB", "55 寸")
