@@ -6320,3 +6320,17 @@ def test_an_old_tool_sent_to_recycling_is_ended_and_a_count_of_its_way_of_workin
              ("2026-05-29", "May frames uploaded to CoralNet, low-confidence points checked")]
     got = [c.op.text for c in displacements(ctx(mem, lines))]
     assert got == ([f"[P1] Transect photos scored with CoralNet {how} (2026-05-29)"] if swapped else [])
+
+
+def test_a_re_inspection_waited_on_ends_when_it_is_passed():
+    mem = "## 车队\n- [P1] 3 号冷藏车年度检查已做完，等交通局复检 (2026-05-01)\n"
+    lines = [("2026-05-26", "交通局的人来复检，说灭火器标签要补换，其他 OK，等公文"),
+             ("2026-05-28", "交通局公文到：3 号冷藏车复检合格 ✅ 新证书下周寄")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 3 号冷藏车年度检查已做完，已复检合格 (2026-05-28)"]
+
+
+def test_a_result_waited_on_ends_when_the_certificate_it_gives_is_approved():
+    mem = "## Compliance\n- [P1] HACCP audit done 14 May, waiting for council result (2026-05-15)\n"
+    lines = [("2026-05-26", "council officer call: HACCP still in review, maybe 2 weeks"),
+             ("2026-05-28", "council email: HACCP certificate APPROVED ✅ cert coming by post, valid 3 yrs")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] HACCP audit done 14 May, approved (2026-05-28)"]
