@@ -6334,3 +6334,13 @@ def test_a_result_waited_on_ends_when_the_certificate_it_gives_is_approved():
     lines = [("2026-05-26", "council officer call: HACCP still in review, maybe 2 weeks"),
              ("2026-05-28", "council email: HACCP certificate APPROVED ✅ cert coming by post, valid 3 yrs")]
     assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] HACCP audit done 14 May, approved (2026-05-28)"]
+
+
+@pytest.mark.parametrize("mem, line, want", [
+    ("## 北角分店\n- [P1] 北角分店普通食肆牌申請咗，等緊食環署 (2026-05-20)\n",
+     "阿傑喺北角分店拎咗張食肆牌返嚟，已經掛咗喺收銀後面 🎉", "[P1] 北角分店普通食肆牌申請咗，已批准 (2026-05-28)"),
+    ("## Grants\n- [P1] Applied to the Parish Sport Fund for pitch drainage (£4,200), awaiting their decision (2026-05-01)\n",
+     "Treasurer: the Parish Sport Fund came good, £4,200 in our account this morning",
+     "[P1] Applied to the Parish Sport Fund for pitch drainage (£4,200), approved (2026-05-28)")])
+def test_a_licence_fetched_or_a_fund_come_good_ends_the_wait(mem, line, want):
+    assert [c.op.text for c in status_changes(ctx(mem, [("2026-05-28", line)]))] == [want]
