@@ -6344,3 +6344,14 @@ def test_a_result_waited_on_ends_when_the_certificate_it_gives_is_approved():
      "[P1] Applied to the Parish Sport Fund for pitch drainage (£4,200), approved (2026-05-28)")])
 def test_a_licence_fetched_or_a_fund_come_good_ends_the_wait(mem, line, want):
     assert [c.op.text for c in status_changes(ctx(mem, [("2026-05-28", line)]))] == [want]
+
+
+def test_an_old_one_pulled_out_after_a_sentence_naming_the_place_and_a_new_one_in_and_powered_up_swap():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Boats\n- [P1] Tui wheelhouse runs a Garmin EchoMap plotter, charts updated quarterly (2026-03-01)\n"
+    lines = [("2026-05-25", "Tui's Garmin black-screened again mid-transit, 3rd time since March"),
+             ("2026-05-27", "marine techs on Tui all day. old Garmin pulled out, sitting in the shed for parts"),
+             ("2026-05-27", "Tui wheelhouse: Onwa KP-39 in & powered up, charts loaded"),
+             ("2026-05-29", "first job w/ Tui on the Onwa KP-39, skipper happy")]
+    assert [c.op.text for c in displacements(ctx(mem, lines))] == [
+        "[P1] Tui wheelhouse runs an Onwa KP-39 plotter, charts updated quarterly (2026-05-29)"]

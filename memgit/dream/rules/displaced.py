@@ -403,7 +403,8 @@ def displacements(ctx: Context) -> list[Candidate]:
                     q != old and old not in q and any(a < x and x + len(q) <= b and f[a:x].strip() and f[x + len(q):b].strip()
                                                      for x in _said(q, f))
                     for q in olds for a, b in [(p + len(old), m.start()) if m.start() >= p else (m.end(), p)]) and not (
-                    m.end() <= p and term_set(re.split(r"[，,。.;；!！?？]", f[max(0, m.start() - 20):m.start()])[-1]) & others) \
+                    m.end() <= p and term_set(re.split(r"[，,。.;；!！?？]", f[max(0, _word_start(m) - 20):_word_start(m)])[-1])
+                    & others) \
                     and not (m.end() <= p and CJK_IN.match(old) and _CLAUSE_MARK_ZH.search(f, m.end(), p))
                 # (a Chinese name in a clause after the ending word's is that clause's: "Sephora 都话停产，之后主力转 Armani")
 
@@ -880,7 +881,17 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
         head = head.rstrip(" ")
     if latin_old and CJK_IN.match(new[-1:]) and tail.startswith(" ") and CJK_IN.match(tail.lstrip()[:1]):
         tail = tail.lstrip(" ")
+    # (the English article before it agrees with the new name's first letter: "runs a Furuno" → "runs an Axiom")
+    if (art := _ARTICLE_END.search(head)) and new[:1].isascii() and new[:1].isalpha():
+        an = new[:1].lower() in "aeiou"
+        word = art.group(1)
+        if an != (word.lower() == "an"):
+            head = head[:art.start(1)] + (("An" if an else "A") if word[0].isupper() else ("an" if an else "a")) \
+                + head[art.end(1):]
     return head + new + tail, body[a:b]
+
+
+_ARTICLE_END = re.compile(r"(?<![\w'-])(a|an|A|An)\s+$")
 
 
 _CJK_RUN_BEFORE = re.compile(r"[\u4e00-\u9fff]{2,}$")
@@ -911,6 +922,11 @@ def _name_next(f: str, at: int, names: "_Names") -> bool:
         return w in names
     first = cjk_cut(w)[0]
     return len(first) >= 2 and not is_common_word(first)
+
+
+def _word_start(m: re.Match[str]) -> int:
+    """Where an ending word's match starts past the mark it may open with ("old" of ". old Furuno pulled out")."""
+    return m.start() + len(m.group(0)) - len(m.group(0).lstrip(".;:!。；：！ \t"))
 
 
 def _word_at(text: str, at: int) -> tuple[int, str] | None:
