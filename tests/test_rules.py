@@ -6355,3 +6355,12 @@ def test_an_old_one_pulled_out_after_a_sentence_naming_the_place_and_a_new_one_i
              ("2026-05-29", "first job w/ Tui on the Onwa KP-39, skipper happy")]
     assert [c.op.text for c in displacements(ctx(mem, lines))] == [
         "[P1] Tui wheelhouse runs an Onwa KP-39 plotter, charts updated quarterly (2026-05-29)"]
+
+
+def test_a_fault_faultless_for_days_straight_and_closed_is_over():
+    from memgit.dream.rules.prune import stale_entries
+    mem = "## Gear\n- [P1] Deck winch remote (Ikusi TM70) cuts out on ch 3, keeps failing, Sam investigating (2026-04-20)\n"
+    lines = [("2026-05-25", "winch remote cut out on ch3 twice during the lift, again"),
+             ("2026-05-26", "Sam up the crane - plug at the base green w/ corrosion, new plug + tape"),
+             ("2026-05-29", "Sam: winch remote perfect 3 days straight - it was the plug all along, closing that one")]
+    assert [c.op.op for c in stale_entries(ctx(mem, lines))] == ["prune"]
