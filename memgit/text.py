@@ -317,6 +317,13 @@ def _segmenter():
     return rjieba
 
 
+@lru_cache(maxsize=16384)
+def is_noun(word: str) -> bool:
+    """jieba tags the (Simplified) word, whole, as a noun: "锅", "冷藏车"; not "老", "一直"."""
+    tags = _segmenter().tag(word, True)
+    return len(tags) == 1 and tags[0][1].startswith("n")
+
+
 # jieba's parts of speech that mark a function word: adverb, pronoun, preposition, conjunction,
 # particle (u…), modal, interjection, onomatopoeia, non-word
 _FUNCTION_POS = ("d", "r", "p", "c", "u", "y", "e", "o", "x")

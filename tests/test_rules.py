@@ -6364,3 +6364,13 @@ def test_a_fault_faultless_for_days_straight_and_closed_is_over():
              ("2026-05-26", "Sam up the crane - plug at the base green w/ corrosion, new plug + tape"),
              ("2026-05-29", "Sam: winch remote perfect 3 days straight - it was the plug all along, closing that one")]
     assert [c.op.op for c in stale_entries(ctx(mem, lines))] == ["prune"]
+
+
+def test_a_numbered_thing_said_by_its_number_and_the_noun_its_name_ends_in_is_the_entry_s():
+    from memgit.dream.rules.prune import stale_entries
+    mem = "## 设备\n- [P1] 2 号电热烘干炉老报 E5（温控探头），厂家售后在查，先只用 1 号炉 (2026-04-20)\n"
+    lines = [("2026-05-25", "2 号炉又报 E5，厂家说周三带新探头过来"),
+             ("2026-05-27", "工程师到了，2 号炉换了新的温控探头"),
+             ("2026-05-28", "2 号炉正常排班，烘了 3 批，没报 E5"),
+             ("2026-05-29", "两台炉都正常，2 号炉连续三天没报错，售后工单关闭 ✅")]
+    assert [c.op.op for c in stale_entries(ctx(mem, lines))] == ["prune"]

@@ -154,3 +154,8 @@ def test_a_word_the_dictionary_lacks_gives_its_pairs_to_meet_the_same_name_cut_o
     # jieba guesses 主服库 whole here, and cuts 主服|玩家|库 there: the pair 主服 joins them
     assert "主服" in set(terms("主服库 PG 16 起来了")) & set(terms("主服玩家库跑 PostgreSQL 14"))
     assert set(terms("数据库")) == {"数据", "据库", "数据库"}  # a dictionary word keeps only its words
+
+
+def test_a_noun_is_told_from_an_adverb_by_its_part_of_speech():
+    from memgit.text import is_noun
+    assert is_noun("锅") and is_noun("冷藏车") and not is_noun("老") and not is_noun("一直")

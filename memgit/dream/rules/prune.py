@@ -10,7 +10,8 @@ from memgit.dream import lexicon as lx
 from memgit.dream.collect import Observation
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE
 from memgit.ops import Operation
-from memgit.text import CJK_RUN_RE, CODE_SPAN_RE, cjk_words, is_common_word, stem as word_stem, STOP, term_set, to_simplified
+from memgit.text import (CJK_RUN_RE, CODE_SPAN_RE, cjk_cut, cjk_words, is_common_word, is_noun, stem as word_stem, STOP,
+                         STOP_ZH, term_set, to_simplified)
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (_negated, _subject, aside_name, Candidate, compose, Context, entry_evidence, fold,
                                 first_name_word, numbered_heads,
@@ -404,6 +405,14 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
     head_words = _HEAD_WORDS.findall(fold(lead_text)) if nums_here else []
     own_words = {(n, w) for n, run in head_words if n in nums_here for w in cjk_words(run)
                  if len(w) >= 2 and w in run and not is_common_word(w)}
+    # (or by its number and the character its name ends in, the kind of thing it is: "2 号锅" of "2 号高压灭菌锅", when
+    # no other entry numbers a thing ending so)
+    other_text = "\n".join(fold(x.entry.body) for x in ctx.items if x is not it)
+    for n, run in head_words:
+        nouns = [w for w in cjk_cut(run)[1:] if is_noun(w)] if n in nums_here and len(run) >= 3 else []
+        end = nouns[-1][-1] if nouns else ""  # (the last noun of its name: "锅" of 高压/灭菌/锅, "炉" of 电热/烘干炉)
+        if end and end not in STOP_ZH and not re.search(rf"[号號]\s*[\u4e00-\u9fff]{{0,9}}{re.escape(end)}", other_text):
+            own_words.add((n, end))
     words_rx = re.compile(r"(?<![\d.])(\d{1,4})\s*[号號]\s*(" + "|".join(sorted({re.escape(w) for _, w in own_words})) + ")") \
         if own_words else None
     # and said by its number and the very word of its fault ("2号机连续4天没跳闸" of "2号蒸粉机温控老是跳闸"), where
