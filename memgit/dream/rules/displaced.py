@@ -413,8 +413,7 @@ def displacements(ctx: Context) -> list[Candidate]:
                     and _marked(lx.DISPLACED, folded[id(o)], pos, len(old), of=of_this(folded[id(o)]))
                     and (alone or o.terms & rest)
                     and not _actor(folded[id(o)], pos, len(old))
-                    and not any(_GOES_ON.match(folded[id(o)], p + len(old) + len(folded[id(o)][p + len(old):])
-                                               - len(folded[id(o)][p + len(old):].lstrip())) for p in pos)]
+                    and not any(_GOES_ON_AFTER.match(folded[id(o)], p + len(old)) for p in pos)]
             # (or a line naming it that moves the work to another name further on, no name of the entry's between)
             ends += [o for o in switching if o not in ends and (pos := said_old(folded[id(o)]))
                      and (alone or o.terms & rest) and not _actor(folded[id(o)], pos, len(old)) and not _speaker(folded[id(o)], pos, len(old))
@@ -544,12 +543,13 @@ def displacements(ctx: Context) -> list[Candidate]:
         # (two words of one name the lines write whole, "Choreo Studio", are one candidate: the first)
         # (of a Chinese maker and its Latin model, "慧农 HN-20", the one in the old name's script, when the old one
         # stands without a model of its own: 「农博士」 → 「慧农」; "三丰 MX200" takes "德龙 DL-8" whole, below)
-        def rank(c):
+        def rank(k: int) -> tuple[bool, int]:
+            c = cands[k]
             at = it.folded.find(c[1])
             bare = at >= 0 and not _MODEL_AFTER.match(it.entry.body, at + len(c[1]))
-            return (bare and bool(CJK_IN.match(c[2])) == bool(CJK_IN.match(c[1])), -cands.index(c))
-        cands = [c for c in cands if not any(d is not c and d[1] == c[1] and _one_name(d[3], c[3], d[5])
-                                             and rank(d) > rank(c) for d in cands)]
+            return bare and bool(CJK_IN.match(c[2])) == bool(CJK_IN.match(c[1])), -k
+        cands = [c for k, c in enumerate(cands) if not any(
+            j != k and d[1] == c[1] and _one_name(d[3], c[3], d[5]) and rank(j) > rank(k) for j, d in enumerate(cands))]
         cands.sort(key=lambda c: c[0], reverse=True)
         if len(cands) > 1 and cands[1][0] == cands[0][0]:
             # (two cuts of one Chinese name the segmenter split, "二维" and "维火" of 二维火, given way to the same new
@@ -1005,6 +1005,7 @@ def _word_before_unsaid(f: str, old: str, lines: list[str]) -> bool:
 _MODEL_CODE = re.compile(r"(?=[a-z0-9-]*\d)(?=[a-z0-9-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*")  # (folded: "kd-18", "pf-3")
 _CLAUSE_MARK_ZH = re.compile(r"[，,。；;！!？?]")
 _GOES_ON = re.compile(r"(?:继续|照旧|照常|还用|留着|不变|\bkeep(?:s|ing)?\b|\bstill\b|\bstays?\b)")
+_GOES_ON_AFTER = re.compile(r"\s*" + _GOES_ON.pattern)  # (right after a name: "…，58mm 小票机继续用")
 _LEADS_TO_NAME = re.compile(r"[用走靠在给由从到是跟向找叫]$")
 
 
