@@ -6374,3 +6374,17 @@ def test_a_numbered_thing_said_by_its_number_and_the_noun_its_name_ends_in_is_th
              ("2026-05-28", "2 号炉正常排班，烘了 3 批，没报 E5"),
              ("2026-05-29", "两台炉都正常，2 号炉连续三天没报错，售后工单关闭 ✅")]
     assert [c.op.op for c in stale_entries(ctx(mem, lines))] == ["prune"]
+
+
+def test_a_bare_chinese_hour_in_the_sentence_of_an_afternoon_one_is_in_the_afternoon():
+    from memgit.dream.model import clocks, fold
+    assert [c[2] for c in clocks(fold("下午五点关门，四点半最后入场"))] == [17 * 60, 16 * 60 + 30]
+    assert [c[2] for c in clocks(fold("晚上八点开始，九点半结束"))] == [20 * 60, 21 * 60 + 30]
+    assert [c[2] for c in clocks(fold("晚上十点睡，六点起"))] == [22 * 60, 6 * 60]  # (not within three hours)
+
+
+def test_a_bilingual_merge_reads_a_clause_s_times_as_its_whole_entry_does():
+    mem = ("## Farm\n- [P1] Lavender field closes 6pm sharp, last entry 5:30pm (2026-05-10)\n"
+           "- [P1] Kettle shop sells dried bunches (2026-05-10)\n- [P1] 薰衣草田下午六点关门，五点半最后入场 (2026-05-20)\n")
+    got = [c.op.text for c in duplicates_and_contradictions(ctx(mem, []))]
+    assert got == ["[P1] Lavender field closes 6pm sharp, last entry 5:30pm (2026-05-20)"]

@@ -529,6 +529,9 @@ _PM_BEFORE = re.compile(rf"(?:{'|'.join(lx.CLOCK_PM)})\s*$")
 _RANGE_TO = re.compile(r"\s*(?:到|至|[-–—~～]|to)\s*")
 
 
+_SAME_SENTENCE = re.compile(r"[^。！？!?;；\n]{0,24}")
+
+
 def clocks(f: str) -> list[tuple[int, int, int, str]]:
     """The clock times of a folded text: (start, end, minutes after midnight, style). Styles: "24" ("07:00"),
     "24s" ("7:00"), "en" ("7am"), "zh" ("早上7点")."""
@@ -566,6 +569,11 @@ def clocks(f: str) -> list[tuple[int, int, int, str]]:
             elif not m.group("per") and 1 <= h <= 11 and out and out[-1][2] >= 720 and _RANGE_TO.fullmatch(
                     f, out[-1][1], m.start()) and (h + 12) * 60 + mi > out[-1][2]:
                 h += 12  # "下午 2 點到 5 點" ends at 17:00, as "晚上 7:30 到 9:30" does at 21:30
+            elif not m.group("per") and 1 <= h <= 11 and out and out[-1][2] >= 720 and out[-1][3] == "zh" \
+                    and _SAME_SENTENCE.fullmatch(f, out[-1][1], m.start()) \
+                    and abs((h + 12) * 60 + mi - out[-1][2]) <= 180:
+                h += 12  # a bare hour in the sentence of an afternoon or evening one, within three hours of it, is
+                # in the same half of the day: "下午五点关门，四点半最后入场" is 16:30 ("晚上十点睡，六点起" stays 6:00)
             style = "zh"
         if h < 24 and mi < 60:
             out.append((m.start(), m.end(), h * 60 + mi, style))

@@ -13,8 +13,8 @@ from memgit.ops import Operation
 from memgit.text import CJK_RUN_RE, STOP, STOP_ZH, cjk_cut, never_a_noun, cjk_share, stem, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
-    _label, _overlap, _values, zh_numbers, Candidate, CJK_IN, compose, Context, DisjointSets, entry_evidence, fold,
-    Item, LABEL_RE
+    _label, _overlap, _values, zh_numbers, Candidate, CJK_IN, clocks, compose, Context, DisjointSets, entry_evidence,
+    fold, Item, LABEL_RE
 )
 
 
@@ -345,11 +345,19 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
         same = all(inv[i][k] == inv[j][k] for k in inv[i])
         kept_inv = frozenset().union(*(frozenset(v) for v in inv[keep].values()))
         extra = []
+        # (a clause's clock times as the whole entry reads them: "四点半" after "下午五点…" is 16:30, not 4:30)
+        whole_f = fold(body[other])
+        whole_ticks = clocks(whole_f) if len(whole_f) == len(body[other]) else []
+        at = 0
         for cl in _CLAUSE_CUT.split(body[other]):
+            start = body[other].find(cl, at)
+            at = start + len(cl) if start >= 0 else at
             cl = cl.strip()
             if not cl:
                 continue
             ci = _invariants(cl, zh[other])
+            if whole_ticks and start >= 0:
+                ci["clock"] = frozenset(c[2] for c in whole_ticks if start <= c[0] < start + len(cl) + 1)
             vals = frozenset().union(*(frozenset(v) for v in ci.values()))
             if vals - kept_inv - latin[keep]:
                 extra.append(cl)  # a value the kept entry lacks
