@@ -6388,3 +6388,16 @@ def test_a_bilingual_merge_reads_a_clause_s_times_as_its_whole_entry_does():
            "- [P1] Kettle shop sells dried bunches (2026-05-10)\n- [P1] 薰衣草田下午六点关门，五点半最后入场 (2026-05-20)\n")
     got = [c.op.text for c in duplicates_and_contradictions(ctx(mem, []))]
     assert got == ["[P1] Lavender field closes 6pm sharp, last entry 5:30pm (2026-05-20)"]
+
+
+def test_a_new_channel_is_never_put_beside_the_old_one_the_entry_keeps():
+    from memgit.dream.rules import preference_changes, restated_slots
+    user = "# USER\n\n## 偏好\n- [P1] 每日 6pm WhatsApp 俾佢 delivery list，每單附地址，廣東話 (2026-03-01)\n"
+    turns = [("user", "Runner，我個 WhatsApp 成日俾啲 group message 洗版，你嘅 list 成日淹冇咗"),
+             ("assistant", "要唔要轉第二個 channel？"),
+             ("user", "轉 Telegram 啦。時間照舊 6pm，每單照舊附地址，廣東話得"),
+             ("assistant", "OK，由聽日起每日 6pm 用 Telegram send delivery list，每單附地址，廣東話。"),
+             ("user", "係。")]
+    c = _chat("## Notes\n- [P1] 倉 9 點開 (2026-01-01)\n", user, turns)
+    got = [x.op.text for x in preference_changes(c) + restated_slots(c)]
+    assert got and all("WhatsApp" not in t and "Telegram" in t and "啦" not in t for t in got)

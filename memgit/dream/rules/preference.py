@@ -698,6 +698,8 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
         body = TAIL_DATE.sub("", it.entry.body).rstrip()
         if a > 0 and len(new) > 1 and new[0].isupper() and new[1].islower():
             new = new[0].lower() + new[1:]
+        if _two_ways(body, a, b, new):
+            continue
         score = confidence("preference", negates_old=True, acknowledged=True, restated=len(said) > 1,
                            in_their_words=True, recent=ctx.recency([o]))
         text = compose(it, body[:a] + new + body[b:], o.day)
@@ -706,6 +708,13 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                        evidence=(entry_evidence(it), *ctx.evidence([o, *acks])), origin="offline")
         out[k] = Candidate(op, "preference", score, {"slot": True, "acknowledged": True, "kept": True})
     return out
+
+
+def _two_ways(body: str, a: int, b: int, new: str) -> bool:
+    """Putting `new` in body[a:b] would name a channel beside another the entry keeps elsewhere ("…WhatsApp …，轉 Signal
+    啦" in the place of "廣東話"): the slot the person's words replace was another, so the rewrite is left to a person."""
+    return bool(lx.CHANNEL.search(fold(new))) and any(
+        m.group(0) not in fold(new) for m in lx.CHANNEL.finditer(fold(body[:a] + " " + body[b:])))
 
 
 def _asks_another_way(body: str, text: str) -> bool:
@@ -833,6 +842,8 @@ def preference_changes(ctx: Context) -> list[Candidate]:
         if other is None and not lx.CHANNEL.search(fold(new)) and _asks_another_way(it.entry.body, o.text):
             continue  # it asks for another way too ("post it to the Signal group at 06:00 instead"): the time alone
             # would keep the way the person left (the restatement of it places both: memgit.dream.rules.restated)
+        if _two_ways(body, a, b, new):
+            continue
         gone = body[a:b].split()[-1] if body[a:b].split() and lx.CHANNEL.search(fold(new)) else ""
         if _turned_down_kept(ctx, o, body[:a] + new + body[b:], new, gone):
             continue  # the person turned down more than the slot ("改成 06:45，…微信就别发了"): a person rewrites it
