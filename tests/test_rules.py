@@ -6401,3 +6401,12 @@ def test_a_new_channel_is_never_put_beside_the_old_one_the_entry_keeps():
     c = _chat("## Notes\n- [P1] 倉 9 點開 (2026-01-01)\n", user, turns)
     got = [x.op.text for x in preference_changes(c) + restated_slots(c)]
     assert got and all("WhatsApp" not in t and "Telegram" in t and "啦" not in t for t in got)
+
+
+def test_a_swap_is_left_to_a_person_when_a_line_says_the_entry_s_chinese_step_is_over():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 水质\n- [P1] 水温用雷磁 JPB-70 手持温度计，每 2 小时人工测一次记本子 (2026-03-01)\n"
+    lines = [("2026-05-25", "场长拍板：在线水温上雷磁 WT-88，12 个池全装，手持的留着备用"),
+             ("2026-05-26", "WT-88 探头装好，12 个池全接上，手机 App 能看，每 10 分钟自动记一次"),
+             ("2026-05-28", "WT-88 跑了一天半没掉线，手持仪收进柜子当备用，本子不用再记水温了")]
+    assert displacements(ctx(mem, lines)) == []

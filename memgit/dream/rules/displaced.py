@@ -967,7 +967,9 @@ _LATIN_DETAIL = re.compile(r"(?<![\w.-])[A-Za-z][A-Za-z0-9_.-]*[A-Za-z0-9](?![\w
 
 
 # what a line says is over now ("no more copying by hand", "no longer keyed in"), to the clause's end
-_OVER_NOW = re.compile(r"\b(?:no more|no longer|not any ?more)\s+([^,;.，；。\n]{3,40})")  # (in its line)
+_OVER_NOW = re.compile(r"\b(?:no more|no longer|not any ?more)\s+([^,;.，；。\n]{3,40})"  # (in its line)
+                       # (or in Chinese, the clause around it: "本子不用再记溶氧了")
+                       r"|([^,;，；。\n]{0,12}(?:不用再|不必再|无需再|不再|唔使再|唔再)[^,;，；。\n]{1,20})")
 
 
 def _only_as_old(word: str, old: str, lines: list[str]) -> bool:
@@ -1033,10 +1035,13 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whol
             return True
     stems = {stem(x) for x in re.findall(r"[a-z][a-z0-9_-]*", said)}  # (in any form: "PINs carried over" of "PIN")
     # a step of the entry a line says is over ("no more copying by hand" of "partials copied into the ledger by hand")
-    over = [term_set(m.group(1)) for m in _OVER_NOW.finditer(said)]
+    over = [term_set(m.group(1)) for m in _OVER_NOW.finditer(said) if m.group(1)]
     # (or the one word of its doing, "no more copy paste" of "I copy them into the calendar")
     if any(len(shared := term_set(fold(c)) & o - STOP) >= 2 or len(o - STOP) <= 2 and any(len(t) >= 4 for t in shared)
            for c in _DETAIL_CLAUSE.split(rest) for o in over):
+        return True
+    # (in Chinese, two words of the entry's anywhere: "本子不用再记溶氧了" of "溶氧用…手持溶氧仪，每 2 小时…记本子")
+    if any(len(term_set(m.group(2)) & term_set(rest) - STOP) >= 2 for m in _OVER_NOW.finditer(said) if m.group(2)):
         return True
     for clause in _DETAIL_CLAUSE.split(body):
         if old in fold(clause):
