@@ -1040,8 +1040,10 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whol
     if any(len(shared := term_set(fold(c)) & o - STOP) >= 2 or len(o - STOP) <= 2 and any(len(t) >= 4 for t in shared)
            for c in _DETAIL_CLAUSE.split(rest) for o in over):
         return True
-    # (in Chinese, two words of the entry's anywhere: "本子不用再记溶氧了" of "溶氧用…手持溶氧仪，每 2 小时…记本子")
-    if any(len(term_set(m.group(2)) & term_set(rest) - STOP) >= 2 for m in _OVER_NOW.finditer(said) if m.group(2)):
+    # (in Chinese, two words of the entry's anywhere: "本子不用再记溶氧了" of "溶氧用…手持溶氧仪，每 2 小时…记本子"; not
+    # the old one's own ending, "LINE 記事本那篇不再更新")
+    if any(len(term_set(m.group(2)) & term_set(rest) - STOP) >= 2 for m in _OVER_NOW.finditer(said)
+           if m.group(2) and old not in m.group(2)):
         return True
     for clause in _DETAIL_CLAUSE.split(body):
         if old in fold(clause):
