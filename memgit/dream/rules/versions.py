@@ -50,7 +50,8 @@ def version_changes(ctx: Context) -> list[Candidate]:
         key, held = version_key(old), {version_key(x) for x in it.versions}
         qual = qualifiers(it)
         fb = fold(it.entry.body)
-        at = re.search(r"(?<![\w.])" + re.escape(fold(old)) + r"(?![\w]|\.\w)", fb)
+        old_at = re.compile(r"(?<![\w.])" + re.escape(fold(old)) + r"(?![\w]|\.\w)")  # (the version as a whole token)
+        at = old_at.search(fb)
         if at and (_RANGE_AFTER.match(fb, at.end()) or _RANGE_BEFORE.search(fb[:at.start()])):
             continue  # "EC 1.6–2.0": one end of a range of values, no release
         vname = _name_before(fb[:at.start()]) if at else None
@@ -58,7 +59,6 @@ def version_changes(ctx: Context) -> list[Candidate]:
         about = ctx.obs_about(it)
         # (and a line writing the entry's own version of two parts or more, which no other entry writes, beside a newer
         # one: "2.4.7 vs 2.5.1 on batch 7 … we're on 2.5.1 for everything now" names no tool, but only this entry's)
-        old_at = re.compile(r"(?<![\w.])" + re.escape(fold(old)) + r"(?![\w]|\.\w)")
         by_old: set[int] = set()
         if at and len(key) >= 2 and not any(old_at.search(x.folded) for x in ctx.items if x is not it):
             by_old = {id(o) for o in ctx.obs if old_at.search(fold(o.text))}
