@@ -194,7 +194,9 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _FLOOR = re.compile(r"(?<![\w-])(\d{1,3})\s?/?f(?![\w-])|(?<![\w.-])(\d{1,3})\s*(?:楼|层)")
 
 
-def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
+def _invariants(body: str, chinese: bool, clock: frozenset | None = None) -> dict[str, frozenset]:
+    """What a fact holds whatever its language: clock times, ids, numbers, names, weekdays, floors. `clock`,
+    when given, is the clock times as a longer text around `body` reads them (a clause of an entry)."""
     from memgit.dream.model import clocks
     from memgit.dream.rules.schedule import _weekdays
 
@@ -219,7 +221,7 @@ def _invariants(body: str, chinese: bool) -> dict[str, frozenset]:
         words = list(_LATIN_WORD.finditer(body))
         names = frozenset(m.group(1).lower() for k, m in enumerate(words)
                           if k and m.group(1)[0].isupper() and not lx.WEEKDAY.fullmatch(m.group(1).lower()))
-    return {"clock": frozenset(c[2] for c in ticks), "id": ids, "num": nums, "name": names,
+    return {"clock": frozenset(c[2] for c in ticks) if clock is None else clock, "id": ids, "num": nums, "name": names,
             "day": _weekdays(body), "floor": floors}
 
 
@@ -355,9 +357,8 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             cl = cl.strip()
             if not cl:
                 continue
-            ci = _invariants(cl, zh[other])
-            if whole_ticks and start >= 0:
-                ci["clock"] = frozenset(c[2] for c in whole_ticks if start <= c[0] < start + len(cl) + 1)
+            ci = _invariants(cl, zh[other], frozenset(c[2] for c in whole_ticks if start <= c[0] < start + len(cl) + 1)
+                             if whole_ticks and start >= 0 else None)
             vals = frozenset().union(*(frozenset(v) for v in ci.values()))
             if vals - kept_inv - latin[keep]:
                 extra.append(cl)  # a value the kept entry lacks

@@ -407,7 +407,7 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
                  if len(w) >= 2 and w in run and not is_common_word(w)}
     # (or by its number and the character its name ends in, the kind of thing it is: "2 号锅" of "2 号高压灭菌锅", when
     # no other entry numbers a thing ending so)
-    other_text = "\n".join(fold(x.entry.body) for x in ctx.items if x is not it)
+    other_text = "\n".join(fold(x.entry.body) for x in ctx.items if x is not it) if head_words else ""
     for n, run in head_words:
         nouns = [w for w in cjk_cut(run)[1:] if is_noun(w)] if n in nums_here and len(run) >= 3 else []
         end = nouns[-1][-1] if nouns else ""  # (the last noun of its name: "锅" of 高压/灭菌/锅, "炉" of 电热/烘干炉)

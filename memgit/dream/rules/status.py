@@ -173,12 +173,11 @@ def status_changes(ctx: Context) -> list[Candidate]:
             if st[1] == lx.ARRIVED and ctx.mentions(o, it) < 0.3 and _another_thing(
                     f, st[3], it.subject | it.head | waited_on | shorts):
                 continue  # what arrived is another thing of the name's ("Hammerl order arrived" of its account application)
-            if _THEIRS.search(re.split(r"[，,；;。！!？?]", f[:st[3]])[-1]) or _OURS_NOT_YET.search(f[st[4]:]):
-                continue  # another party's ("他们的摊位过审了", "their stall was approved"), or ours said not yet
+            if _THEIRS.search(re.split(r"[，,；;。！!？?]", f[:st[3]])[-1]) or _ours_not_yet(
+                    f[st[4]:], fold(pend.group(0)) if pend else ""):
+                continue  # another party's ("他们的摊位过审了", "their stall was approved"), or ours said not yet after it
             if lx.PENDING.search(_SENTENCE_END.split(f[st[3]:], maxsplit=1)[0]):  # "deployed to staging, prod pending"
                 continue  # (in its sentence: "green light, put it in the Sept cat. → moved to the draft" is done)
-            if pend and _still_waits(f[st[4]:], fold(pend.group(0))):
-                continue  # the entry's own wait said again after it ("…的新执法艇交付了；咱们的申请…还在等批复")
             if lx.CONDITIONAL.search(_lead_in(f, st[3])):
                 continue  # said on a condition ("If consent comes through Mon we start Tue")
             if _day_ahead(_lead_in(f, st[3]), o.day):
@@ -315,10 +314,13 @@ _OURS_NOT_YET = re.compile(r"我们的?(?:还|都还|仍)(?:没|沒|未|在)|\bo
 _NUMBER = re.compile(r"(?<![\d.:])\d+(?![\d:])")
 
 
-def _still_waits(rest: str, own: str) -> bool:
-    """What a line says after its done word affirms the entry's own wait again ("…；咱们的申请…还在等批复" of an entry
-    "…，等批复"; "…; ours, still awaiting the council" of one "awaiting …"): the done word was another thing's."""
-    m = lx.first_affirmed(lx.PENDING, rest)
+def _ours_not_yet(rest: str, own: str) -> bool:
+    """What a line says after its done word says ours is not done: "；我们的还没消息", "ours, no news yet", or the
+    entry's own wait `own` affirmed again ("…的新执法艇交付了；咱们的申请…还在等批复" of an entry "…，等批复"):
+    the done word was another thing's."""
+    if _OURS_NOT_YET.search(rest):
+        return True
+    m = lx.first_affirmed(lx.PENDING, rest) if own else None
     return m is not None and (own in m.group(0) or m.group(0) in own)
 
 
