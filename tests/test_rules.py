@@ -2555,6 +2555,38 @@ def test_a_word_said_only_as_the_topic_is_no_value_the_person_gives_up():
     assert preference_changes(ctx("", [("2026-05-30", said)], user, role="user")) == []
 
 
+def test_whose_device_a_tool_is_on_is_no_name_a_swap_replaces():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Stock\n- [P1] Stock counts kept in the Sortly app on Priya's tablet, synced nightly (2026-01-10)\n"
+    lines = [("2026-05-25", "Priya's done with it: Sortly keeps losing scans. Ordered Zoho Inventory"),
+             ("2026-05-26", "first full count in Zoho Inventory, 212 SKUs, clean"),
+             ("2026-05-28", "Priya uninstalled Sortly, counts go in Zoho Inventory now")]
+    assert [c.op.text for c in displacements(ctx(mem, lines))] == [
+        "[P1] Stock counts kept in the Zoho Inventory app on Priya's tablet, synced nightly (2026-05-28)"]
+
+
+def test_a_tool_pointed_back_at_takes_the_part_and_is_said_later_by_its_product_letters():
+    # "…都用这个画" gives the part to the name just bought; "SPX" alone is "ArtsPeople SPX"; "Visio template" is the
+    # old one's whole name as the line archiving it writes it
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Box office\n- [P1] Seating plans drawn in Visio template, printed A4 for the ushers (2026-02-03)\n"
+    lines = [("2026-05-25", "Visio template crashed again, ushers got last week's plan"),
+             ("2026-05-25", "Joan: bought ArtsPeople SPX licence already, 以后 seating plans 都用这个画"),
+             ("2026-05-26", "installed ArtsPeople SPX on the box office PC"),
+             ("2026-05-27", "first A4 seating plan from SPX printed, ushers happy"),
+             ("2026-05-28", "all seating plans on SPX now, Visio template archived")]
+    assert [c.op.text for c in displacements(ctx(mem, lines))] == [
+        "[P1] Seating plans drawn in ArtsPeople SPX, printed A4 for the ushers (2026-05-28)"]
+    # (a pointer after another name said between points at that one)
+    from memgit.dream.rules.displaced import _pointed_back
+    from memgit.dream.model import fold
+    for text, name, want in [("bought ArtsPeople SPX licence, 以后都用这个", "ArtsPeople", True),
+                             ("bought ArtsPeople, Joan prefers Tessitura, 以后都用这个", "ArtsPeople", False),
+                             ("bought ArtsPeople, 以后这里都不用这个", "ArtsPeople", False),
+                             ("bought ArtsPeople, switched to it today", "ArtsPeople", True)]:
+        assert _pointed_back(text, fold(text), text.index(name) + len(name)) is want, text
+
+
 def test_a_hyphenated_name_is_displaced_like_any_other():
     from memgit.dream.rules.displaced import displacements
     mem = "## Tools\n- [P1] Renders are made in V-Ray for SketchUp on the two studio workstations (2026-01-14)\n"
@@ -6341,7 +6373,11 @@ def test_a_result_waited_on_ends_when_the_certificate_it_gives_is_approved():
      "阿傑喺北角分店拎咗張食肆牌返嚟，已經掛咗喺收銀後面 🎉", "[P1] 北角分店普通食肆牌申請咗，已批准 (2026-05-28)"),
     ("## Grants\n- [P1] Applied to the Parish Sport Fund for pitch drainage (£4,200), awaiting their decision (2026-05-01)\n",
      "Treasurer: the Parish Sport Fund came good, £4,200 in our account this morning",
-     "[P1] Applied to the Parish Sport Fund for pitch drainage (£4,200), approved (2026-05-28)")])
+     "[P1] Applied to the Parish Sport Fund for pitch drainage (£4,200), approved (2026-05-28)"),
+    # (Malay, as Malaysian English mixes it in: "dah lulus", passed)
+    ("## Grants\n- [P1] MARA micro-grant RM8k for the new loom — submitted, waiting for result (2026-05-01)\n",
+     "MARA email: micro-grant dah lulus!! RM8k, letter of offer next week",
+     "[P1] MARA micro-grant RM8k for the new loom — approved (2026-05-28)")])
 def test_a_licence_fetched_or_a_fund_come_good_ends_the_wait(mem, line, want):
     assert [c.op.text for c in status_changes(ctx(mem, [("2026-05-28", line)]))] == [want]
 

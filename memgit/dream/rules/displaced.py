@@ -207,6 +207,8 @@ def _old_names(ctx: Context, it: Item, names: "_Names", around: str, ended: list
             continue  # (a word of a whole name found above)
         if lab and m.start() < lab.end(1) or _OPENS_ENTRY.search(body[:m.start()]) and m.group(0)[1:].islower():
             continue  # what the entry is about ("Till / POS: …"), or any word opening a sentence
+        if re.match(r"['’]s\b", body[m.end():]):
+            continue  # whose a thing is ("the app on Dean's phone"): an owner, not what does the work
         if len(_said(n, f)) == 1 and n in names:
             out.append(n)
     # a Chinese name the entry quotes (用「农博士」温控箱) is one name, however the segmenter cuts it
@@ -285,10 +287,27 @@ def _new_latin(o: Observation, f: str, ending: bool, names: "_Names", brands: fr
         n = m.group(0).lower()
         if n in STOP or len(n) < 3 or lx.WEEKDAY.search(n) or _MONTH.fullmatch(n):
             continue
-        if _marked(lx.TAKING_PART, f, [m.start()], len(n)) and not _stand_in(f, [m.start()], len(n)) \
-                and n in names:
+        if (_marked(lx.TAKING_PART, f, [m.start()], len(n)) or _pointed_back(o.text, f, m.end())) \
+                and not _stand_in(f, [m.start()], len(n)) and n in names:
             out.append((n, m.group(0)))
     return out
+
+
+# a word pointing back at a thing just named: "这个", "這套", "它", "this one", "it"
+_POINTER = re.compile(r"\s*(?:[这這](?:个|個|套|款|台|部)?(?![\u4e00-\u9fff]{0,1}[里裡边邊样樣么麼])|它|(?:this|that)(?: one)?\b|it\b)", re.I)
+
+
+def _pointed_back(text: str, f: str, end: int) -> bool:
+    """Further on in the name's sentence, a word giving a part to what it points back at ("买了 Fiberworks PCW license
+    already, 以后 motif 都用这个画"), no other name said between: the part is the name's."""
+    stop = _SENTENCE_STOP.search(f, end)
+    for m in lx.TAKING_PART.finditer(f, end, stop.start() if stop else len(f)):
+        if _POINTER.match(f, m.end()) and not lx.negated_at(f, m.start()) \
+                and not any(x.start() > end + 1 and x.start() < m.start() for x in _LATIN.finditer(text, end)
+                            if not text[end:x.start()].strip() == "" and x.group(0)[:1].isupper()
+                            and not _CAPITALS.fullmatch(x.group(0))):
+            return True
+    return False
 
 
 def _as_others_write(n: str, raw: str, own: str, every: str) -> tuple[str, str]:
@@ -478,6 +497,11 @@ def displacements(ctx: Context) -> list[Candidate]:
                 # "Orca" of "OrcaSlicer")
                 if (cm := _CAMEL.fullmatch(raw)) and not _said(cm.group(1).lower(), memory) and cm.group(1).lower() in names:
                     shorts.append(cm.group(1).lower())
+                # (and a product's letters a line writes right after the maker's name, which memory writes nowhere: "PCW"
+                # of "Fiberworks PCW", said alone on later days)
+                if new.isascii():
+                    shorts += [x for x in {m.group(1).lower() for o in told for m in re.finditer(
+                        rf"(?<![\w-]){re.escape(raw)}\s+({_CAPITALS.pattern})", o.text)} if not _said(x, memory)]
 
                 def said_new(f: str) -> list[int]:
                     return _said(new, f) or next((p for x in shorts if (p := _said(x, f))), [])
@@ -826,6 +850,16 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
             if not any(lx.WEEKDAY.search(w.lower()) for w in tail) and not any(
                     _said(w.lower(), f) for w in tail for f in (*ending, *support)):
                 b = more.end()
+    # (and a plain word after it that every line ending it writes with it, and no line writes after the new one: "Excel
+    # grid" when "Excel grid file archived")
+    word = re.match(r"[ \t]([a-z][a-z-]{2,})\b", body[b:]) if not CJK_IN.match(old) and not more else None
+    if word and word.group(1) not in STOP:
+        said = [f[p + len(old):] for f in ending for p in _said(old, f)]
+        kind = stem(word.group(1))  # (in any form: "Zettle reader" keeps "SumUp readers")
+        if said and all(re.match(r"[ \t]" + re.escape(word.group(1)) + r"\b", x) for x in said) and not any(
+                stem(m.group(1)) == kind for f in support
+                for m in re.finditer(re.escape(new_raw.lower()) + r"[ \t]([a-z][a-z-]*)", f)):
+            b += word.end()
     # (a Latin name's Chinese words after it go with it where a line ending it writes them with it: "Excel 共用表 停用"
     # of "用 Excel 共用表")
     # (not what is its own after 的: "PriceHub 的批发价")
