@@ -286,6 +286,7 @@ UPGRADED = _re("upgraded")
 # a chosen thing changed: what makes "X → Y" a change of tool, not a flow or a mapping
 SWITCHED = _re("switched")
 ASKED = _re("asked")
+ADMONITION = _re("admonition")
 # a party named: ours or another's (the last one before a thing says whose it is: memgit.dream.rules.versions)
 PARTY_OURS = _re("party_ours")
 PARTY_THEIRS = _re("party_theirs")

@@ -1043,6 +1043,8 @@ _CLAUSE_MARK_ZH = re.compile(r"[，,。；;！!？?]")
 _GOES_ON = re.compile(r"(?:继续|照旧|照常|还用|留着|不变|\bkeep(?:s|ing)?\b|\bstill\b|\bstays?\b)")
 _GOES_ON_AFTER = re.compile(r"\s*" + _GOES_ON.pattern)  # (right after a name: "…，58mm 小票机继续用")
 _LEADS_TO_NAME = re.compile(r"[用走靠在给由从到是跟向找叫]$")
+# words before a name that say when it served, not what it is ("the old Dell", "our current POS")
+_NO_KIND = frozenset({"old", "current", "existing", "usual", "same", "main", "previous"})
 
 
 def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whole: str = "") -> bool:
@@ -1097,6 +1099,12 @@ def _detail_unsaid(body: str, old: str, lines: list[str], fresh: list[str], whol
             wf = fold(whole)
             after = clause[fold(clause).find(wf) + len(wf):] if wf and wf in fold(clause) \
                 else clause[fold(clause).find(old) + len(old):]
+            # and a word between "a" and it ("a shared Google Sheet") that no line about the new one writes in any form:
+            # one of a kind of thing, which the new one may not be ("a shared Local Line")
+            at = fold(clause).find(wf) if wf and wf in fold(clause) else fold(clause).find(old)
+            mod = re.search(r"(?<![\w-])(?:a|an)\s+((?:[a-z][a-z-]+\s+){1,2})$", fold(clause)[:at])
+            if mod and any(w not in STOP and w not in _NO_KIND and stem(w) not in stems for w in mod.group(1).split()):
+                return True
             # and a count of things after it in its clause, how it is worked ("CPCe 4.1 人手點 50 random points per
             # frame"), that no line about the new one gives: how the old one was used, the new one may be used otherwise
             # (a model's number ends its name instead: "Osmo Polyx 3032, clear")

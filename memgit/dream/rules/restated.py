@@ -58,7 +58,13 @@ def _without_cues(f: str) -> str:
 
 
 def _said_change(f: str) -> bool:
+    f = _unadmonished(f)
     return any(p.search(f) for p in _CHANGE_CUES) or bool(_SINCE.search(f))
+
+
+def _unadmonished(f: str) -> str:
+    """A folded text with its refusals of a mistake blanked ("唔好搞亂", "don't mess it up"): they turn down no value."""
+    return lx.ADMONITION.sub(lambda m: " " * len(m.group(0)), f)
 
 
 def _slot_values(text: str) -> tuple[list[tuple[int, int, int, str]], list[tuple[int, int, int]]]:
@@ -302,7 +308,7 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
     # (the words that say it, "改发", "这个不变", are no value)
     # (a clause saying what stays asks for nothing: "表格和那四列都不用动")
     asked = frozenset().union(*(term_set(_without_cues(" ".join(
-        c for c in _KEPT_CUT.split(fold(u.text)) if not lx.PREF_KEPT.search(c) and not _UNCHANGED.search(c))))
+        c for c in _KEPT_CUT.split(_unadmonished(fold(u.text))) if not lx.PREF_KEPT.search(c) and not _UNCHANGED.search(c))))
         for u in users if confirmed or _said_change(fold(u.text)) or id(u) in answers))
     wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)
               and t not in _PERIODS and t != "instead"}  # ("早上" is the time's, moved with it; "instead" says it replaces)

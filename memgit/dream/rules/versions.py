@@ -862,6 +862,9 @@ def _statements(o: Observation) -> list[tuple[str, str | None, str, str, int, in
                 prefix = fc[:m.start("new")]
                 if lx.PLANNED.search(prefix) or lx.DENIED.search(prefix):
                     continue
+                if lx.PLANNED.search(fc[m.end("new"):]) and not lx.PLANNED.search(fc[m.start("new"):m.end("new")]):
+                    continue  # hedged after it in its clause ("moving invoicing from Xero to QuickBooks 'maybe in the
+                    # new year'")
                 new_raw = cl[m.start("new"):m.end("new")].strip("`")
                 old = m.group("old").strip("`") if "old" in fr.groupindex and m.group("old") else None
                 new = m.group("new").strip("`")
