@@ -6420,6 +6420,59 @@ def test_a_licence_fetched_or_a_fund_come_good_ends_the_wait(mem, line, want):
     assert [c.op.text for c in status_changes(ctx(mem, [("2026-05-28", line)]))] == [want]
 
 
+def test_a_bilingual_pair_with_the_same_clock_and_number_merges_on_a_quarter_of_its_words_translated():
+    mem = ("## 原料\n- [P1] 生羊乳每天早上 6 点由牧场直送，一次 30 升 (2026-03-02)\n"
+           "- [P1] Raw goat milk comes in at 6am every day straight from the hill farm, 30 L per drop (2026-04-10)\n"
+           "- [P1] 菌种冷冻保存 (2026-01-01)\n")
+    assert [(c.op.op, c.op.text) for c in duplicates_and_contradictions(ctx(mem, []))] == [
+        ("merge", "[P1] 生羊乳每天早上 6 点由牧场直送，一次 30 升 (2026-04-10)")]
+    # (the same clock and number of another thing: what it is about is not translated)
+    other = mem.replace("生羊乳", "面包").replace("30 升", "30 个")
+    assert duplicates_and_contradictions(ctx(other, [])) == []
+
+
+def test_the_waiting_part_of_an_entry_telling_of_two_things_is_named_by_its_latin_name():
+    mem = ("## 平台\n- [P1] Foodpanda 已上架；Deliveroo 上架申請送出去了，等審 (2026-05-01)\n"
+           "- [P1] 營業 11:00–21:00 (2026-01-01)\n")
+    lines = [("2026-05-26", "Deliveroo 客服說資料還在跑流程，請再等等"), ("2026-05-27", "11:00 開門"),
+             ("2026-05-28", "Deliveroo 那邊亮綠燈了！！後台可以接單")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] Foodpanda 已上架；Deliveroo 上架申請已批准 (2026-05-28)"]
+    # (another's green light is not ours)
+    lines[2] = ("2026-05-28", "隔壁的 Deliveroo 帳號被停權了，不是我們的事")
+    assert status_changes(ctx(mem, lines)) == []
+
+
+def test_a_trademark_still_under_review_is_approved_as_the_office_writes_it():
+    mem = "## 品牌\n- [P1] 「陳記」商標申請已送智慧局，還在審 (2026-04-01)\n- [P1] 營業 11:00–21:00 (2026-01-01)\n"
+    lines = [("2026-05-27", "11:00 開門"), ("2026-05-28", "智慧局公文寄到了：「陳記」商標核准審定 ✅ 兩個月內要繳註冊費")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 「陳記」商標申請已送智慧局，已核准審定 (2026-05-28)"]
+
+
+def test_a_chinese_wait_ending_in_zhong_goes_whole_when_it_is_over():
+    mem = "## 平台\n- [P1] 抖音小店已开通，快手小店资质还在审核中 (2026-05-01)\n- [P1] 营业时间 10:00–21:00 (2026-01-01)\n"
+    lines = [("2026-05-26", "快手客服回电：资质还差一张健康证，已补传"), ("2026-05-27", "10:00 开门"),
+             ("2026-05-28", "快手小店那边终于审核通过了🎉 今天搜得到了")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 抖音小店已开通，快手小店资质已审核通过 (2026-05-28)"]
+
+
+@pytest.mark.parametrize("line, want", [
+    ("Calderdale finally coughed up the Bankfield licence 🎉 pdf in the job folder", True),
+    ("Calderdale sent over the Bankfield licence today, pdf saved", True),
+    ("next door's builder got their Bankfield licence, ours still with highways", False),
+    ("haven't got the Bankfield licence yet, chasing Mon", False),
+    ("got the Bankfield licence renewal form to fill in", False)])
+def test_the_permit_asked_for_handed_over_is_approved(line, want):
+    mem = "## Jobs\n- [P1] 3 Bankfield Rd re-roof: scaffold licence applied for with Calderdale, waiting (2026-05-01)\n"
+    chased = ("2026-05-26", "rang Calderdale re Bankfield licence: with the highways officer, nothing yet")
+    days = [("2026-05-25", "07:30 crews out, gutter round"), ("2026-05-26", "day sheet to Kerry"),
+            ("2026-05-27", "07:30 crews out, chimney lead at Birkby"), ("2026-05-27", "timesheets to Kerry")]
+    got = [c.op.text for c in status_changes(ctx(mem + "- [P1] Crew on site 07:30 (2026-01-01)\n",
+                                                 [*days, chased, ("2026-05-28", line)]))]
+    assert got == (["[P1] 3 Bankfield Rd re-roof: scaffold licence applied for with Calderdale, approved (2026-05-28)"]
+                   if want else [])
+
+
+
 def test_an_old_one_pulled_out_after_a_sentence_naming_the_place_and_a_new_one_in_and_powered_up_swap():
     from memgit.dream.rules.displaced import displacements
     mem = "## Boats\n- [P1] Tui wheelhouse runs a Garmin EchoMap plotter, charts updated quarterly (2026-03-01)\n"
@@ -6437,6 +6490,18 @@ def test_a_fault_faultless_for_days_straight_and_closed_is_over():
     lines = [("2026-05-25", "winch remote cut out on ch3 twice during the lift, again"),
              ("2026-05-26", "Sam up the crane - plug at the base green w/ corrosion, new plug + tape"),
              ("2026-05-29", "Sam: winch remote perfect 3 days straight - it was the plug all along, closing that one")]
+    assert [c.op.op for c in stale_entries(ctx(mem, lines))] == ["prune"]
+
+
+def test_a_fix_said_of_the_thing_later_in_a_line_opening_with_another_done_word_counts():
+    # the line's first fixed word ("closed the ticket") stands by the vendor's name; its last ("sorted") by the thing's
+    from memgit.dream.rules.prune import stale_entries
+    mem = ("## Vans\n- [P1] Van 3 GPS tracker keeps dropping offline, investigating with Teletrac (2026-04-20)\n"
+           "- [P1] Crew on site 07:30 (2026-01-01)\n")
+    lines = [("2026-05-25", "Van 3 tracker offline again since 06:10, Teletrac reckon swap the SIM"),
+             ("2026-05-26", "new SIM fitted in Van 3 tracker, pinging again"),
+             ("2026-05-27", "07:30 crews out"),
+             ("2026-05-29", "Teletrac closed the ticket — it was the SIM, tracker rock solid since Tue. sorted 👍")]
     assert [c.op.op for c in stale_entries(ctx(mem, lines))] == ["prune"]
 
 

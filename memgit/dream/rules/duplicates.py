@@ -320,9 +320,11 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
             # (two values or more the same, what it is about translated: two words in five will do, "Pineapple filling
             # must rest in the walk-in at 4 °C for 24 h" / "鳳梨餡…放冷藏庫 4°C 靜置 24 小時")
             n_values = sum(len(v) for v in x.values())
+            # (a clock time and a number both the same, what it is about translated: a quarter of the words will do, the
+            # dictionary missing most of a trade's words, "Raw milk arrives at 7am …, 40 L" / "生牛乳每天早上 7 点…40 升")
             translated = all(x[k] == y[k] for k in x) and (
                 n_values >= 1 and cover >= 0.5 and hits >= 2 or n_values >= 2 and cover >= 0.4 and hits >= 2
-                or cover >= 0.7 and hits >= 4)
+                or cover >= 0.7 and hits >= 4 or bool(x["clock"]) and bool(x["num"]) and cover >= 0.25 and hits >= 2)
             # (two marked rules only when one translates the other: either is kept word for word)
             if (shared >= 2 and strong or translated) and (translated or not (a.core and b.core)):
                 fits.setdefault(i, []).append(j)

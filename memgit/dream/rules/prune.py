@@ -445,22 +445,27 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
         clause = term_set(_clause_of(f, m.start(), m.end()))
         return bool(clause & others_named - own_terms) and not clause & own_terms
 
-    # the cheap tests first: most lines about the entry name none of its distinctive terms
-    return [o for o in about if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6)
-                                 or o.terms & names or by_name(o) or o.terms & aliases or o.terms & codes
-                                 or id(o) in by_number)
-            and (not e.date or o.day >= e.date) and o.role != "assistant"
-            and (m := words.search(f := fold(o.text))) and not _negated(f, m.start())
+    def said_of_it(o: Observation, f: str, m: re.Match[str]) -> bool:
+        return not _negated(f, m.start()) \
             and (ctx.mentions(o, it) >= 0.3 or o.terms & names or by_name(o) or by_alias(o, f, m.start())
-                 or id(o) in by_number)
-            and not _numbered_otherwise(numbered, o.text)
+                 or id(o) in by_number) \
             and (ctx.near(f, m.start(), near) or bool(aliases) and ctx.near(f, m.start(), aliases, specific=False)
                  or id(o) in by_number or by_name(o) and ctx.near(f, m.start(), near, specific=False)
                  # (or said of "that one" on a line naming it by its name and nothing another entry names: "SwitchBot
                  # logged all night again. Calling that one fixed.")
                  or (o.terms & names or by_name(o)) and _it_said(f, m.start())
-                 and not _names_other(o.text, it, ctx.items))
-            and (id(o) in by_number or not said_of_another(f, m))]
+                 and not _names_other(o.text, it, ctx.items)) \
+            and (id(o) in by_number or not said_of_another(f, m))
+
+    # the cheap tests first: most lines about the entry name none of its distinctive terms
+    # (any of the line's words may be the one said of it: "Quartix closed the ticket — …, tracker rock solid since Tue.
+    # sorted")
+    return [o for o in about if (o.terms & named or (lead and ctx.share(o, lead) >= 0.6)
+                                 or o.terms & names or by_name(o) or o.terms & aliases or o.terms & codes
+                                 or id(o) in by_number)
+            and (not e.date or o.day >= e.date) and o.role != "assistant"
+            and words.search(f := fold(o.text)) and not _numbered_otherwise(numbered, o.text)
+            and any(said_of_it(o, f, m) for m in words.finditer(f))]
 
 
 def _names_other(text: str, it, items) -> bool:

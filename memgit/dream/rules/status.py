@@ -118,6 +118,9 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 all(t in x.folded for t in own_wait) for x in ctx.items if x is not it):
             own_wait = frozenset()
         need = min(2, len(own_wait))
+        # (a name in Latin letters the waiting part of the entry gives, and nothing else of it or memory: "Uber Eats" of
+        # "Foodpanda 已上架；Uber Eats 上架申請送出去了，等審"; a line writing it whole is about the wait)
+        waiting_name = _waiting_name(ctx, it, pend)
         if own_wait:
             seen = {id(o) for o in about}
             more = {id(o) for o in ctx.obs if id(o) not in seen and len(o.terms & own_wait) >= need}
@@ -138,7 +141,8 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 or bool(own_wait) and len(o.terms & own_wait) >= need \
                 or bool(o.terms & awaited) and len(o.terms & it.subject) >= 2 \
                 or any(v in fold(o.text) for v in verbatim) \
-                or bool(o.terms & initials) and len(o.terms & (it.subject | initials)) >= 2
+                or bool(o.terms & initials) and len(o.terms & (it.subject | initials)) >= 2 \
+                or bool(waiting_name) and waiting_name <= o.terms
             if by_words:
                 told.add((o.source, o.line))
             # the next line of the same log goes on with its story when it names nothing else
@@ -165,7 +169,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
                 continue
             # (or beside who or what the entry waits on: "awaiting ruling from Judge Okoye" / "Judge Okoye ruled on
             # the motion to dismiss -> DENIED")
-            if not ctx.near(f, st[3], (it.head or it.subject) | waited_on | own_wait) and not goes_on and not (
+            if not ctx.near(f, st[3], (it.head or it.subject) | waited_on | own_wait | waiting_name) and not goes_on and not (
                     named_apart and (ctx.near(f, st[3], mine, 24, False) or _mark_near(o.text, st[3], mine))) and not (
                     short_refs and any(abs(m.start() - st[3]) <= 32 for m in short_refs.finditer(o.text))) and not (
                     named_by and any(abs(m.start() - st[3]) <= 24 for n in named_by for m in n.finditer(f))):
@@ -283,7 +287,8 @@ _DECIDED = frozenset(("approved", "accepted", "ruled", "signed"))  # (states tha
 _NOT_YET_ABLE = re.compile(r"(?:还|仍|暂时|暫時|仍然)(?:不能|不可以|没法|無法|无法)|\b(?:still|not yet)\s+(?:can(?:no|')t|unable)\b|"
                            r"\bcan(?:no|')t\s+(?:\w+\s+)?yet\b")
 _STILL_BEFORE = re.compile(r"(?<![\w-])still\s+$")
-_SENT_OFF = re.compile(r"(?:\s+(?:was\s+|been\s+)?(?:submitted|sent in|sent off|filed|lodged|applied)|(?<![a-z0-9])已?(?:送件|提交|送出|寄出|交件|递件|递交))"
+_SENT_OFF = re.compile(r"(?:\s+(?:was\s+|been\s+)?(?:submitted|sent in|sent off|filed|lodged|applied)|(?<![a-z0-9])已?(?:送件|提交|送出|寄出|交件|递件|递交)"
+                       r"|(?<![a-z0-9])(?:送|交|递|寄)出去了?)"
                        r"\s*[，,;；]?\s*$")
 
 
@@ -312,6 +317,32 @@ _THEIRS = lx.PARTY_THEIRS_OWN
 # and ours said not yet after it ("；我们的还没消息", "ours, no news yet")
 _OURS_NOT_YET = re.compile(r"我们的?(?:还|都还|仍)(?:没|沒|未|在)|\bours?\b[^.;]{0,12}\b(?:not yet|no news|still)\b")
 _NUMBER = re.compile(r"(?<![\d.:])\d+(?![\d:])")
+
+
+_PART_CUT = re.compile(r"[；;。]|(?<=[a-z\u4e00-\u9fff])\.\s")
+_LATIN_NAME = re.compile(r"(?<![\w.-])[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*")
+
+
+def _waiting_name(ctx: Context, it, pend: re.Match[str] | None) -> frozenset[str]:
+    """The terms of a name in Latin letters in the part of the entry that waits (between ；, ; or 。), said in no
+    other part of it nor in another entry: what waits, when the entry tells of two things."""
+    if not pend:
+        return frozenset()
+    body = it.folded
+    cuts = [0, *(m.end() for m in _PART_CUT.finditer(body)), len(body) + 1]
+    part = next(((a, b) for a, b in zip(cuts, cuts[1:]) if a <= pend.start() < b), None)
+    if part is None or part == (0, len(body) + 1):
+        return frozenset()  # (one part only: the entry's subject says what waits)
+    raw = it.entry.body[part[0]:part[1]] if len(it.entry.body) == len(body) else ""
+    names = [term_set(m.group(0)) for m in _LATIN_NAME.finditer(raw)]
+    names = [n for n in names if n and all(ctx.anchor(t) or len(t) >= 3 for t in n)]
+    if len(names) != 1:
+        return frozenset()
+    rest = body[:part[0]] + " " + body[part[1]:]
+    name = names[0]
+    if name & term_set(rest) or any(name <= x.subject for x in ctx.items if x is not it):
+        return frozenset()
+    return name
 
 
 def _ours_not_yet(rest: str, own: str) -> bool:
@@ -663,7 +694,7 @@ _PARTICIPLE = re.compile(r"\b([a-z]{3,}ed)\b")
 _ZH_STATE = re.compile(r"^(?:已经|已)?\s*([\u4e00-\u9fff]{1,4}?)了?$")
 
 
-_BROUGHT = re.compile(r"(?:已)?送(?:过)?(?:来|到)")
+_BROUGHT = re.compile(r"(?:已)?送(?:过)?(?:来|到)|(?:亮|开|给)了?绿灯")  # (or a figure of speech: "亮绿灯")
 
 
 def _as_said(st: tuple, o, body: str) -> tuple:
@@ -680,7 +711,7 @@ def _as_said(st: tuple, o, body: str) -> tuple:
         if not st[2].startswith("已"):
             return (*st[:5], None)  # (a thing awaited come out, "报告出了": its canonical word, 报告已出, says it whole)
         if _BROUGHT.match(fold(raw)):
-            return (*st[:5], None)  # "送来了", "送到她家": the motion, not the state; 已到货 says it
+            return (*st[:5], None)  # "送来了", "送到她家": the motion, not the state; 已到货 says it (and "亮绿灯": 已批准)
         if st[3] and o.text[st[3] - 1] == "已":
             raw = "已" + raw
         m = _ZH_STATE.match(raw.strip())
@@ -692,13 +723,15 @@ def _as_said(st: tuple, o, body: str) -> tuple:
             word = "已通過" if is_traditional(body) else "已通过"  # (passed, said bare: "科目二过了！")
         return (*st[:5], word)
     m = _PARTICIPLE.findall(raw.lower())
-    if not m or raw.lower().rstrip().endswith((" to", " from")):
-        return (*st[:5], None)
+    if not m or raw.lower().rstrip().endswith((" to", " from")) or _HANDED_OVER.search(raw.lower()):
+        return (*st[:5], None)  # (nor a thing handed over, "coughed up the licence": its canonical word, approved)
     # (with its particle: "signed off", not "signed")
     ph = re.search(rf"\b{re.escape(m[-1])}\s+(off|out|through)\b", raw.lower())
     return (st[0], f"{m[-1]} {ph.group(1)}" if ph else m[-1], *st[2:5], None)
 
 
+# what a line says was handed over, the thing asked for itself ("got our permit"): no state word of its own
+_HANDED_OVER = re.compile(r"\b(?:licen[cs]e|permit|certificate|consent)\b")
 # a verb of examining, which "过了" after it says was passed ("審過了" → 已審過; not "科目二过了": 二 is the thing's)
 _EXAMINING = "审審验驗考查检檢核评評测測"
 
@@ -720,6 +753,9 @@ def _restate(body: str, st: tuple, decided: bool | None = None) -> str:
     if not m:
         return f"{body} — {word}"
     end, begin = m.end(), m.start()
+    # (a Chinese wait's 中 after it is its own: "还在审核中" → "已上线", not "已上线中")
+    if CJK_IN.match(f[begin:end][-1:]) and re.match(r"中(?=\s*(?:[，,。；;）)]|$))", f[end:]):
+        end += 1
     # what was closed while it waited goes once it is open again ("gates: closed, waiting on …" → "gates: opened")
     if st[0] == 0 and (shut := _CLOSED_BEFORE.search(f, 0, begin)):
         begin = shut.start()
