@@ -6505,6 +6505,19 @@ def test_a_fix_said_of_the_thing_later_in_a_line_opening_with_another_done_word_
     assert [c.op.op for c in stale_entries(ctx(mem, lines))] == ["prune"]
 
 
+def test_a_chinese_thing_said_by_the_first_word_of_its_name_and_its_fault_word_is_the_entry_s():
+    from memgit.dream.rules.prune import stale_entries
+    mem = ("## 设备\n- [P1] 冷冻库温度警报凌晨一直乱叫，电工还在查 (2026-04-20)\n"
+           "- [P1] 我管订货、排班和冷冻库 (2026-01-01)\n")
+    lines = [("2026-05-25", "冷冻库警报凌晨又乱叫，实际 -18°C，老板被吵醒"),
+             ("2026-05-26", "电工来看，说温控探头老化，换了新的"),
+             ("2026-05-27", "10:00 开门"),
+             ("2026-05-29", "收店；冷冻库整周都没再乱叫，电工说可以结案")]
+    assert [c.op.op for c in stale_entries(ctx(mem, lines))] == ["prune"]
+    # (its fault word written by another entry too: which fault is unsure)
+    assert stale_entries(ctx(mem + "- [P1] 门铃老是乱叫 (2026-01-01)\n", lines)) == []
+
+
 def test_a_numbered_thing_said_by_its_number_and_the_noun_its_name_ends_in_is_the_entry_s():
     from memgit.dream.rules.prune import stale_entries
     mem = "## 设备\n- [P1] 2 号电热烘干炉老报 E5（温控探头），厂家售后在查，先只用 1 号炉 (2026-04-20)\n"

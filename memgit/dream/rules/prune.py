@@ -330,13 +330,17 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
         words_en -= {m.group(0) for x in ctx.items if x is not it for m in _any_word(words_en).finditer(x.folded)}
     short_rx = _any_word(words_en) if words_en else None
 
+    # (and, in Chinese, the first word of its name beside the word of its fault right after its persisting, "冷藏库" and
+    # "误响" of "冷藏库温度警报半夜一直误响", when no other entry writes that fault: "冷藏库整周都没再误响")
+    head_fault = _head_and_fault(it, ctx.items, lead_f)
+
     def by_name(o: Observation) -> bool:
-        if not (grams or pairs_rx or named_aside or first or shorts or short_rx):
+        if not (grams or pairs_rx or named_aside or first or shorts or short_rx or head_fault):
             return False
         f = fold(o.text)
         return bool(grams) and any(g in f for g in grams) or bool(pairs_rx and pairs_rx.search(f)) \
             or bool(named_aside) and named_aside <= o.terms or bool(first) and first in f or any(w in f for w in shorts) \
-            or bool(short_rx and short_rx.search(f))
+            or bool(short_rx and short_rx.search(f)) or bool(head_fault) and all(w in f for w in head_fault)
 
     # (only a line named by an alias is asked what else its clause names)
     others = frozenset().union(*(x.subject for x in ctx.items if x is not it)) - it.subject - it.head - aliases \
@@ -466,6 +470,21 @@ def _reported(ctx: Context, it, words: re.Pattern[str], aliases: frozenset[str] 
             and (not e.date or o.day >= e.date) and o.role != "assistant"
             and words.search(f := fold(o.text)) and not _numbered_otherwise(numbered, o.text)
             and any(said_of_it(o, f, m) for m in words.finditer(f))]
+
+
+def _head_and_fault(it, items, lead_f: str) -> tuple[str, str] | None:
+    """The first word of a Chinese entry's name and the word of its fault right after its persisting word ("冷藏库",
+    "误响" of "冷藏库温度警报半夜一直误响"), when that fault word is no common word and no other entry writes it."""
+    run = CJK_RUN_RE.match(lead_f)
+    per = lx.PERSISTS.search(it.folded)
+    after = CJK_RUN_RE.match(it.folded, per.end()) if per else None
+    if not run or not after:
+        return None
+    head = next((w for w in cjk_cut(run.group(0)) if len(w) >= 2), "")
+    fault = next(iter(cjk_cut(after.group(0))), "")
+    if len(head) < 2 or len(fault) < 2 or is_common_word(fault) or any(fault in x.folded for x in items if x is not it):
+        return None
+    return head, fault
 
 
 def _names_other(text: str, it, items) -> bool:
