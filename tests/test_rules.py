@@ -6318,6 +6318,20 @@ def test_a_rule_moving_when_a_thing_is_done_is_a_schedule_change_no_lesson():
 
 
 
+def test_a_rule_giving_an_entry_s_work_to_a_new_tool_is_its_swap_not_a_lesson():
+    from memgit.dream.rules import slot_changes
+    from memgit.dream.rules.recurring import recurring
+    mem = "## Workshop\n- [P1] Pressure test on the old Bramley hand-pump rig: 2 bar, hold 15 min, no drips (2026-03-14)\n"
+    lines = [("2026-05-25", "Bramley pump seal blew AGAIN mid-test, Jo bodged it w/ tape. ordered a Hallam test bench"),
+             ("2026-05-26", "Hallam bench delivered + set up, same spec 2 bar / 15 min, logs to USB"),
+             ("2026-05-27", "first 9 tanks through the Hallam, 1 drip -> back to Jo"),
+             ("2026-05-28", "Bramley rig boxed up for scrap. every pressure test goes on the Hallam from now"),
+             ("2026-05-29", "batch of 20 pressure-tested on the Hallam, ready Mon")]
+    c = ctx(mem, lines)
+    assert [x.op.text for x in recurring(c)] == []
+    assert [x.op.text for x in slot_changes(c)] == ["[P1] Pressure test on the Hallam: 2 bar, hold 15 min, no drips (2026-05-29)"]
+
+
 def test_an_ending_after_a_model_the_line_names_ends_that_model_not_the_line_befores_thing():
     from memgit.dream.rules.displaced import displacements
     mem = "## 农机\n- [P1] 玉米收获只有 1 号机能换割台 (2026-03-01)\n"

@@ -852,14 +852,18 @@ def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support:
                 b = more.end()
     # (and a plain word after it that every line ending it writes with it, and no line writes after the new one: "Excel
     # grid" when "Excel grid file archived")
-    word = re.match(r"[ \t]([a-z][a-z-]{2,})\b", body[b:]) if not CJK_IN.match(old) and not more else None
-    if word and word.group(1) not in STOP:
-        said = [f[p + len(old):] for f in ending for p in _said(old, f)]
+    # (or two, the last the one the lines write: "Rothwell hand-pump rig" when "Rothwell rig boxed up for scrap")
+    said = [f[p + len(old):] for f in ending for p in _said(old, f)] if not CJK_IN.match(old) and not more else []
+    for pattern in (r"[ \t][a-z][a-z-]{2,}[ \t]([a-z][a-z-]{2,})\b", r"[ \t]([a-z][a-z-]{2,})\b"):
+        word = re.match(pattern, body[b:]) if said else None
+        if not word or word.group(1) in STOP:
+            continue
         kind = stem(word.group(1))  # (in any form: "Zettle reader" keeps "SumUp readers")
-        if said and all(re.match(r"[ \t]" + re.escape(word.group(1)) + r"\b", x) for x in said) and not any(
+        if all(re.match(r"[ \t]" + re.escape(word.group(1)) + r"\b", x) for x in said) and not any(
                 stem(m.group(1)) == kind for f in support
                 for m in re.finditer(re.escape(new_raw.lower()) + r"[ \t]([a-z][a-z-]*)", f)):
             b += word.end()
+            break
     # (a Latin name's Chinese words after it go with it where a line ending it writes them with it: "Excel 共用表 停用"
     # of "用 Excel 共用表")
     # (not what is its own after 的: "PriceHub 的批发价")

@@ -209,6 +209,9 @@ def recurring(ctx: Context) -> list[Candidate]:
             continue  # how the agent is to send a thing ("don't send Telegram anymore"): a preference's, no lesson
         if _moves_when(fold(text)):
             continue  # when a thing is done, moved ("…以后改到每周六上午10点吧"): a schedule's change, no lesson
+        if _done_on_new(ctx, text):
+            continue  # what an entry's work is done on, a new one ("every leak test goes on the Kegworth from now"): a
+            # tool swap, the entry's refresh, no lesson
         section, prio = _pick_section(ctx, primary, core)
         tag = "P1" if ruled else prio
         new = f"[{tag}] {text} ({days[-1].isoformat()})"
@@ -397,7 +400,7 @@ def _stated_lessons(ctx: Context, primary: Document | None, taken: set[str]) -> 
         bare = lx.TIME_MARKER.sub(lambda m: " " * len(m.group(0)), fold(rule)) if rule else ""
         if rule is None or not _PRESCRIBES.search(fold(rule)) or any(p.search(bare) for p in _SWITCHES) \
                 or _NO_LONGER_NEEDED.search(fold(rule)) or lx.CHANNEL.search(fold(rule)) and _SENT.search(fold(rule)) \
-                or _moves_when(fold(rule)):
+                or _moves_when(fold(rule)) or _done_on_new(ctx, rule):
             # (or the way the agent is to send something, "daily report don't send Telegram anymore": a preference's)
             # (or a workaround no longer needed, the fault behind it fixed: "之前就是線的問題，這樣就好了，以後不用人工開")
             continue  # no way of doing a thing ("permanently non-Goodhartable"), or a switch of tool or party
@@ -493,6 +496,24 @@ _NO_LONGER_NEEDED = re.compile(r"(?:以后|今后|往后)(?:就)?(?:不用|不�
 # 10点", "move the summary to Saturdays at 10am", "push it to Friday")
 _MOVED_TO = re.compile(r"(?:改|挪|推|移|换|換|调|調)(?:到|成|为|為|去|在)|"
                        r"\b(?:mov|push|chang|switch|shift|reschedul)(?:e|es|ed|ing)?\b[^.;,!?]{0,30}?\b(?:to|for)\b")
+
+
+# the thing a piece of work is done on, through or with, named ("goes on the Kegworth", "都用 HighScore", "走顺丰")
+_DONE_ON = re.compile(r"\b(?:goes?|going|done|runs?|run|happens?|gets? done|is done)\s+(?:on|through|in|via|with)\s+(?:the\s+)?"
+                      r"([A-Z][\w-]+(?:\s+[A-Z0-9][\w-]*)*)|(?:都用|改用|全用|一律用|都走|全走)\s*([A-Za-z][\w-]+|「[^」]+」)")
+
+
+def _done_on_new(ctx: Context, text: str) -> bool:
+    """A rule naming what a piece of work is done on, a name memory writes nowhere, where an entry is about that work
+    (two of its specific words): the entry's tool swapped, not a lesson."""
+    for m in _DONE_ON.finditer(text):
+        name = (m.group(1) or m.group(2)).strip("「」").lower()
+        if any(name in it.folded for it in ctx.items):
+            continue
+        rest = {t for t in term_set(fold(text[:m.start()] + " " + text[m.end():])) if ctx.anchor(t)}
+        if any(len(rest & term_set(it.folded)) >= 2 for it in ctx.items if not it.frozen):
+            return True
+    return False
 
 
 def _moves_when(f: str) -> bool:
