@@ -2557,6 +2557,8 @@ def test_a_model_code_traded_in_gives_its_slot_to_the_one_everything_goes_throug
 
 def test_a_chinese_range_of_afternoon_hours_ends_in_the_afternoon():
     from memgit.dream.model import clocks, fold
+    assert [c[2] for c in clocks(fold("其他日子 12 點開到夜晚 10 點"))] == [12 * 60, 22 * 60]
+    assert [c[2] for c in clocks(fold("晚间 9 点发"))] == [21 * 60]
     assert [c[2] for c in clocks(fold("每天下午 2 點到 5 點"))] == [14 * 60, 17 * 60]
     assert [c[2] for c in clocks(fold("上午 9 点到 11 点"))] == [9 * 60, 11 * 60]
 
@@ -6460,6 +6462,13 @@ def test_a_trademark_still_under_review_is_approved_as_the_office_writes_it():
     mem = "## 品牌\n- [P1] 「陳記」商標申請已送智慧局，還在審 (2026-04-01)\n- [P1] 營業 11:00–21:00 (2026-01-01)\n"
     lines = [("2026-05-27", "11:00 開門"), ("2026-05-28", "智慧局公文寄到了：「陳記」商標核准審定 ✅ 兩個月內要繳註冊費")]
     assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 「陳記」商標申請已送智慧局，已核准審定 (2026-05-28)"]
+
+
+def test_a_cold_room_and_its_chinese_name_are_one_thing_in_a_bilingual_pair():
+    mem = ("## 冷库\n- [P1] 冷库温度保持 3 到 5 度，每天早晚各查一次 (2025-12-01)\n"
+           "- [P1] Cold room held at 3–5°C, check twice a day (2026-02-01)\n- [P1] 发货前拍照 (2026-01-01)\n")
+    assert [(c.op.op, c.op.text) for c in duplicates_and_contradictions(ctx(mem, []))] == [
+        ("merge", "[P1] 冷库温度保持 3 到 5 度，每天早晚各查一次 (2026-02-01)")]
 
 
 def test_a_chinese_wait_ending_in_zhong_goes_whole_when_it_is_over():
