@@ -6471,11 +6471,31 @@ def test_a_cold_room_and_its_chinese_name_are_one_thing_in_a_bilingual_pair():
         ("merge", "[P1] 冷库温度保持 3 到 5 度，每天早晚各查一次 (2026-02-01)")]
 
 
+@pytest.mark.parametrize("line, want", [("市场小杨来电：夜市摊位申请妥了哈，下周带执照来领证", True),
+                                        ("夜市摊位申请还没妥，小杨说再等等", False)])
+def test_an_application_said_settled_is_approved(line, want):
+    mem = "## 档口\n- [P1] 夜市摊位申请交上去了，市场还在审 (2026-05-01)\n- [P1] 营业 17:00–23:00 (2026-01-01)\n"
+    got = [c.op.text for c in status_changes(ctx(mem, [("2026-05-27", "17:00 开摊"), ("2026-05-28", line)]))]
+    assert got == (["[P1] 夜市摊位申请交上去了，市场已批准 (2026-05-28)"] if want else [])
+
+
 def test_a_chinese_wait_ending_in_zhong_goes_whole_when_it_is_over():
     mem = "## 平台\n- [P1] 抖音小店已开通，快手小店资质还在审核中 (2026-05-01)\n- [P1] 营业时间 10:00–21:00 (2026-01-01)\n"
     lines = [("2026-05-26", "快手客服回电：资质还差一张健康证，已补传"), ("2026-05-27", "10:00 开门"),
              ("2026-05-28", "快手小店那边终于审核通过了🎉 今天搜得到了")]
     assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 抖音小店已开通，快手小店资质已审核通过 (2026-05-28)"]
+
+
+@pytest.mark.parametrize("line, want", [
+    ("Rob (Honda regional) rang: \"right, you're in\". dealer code HM-0417, sign next week", True),
+    ("Rob (Honda regional): you're in the queue, decision end of month", False),
+    ("Rob (Honda regional) rang, we're in for a long wait", False)])
+def test_an_applicant_told_they_are_in_is_approved(line, want):
+    mem = ("## Dealer\n- [P1] Honda Marine service dealer: application sent, waiting on the regional rep (2026-02-27)\n"
+           "- [P1] Workshop open 8–5 (2026-01-01)\n")
+    lines = [("2026-05-26", "Honda: still nothing from Rob"), ("2026-05-27", "8:00 open, 3 motors in"), ("2026-05-28", line)]
+    got = [c.op.text for c in status_changes(ctx(mem, lines))]
+    assert got == (["[P1] Honda Marine service dealer: application sent, approved (2026-05-28)"] if want else [])
 
 
 @pytest.mark.parametrize("line, want", [
