@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Callable
 
@@ -80,7 +81,10 @@ class Operation:
 
     @property
     def id(self) -> str:
-        return self.fingerprint[:8]
+        """Eight hex digits of the fingerprint: the first eight with no three decimal digits in a row, so that no
+        PIN, price or code a secret check looks for can be read into an id by chance (as a run's id, dream._run_id)."""
+        fp = self.fingerprint
+        return next((fp[k:k + 8] for k in range(len(fp) - 7) if not re.search(r"\d{3}", fp[k:k + 8])), fp[:8])
 
     @property
     def title(self) -> str:

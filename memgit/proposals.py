@@ -382,14 +382,16 @@ def diff(ws: Workspace, p: Proposal, color: bool = False) -> str:
 
 # -- making proposals -----------------------------------------------------------
 def _fresh_id(op: Operation, taken: set[str]) -> str:
-    """An id for a change proposed again: longer prefixes of its fingerprint, then a counter."""
+    """An id for a change proposed again: its id made longer from its fingerprint, then a counter."""
+    fp = op.fingerprint
+    at = max(0, min(fp.find(op.id), len(fp) - 20))
     for n in (12, 16, 20):
-        if op.fingerprint[:n] not in taken:
-            return op.fingerprint[:n]
+        if fp[at:at + n] not in taken:
+            return fp[at:at + n]
     k = 2
-    while f"{op.fingerprint[:12]}-{k}" in taken:
+    while f"{fp[at:at + 12]}-{k}" in taken:
         k += 1
-    return f"{op.fingerprint[:12]}-{k}"
+    return f"{fp[at:at + 12]}-{k}"
 
 
 def create(ws: Workspace, operations: list[Operation], skip_known: bool = False,

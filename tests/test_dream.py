@@ -773,3 +773,17 @@ def test_a_run_id_never_holds_three_digits_in_a_row():
     ids = [_run_id(f"seed {k}") for k in range(2000)]
     assert all(re.fullmatch(r"[0-9a-f]{10}", i) and not re.search(r"\d{3}", i) for i in ids)
     assert len(set(ids)) == len(ids)
+
+
+def test_a_proposal_id_and_the_journal_s_hashes_never_hold_three_digits_in_a_row():
+    # (a full unseen run once flagged a door code, 2680, read into an approval's commit hash in the journal)
+    from memgit.journal import _spaced
+    from memgit.ops import Operation
+    ops = [Operation("prune", "MEMORY.md", (f"- [P1] entry {k} (2026-01-01)",)) for k in range(2000)]
+    ids = [o.id for o in ops]
+    assert all(re.fullmatch(r"[0-9a-f]{8}", i) and not re.search(r"\d{3}", i) and i in o.fingerprint
+               for i, o in zip(ids, ops))
+    assert len(set(ids)) == len(ids)
+    sha = "7c54bb959017c28e2875b40c1f1188358d150145"
+    assert not re.search(r"\d{3}", _spaced(sha)) and _spaced(sha).replace(".", "") == sha
+    assert _spaced([sha, None]) == [_spaced(sha), None] and _spaced("approve 2680") == "approve 2680"
