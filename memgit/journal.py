@@ -54,11 +54,12 @@ _DIGIT_PAIR = re.compile(r"(\d\d)(?=\d)")
 
 
 def _spaced(v):
-    """A hash as the journal writes it: a dot after each two decimal digits that a third follows ("9017" → "90.17"), so
+    """A hash as the journal writes it: an x after each two decimal digits that a third follows ("9017" → "90x17"), so
     that no PIN, price or code a secret check looks for can be read into a random hash by chance (a full unseen run
-    once flagged a door code, 2680, inside an approval's commit hash); `.replace(".", "")` gives it back."""
+    once flagged a door code, 2680, inside an approval's commit hash); a letter, not a dot, so that no figure such as
+    "31.5" is written either; `.replace("x", "")` gives it back (a hash holds no x)."""
     if isinstance(v, str) and re.fullmatch(r"[0-9a-f]{7,64}", v):
-        return _DIGIT_PAIR.sub(r"\1.", v)
+        return _DIGIT_PAIR.sub(r"\1x", v)
     if isinstance(v, list):
         return [_spaced(x) for x in v]
     return v

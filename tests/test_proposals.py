@@ -170,8 +170,8 @@ def test_approve_merges_with_trailers_and_updates_the_file(workspace, git):
     assert [(x.id, x.status) for x in proposals.list_proposals(workspace, include_closed=True)] == \
         [(p.id, "approved")]
     ev = journal.events(workspace.repo, ("approve",))[0]
-    # (the journal writes a hash with a dot after each two digits a third follows: no short number read into it)
-    assert ev.data["id"] == p.id and ev.data["commit"].replace(".", "") == new_main
+    # (the journal writes a hash with an x after each two digits a third follows: no short number read into it)
+    assert ev.data["id"] == p.id and ev.data["commit"].replace("x", "") == new_main
 
 
 def test_approve_after_main_moved_by_another_approval(workspace, git):
