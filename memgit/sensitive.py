@@ -235,6 +235,7 @@ def _family_index() -> _HintIndex[Callable[[str, list[_Hit]], None]]:
         (_labelled_hits, _LABEL_WORDS),
         (_cli_password_hits, _CLI_WORDS),
         (_wifi_hits, _WIFI_WORDS),
+        (_login_hits, _LOGIN_WORDS),
         (_cost_basis_hits, _COST_WORDS),
         (_holdings_hits, _SHARE_WORDS),
         (_pnl_hits, _PNL_WORDS),
@@ -1071,6 +1072,24 @@ def _wifi_hits(line: str, hits: list[_Hit]) -> None:
     for m in _WIFI_PAIR.finditer(line):
         value = _strip_trailing(m.group(1))
         if _password_like(value) and not _is_placeholder(value):
+            hits.append(("password", m.start(1), m.start(1) + len(value)))
+
+
+# a login given out as a value, a password by its look ("temp login for everyone = Larkfield!Deck24", "登入：Kx9!ab77"):
+# letters and digits with a symbol or a capital inside, never an address or a path (a user name stays)
+_LOGIN_WORDS = ("login", "log-in", "sign-in", "signin", "登入", "登录", "登錄")
+_LOGIN_VALUE = _LazyRegex(r"(?i)(?:\b(?:log-?in|sign-?in)\b|登入|登录|登錄)[^\n=:：]{0,30}?(?:=(?!=)|:|：)[ \t]*"
+                          r"([^\s,，;；]{6,64})")
+
+
+def _login_hits(line: str, hits: list[_Hit]) -> None:
+    for m in _LOGIN_VALUE.finditer(line):
+        value = _strip_trailing(m.group(1))
+        if len(value) < 6 or "@" in value or value.startswith(("/", "http")) or _is_placeholder(value) \
+                or _VERSIONISH.fullmatch(value) or _DATEISH.match(value):
+            continue
+        letters, digits = any(c.isalpha() for c in value), any(c.isdigit() for c in value)
+        if letters and digits and (any(not c.isalnum() for c in value) or any(c.isupper() for c in value[1:])):
             hits.append(("password", m.start(1), m.start(1) + len(value)))
 
 

@@ -6605,3 +6605,155 @@ def test_a_swap_is_left_to_a_person_when_a_line_says_the_entry_s_chinese_step_is
              ("2026-05-26", "WT-88 探头装好，12 个池全接上，手机 App 能看，每 10 分钟自动记一次"),
              ("2026-05-28", "WT-88 跑了一天半没掉线，手持仪收进柜子当备用，本子不用再记水温了")]
     assert displacements(ctx(mem, lines)) == []
+
+
+# --- wording first met in kept-back unseen cases (batch u984–u995 and the ones before): each rule general ------------
+
+def test_a_wait_for_exam_marks_ends_when_the_exam_is_passed_not_when_its_certificate_arrives():
+    mem = "## 学员\n- [P1] 王秀兰：营养师三级已考完，等分数 (2026-05-01)\n- [P1] 上课 9:00–17:00 (2026-01-01)\n"
+    lines = [("2026-05-27", "9:00 开课"), ("2026-05-28", "王秀兰的营养师证书今天快递到店里了，过了 🎉")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 王秀兰：营养师三级已考完，已通过 (2026-05-28)"]
+
+
+@pytest.mark.parametrize("line, want", [("康文署回覆：維園 Sun lane 搞掂，confirmation 收到", True),
+                                        ("康文署話維園嗰個 lane 仲未搞掂", False)])
+def test_a_cantonese_sorted_ends_a_wait_for_approval_in_the_canonical_word(line, want):
+    mem = "## 場地\n- [P1] 維園泳池 Sun lane application 已交，等緊批 (2026-05-01)\n- [P1] 教練 8 點到 (2026-01-01)\n"
+    got = [c.op.text for c in status_changes(ctx(mem, [("2026-05-27", "8:00 上堂"), ("2026-05-28", line)]))]
+    assert got == (["[P1] 維園泳池 Sun lane application 已交，已批准 (2026-05-28)"] if want else [])
+
+
+def test_a_trip_named_by_its_day_is_said_by_that_day_and_a_draw_won_ends_its_wait():
+    mem = ("## 申請\n- [P1] 3/21–3/22 雪山主峰團（8 人）：入園申請已送出，等抽籤結果 (2026-05-01)\n"
+           "- [P1] 4/5 合歡團：還沒送 (2026-05-01)\n")
+    lines = [("2026-05-27", "抽籤還沒公布"), ("2026-05-28", "3/21 那團抽中啦，8 床全上"),
+             ("2026-05-29", "別家 3/21 沒抽到，來問床位")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 3/21–3/22 雪山主峰團（8 人）：入園申請已抽中 (2026-05-28)"]
+
+
+@pytest.mark.parametrize("line, want", [
+    ("planning rang back about the fascia sign: fine by them, consent letter in the inbox", True),
+    ("planning say the consent letter goes out next week", False)])
+def test_the_consent_letter_come_in_approves_an_application(line, want):
+    mem = "## Shop\n- [P1] Fascia sign application with the council: submitted, waiting on planning (2026-05-01)\n"
+    got = [c.op.text for c in status_changes(ctx(mem, [("2026-05-28", line)]))]
+    assert got == (["[P1] Fascia sign application with the council: approved (2026-05-28)"] if want else [])
+
+
+def test_another_party_approved_in_the_clause_before_and_ours_said_still_waiting_is_no_change():
+    mem = "## Compliance\n- [P1] Fire certificate renewal submitted in March, awaiting decision (2026-05-01)\n"
+    lines = [("2026-05-28", "next door (Gull Cafe) got their fire certificate renewal letter, approved. ours: nothing, "
+                            "portal still says in review")]
+    assert status_changes(ctx(mem, lines)) == []
+
+
+def test_a_state_word_said_of_the_entry_s_code_right_after_it_is_the_entry_s():
+    mem = ("## Customers\n- [P1] Bracket KX-210: sample inspection submitted, awaiting their sign-off (2026-05-01)\n"
+           "- [P1] Bracket KX-305: sample inspection submitted, awaiting their sign-off (2026-05-01)\n")
+    lines = [("2026-05-28", "portal: Norr quality signed off KX-210 samples (A. Berg)"),
+             ("2026-05-29", "asked Norr re KX-305, still with their inspector")]
+    got = [c.op.text for c in status_changes(ctx(mem, lines))]
+    assert got == ["[P1] Bracket KX-210: sample inspection submitted, approved (2026-05-28)"]
+
+
+def test_a_renewal_renewed_reads_approved():
+    mem = "## Licence\n- [P1] Street trading licence renewal submitted, pending approval (2026-05-01)\n"
+    lines = [("2026-05-28", "council email: licence renewed liao, valid till 31 May 2027")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == [
+        "[P1] Street trading licence renewal approved (2026-05-28)"]
+
+
+def test_when_a_decision_is_announced_goes_once_it_is_known():
+    mem = "## 場次\n- [P1] CWT 攤位申請已送出，審核中，11 月初公布結果 (2026-05-01)\n"
+    lines = [("2026-05-28", "CWT 攤位申請錄取了！攤位 B-12")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] CWT 攤位申請已錄取 (2026-05-28)"]
+
+
+def test_a_stretch_of_days_moved_in_a_conversation_moves_and_its_unit_stays():
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## 偏好\n- [P1] 出貨提醒在到期前 2 天用 LINE 發，附訂單編號 (2026-03-01)\n"
+    turns = [("user", "以後出貨提醒改到期前 4 天發，2 天太趕"),
+             ("assistant", "好，改成到期前 4 天。一樣用 LINE、附訂單編號嗎？"),
+             ("user", "對 其他都一樣 不用改")]
+    got = [c.op.text for c in restated_slots(_chat("", user, turns))]
+    assert got == ["[P1] 出貨提醒在到期前 4 天用 LINE 發，附訂單編號 (2026-05-30)"]
+    # (a length the person never said is no move)
+    turns[0] = ("user", "出貨提醒 2 天太趕了")
+    assert restated_slots(_chat("", user, turns)) == []
+
+
+@pytest.mark.parametrize("answer", ["ya rest all same, 不用改", "rest all same lah"])
+def test_an_answer_keeping_the_rest_confirms_the_agent_s_reading_of_a_change_asked_as_a_question(answer):
+    from memgit.dream.rules import restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] Stock count every night 10pm on Telegram, by shelf (2026-02-03)\n"
+    turns = [("user", "eh can do the stock count 9pm instead? 10pm too late"),
+             ("assistant", "Can. From tonight 9pm. Still Telegram, by shelf?"),
+             ("user", answer)]
+    assert [c.op.text for c in restated_slots(_chat("", user, turns))] == [
+        "[P1] Stock count every night 9pm on Telegram, by shelf (2026-05-30)"]
+
+
+def test_a_cantonese_change_to_a_day_and_time_is_restated_by_the_agent_whole():
+    from memgit.dream.rules import preference_changes, restated_slots
+    user = "# USER\n\n## Preferences\n- [P1] 每個星期五晚 10 點 WhatsApp send 下星期更表，用 PDF，唔好 send 相 (2026-03-01)\n"
+    turns = [("user", "之後星期五晚我要返夜校，更表唔好星期五 send 喇"),
+             ("assistant", "明白，咁你想幾時收？"),
+             ("user", "改做星期四 7pm 啦，收工就睇。其他照舊：WhatsApp，PDF，千祈唔好 send 相"),
+             ("assistant", "OK，由今個星期四開始，每個星期四 7pm WhatsApp send 下星期更表 PDF，唔 send 相。")]
+    c = _chat("", user, turns)
+    # (never the person's new sentence in the place of a part their list of what stays names)
+    assert [x.op.text for x in preference_changes(c)] == []
+    assert [x.op.text for x in restated_slots(c)] == [
+        "[P1] 每個星期四晚 7pm WhatsApp send 下星期更表，用 PDF，唔好 send 相 (2026-05-30)"]
+
+
+def test_a_fact_holding_a_rule_s_word_gets_its_tool_swapped_and_keeps_the_rule():
+    from memgit.dream.rules.displaced import displacements
+    mem = ("## Staffing\n- [P1] Crew rota lives in Deputy; leave requests must be approved by Ines (2026-03-01)\n"
+           "- [P1] Min 4 crew on Saturdays (2026-03-01)\n")
+    lines = [("2026-05-26", "Ines trialling Rotaready, imported the crew"),
+             ("2026-05-27", "Ines: done with Deputy, sub cancelled. rota + leave go through Rotaready from today"),
+             ("2026-05-28", "2 leave requests in Rotaready, Ines approved both")]
+    got = [c.op.text for c in displacements(ctx(mem, lines))]
+    assert got == ["[P1] Crew rota lives in Rotaready; leave requests must be approved by Ines (2026-05-28)"]
+
+
+def test_a_chinese_tool_used_only_from_today_takes_the_part_and_the_old_one_s_file_goes_with_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 登记\n- [P1] 来访登记用共享 Excel 表（前台-来访.xlsx），每天下班前补齐 (2026-03-01)\n"
+    lines = [("2026-05-26", "Excel 又冲突了，两条登记被覆盖"),
+             ("2026-05-27", "小周建好钉钉表格「来访登记」，数据都导进去了"),
+             ("2026-05-28", "主任拍板：今天起来访登记只用钉钉表格，Excel 停用"),
+             ("2026-05-29", "来访 6 位，已登记到钉钉表格")]
+    got = [c.op.text for c in displacements(ctx(mem, lines))]
+    assert got == ["[P1] 来访登记用共享钉钉表格，每天下班前补齐 (2026-05-29)"]
+
+
+def test_a_printer_not_wanted_any_more_gives_way_to_the_quoted_one_with_its_own_lead_time():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 印刷\n- [P1] 小誌印刷找「光華印刷」，交期 12 個工作天 (2026-03-01)\n"
+    lines = [("2026-05-26", "光華回信：漲價兩成"),
+             ("2026-05-27", "社長：不要光華了，這期改給「青田印刷」印"),
+             ("2026-05-28", "青田報價單回來，交期 8 個工作天"),
+             ("2026-05-29", "檔案傳給青田，正式開印")]
+    got = [c.op.text for c in displacements(ctx(mem, lines))]
+    assert got == ["[P1] 小誌印刷找「青田」，交期 8 個工作天 (2026-05-28)"]  # (as every line writes it)
+
+
+def test_a_maker_written_in_small_letters_takes_the_part_of_one_uninstalled_in_cantonese():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## Rooms\n- [P1] Door locks: Nuki app, guest codes expire in 24h (2026-03-01)\n"
+    lines = [("2026-05-25", "Nuki bridge 又 offline，guest code 出唔到"),
+             ("2026-05-26", "老闆：全部換 lockly，installer 約咗聽日"),
+             ("2026-05-27", "installer 換咗 8 間房做 lockly"),
+             ("2026-05-28", "Nuki app uninstall 咗，guest code 而家喺 lockly 出"),
+             ("2026-05-29", "check-in x2，lockly code 冇問題")]
+    got = [c.op.text for c in displacements(ctx(mem, lines))]
+    assert got == ["[P1] Door locks: lockly, guest codes expire in 24h (2026-05-29)"]
+
+
+def test_a_romanised_ah_name_is_the_chinese_one_s_a_name_in_a_bilingual_pair():
+    mem = ("## Supply\n- [P1] Chicken from Ah Kow @ Pasir Panjang, delivered daily 5am, 20kg (2026-04-03)\n"
+           "- [P1] 鸡每天早上 5 点 Pasir Panjang 阿九送，20 公斤 (2026-05-19)\n")
+    got = [c.op.text for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
+    assert got == ["[P1] Chicken from Ah Kow @ Pasir Panjang, delivered daily 5am, 20kg (2026-05-19)"]

@@ -430,3 +430,17 @@ def test_a_password_said_changed_to_its_new_value_is_found(line: str) -> None:
 @pytest.mark.parametrize("line", ["password changed to the one in 1Password", "密码改成 生日了", "password was reset to default"])
 def test_a_password_change_told_without_a_value_is_no_secret(line: str) -> None:
     assert not has_sensitive(line)
+
+
+@pytest.mark.parametrize("line, secret", [
+    ("set up the rota app, temp login for everyone = Harbour!Deck24 , change on first login", "Harbour!Deck24"),
+    ("後台登入：Kx9!ab77ff 記得改", "Kx9!ab77ff"),
+])
+def test_a_login_given_out_with_a_password_s_look_is_a_password(line, secret):
+    assert secret not in redact(line) and has_sensitive(line)
+
+
+@pytest.mark.parametrize("line", ["login: dana.whitlock", "Login: admin@harbour.org", "sign-in: v2.3.1 page",
+                                  "login page: /admin", "登录：2026-09-12 起用新系统"])
+def test_a_login_s_user_name_page_or_version_is_left_alone(line):
+    assert redact(line) == line

@@ -205,3 +205,30 @@ def test_the_files_opening_lines_are_never_targets_whatever_proposes_them():
     e = flat["MEMORY.md"].entries[0]
     op = Operation("prune", "MEMORY.md", (e.text,), confidence=0.9, reason="r", origin="anthropic")
     assert reason(op, verify.build(flat, LOG)) is None
+
+
+def test_a_fact_holding_a_rule_s_word_may_only_have_the_name_of_its_tool_swapped():
+    mem = ("# MEMORY\n\n## Staffing\n- [P1] Crew rota lives in Deputy; leave requests must be approved by Ines (2026-03-01)\n"
+           "\n## Rules\n- Leave requests must go through Deputy\n")
+    docs = {"MEMORY.md": parse("MEMORY.md", mem.encode())}
+    said = Obs("memory/2026-05-28.md", 3, date(2026, 5, 28), "rota + leave go through Rotaready from today",
+               "- 08:00 rota + leave go through Rotaready from today")
+    g = verify.build(docs, [said])
+    ev = Evidence(said.ref, said.text)
+    doc = docs["MEMORY.md"]
+    fact, rule = (e.text for e in doc.entries)
+
+    def why(target, text, *evidence):
+        try:
+            verify.check(Operation("refresh", "MEMORY.md", (target,), text=text, confidence=0.8, reason="r",
+                                   evidence=evidence, origin="offline"), g)
+        except verify.Fail as e:
+            return str(e)
+        return None
+
+    assert why(fact, "[P1] Crew rota lives in Rotaready; leave requests must be approved by Ines (2026-05-28)", ev) is None
+    # not a name no quoted line writes, not a word of the rule, not the rule's word itself, not an untagged rule line
+    assert "marked rule" in why(fact, "[P1] Crew rota lives in Rotaready; leave requests must be approved by Ines (2026-05-28)")
+    assert "marked rule" in why(fact, "[P1] Crew rota lives in Rotaready; leave requests must be approved by Sam (2026-05-28)", ev)
+    assert "marked rule" in why(fact, "[P1] Crew rota lives in Rotaready; leave requests are approved by Ines (2026-05-28)", ev)
+    assert "marked rule" in why(rule, "Leave requests must go through Rotaready", ev)

@@ -146,6 +146,16 @@ def _said_of(text: str, pos: int, subject: frozenset[str], strict: bool = False)
     return any(f"~{c}" in subject for c in concepts(m.group(1)))
 
 
+def _object_of(text: str, end: int, subject: frozenset[str]) -> bool:
+    """The English state word ending at `end` is said of the thing right after it, one of `subject`'s terms ("Halden
+    quality signed off HR-4410 FAI": what was signed off is the entry's part, whoever signed)."""
+    m = _OBJECT_AFTER.match(text, end)
+    return m is not None and bool(term_set(m.group(1)) & subject)
+
+
+_OBJECT_AFTER = re.compile(r"\s+(?:(?:the|our|my|their|his|her|its)\s+)?([a-z0-9][\w-]*)")
+
+
 # a done word a wait follows is still to come ("上架要等四周后", "live has to wait until June")
 _STILL_TO_WAIT = re.compile(r"\s*(?:还|也)?(?:要|得|需要)等|\s+(?:has|have|will have|needs?) to wait\b")
 DONE_NOUN = _re("done_noun")
@@ -183,7 +193,8 @@ def done_state(text: str, wait: str | None = None, subject: frozenset[str] | Non
         # signed", "Orchid v3 was reviewed"; not "reviewed the exporter logs for Orchid")
         m = next((m for m in pat.finditer(text) if not negated_at(text, m.start())
                   and not _STILL_TO_WAIT.match(text, m.end()) and not _bare_noun(text, m)
-                  and (subject is None or _said_of(text, m.start(), subject, strict=not en))
+                  and (subject is None or _said_of(text, m.start(), subject, strict=not en)
+                       or en and _object_of(text, m.end(), subject))
                   and (not of_it or _said_of(text, m.start(), awaited, strict=True))), None)
         if m is not None and (best is None or rank > best[0]):
             best = (rank, en or m.group(0), zh, m.start(), m.end())  # a wait's own participle is its word

@@ -16,7 +16,7 @@ from datetime import date
 from memgit import sensitive
 from memgit.dream import lexicon as lx, parallel
 from memgit.dream.collect import Collected, Observation
-from memgit.lifecycle.priority import is_core
+from memgit.lifecycle.priority import core_kind
 from memgit.memory import DATE_TAIL_RE, ISO_DATE_RE, Document, Entry
 from memgit.ops import Evidence, Operation
 from memgit.text import (PERCENT_RE, cjk_share, clauses, compile_words, is_common_word, is_traditional, known_common,
@@ -91,10 +91,19 @@ class Item:
     head: frozenset[str] = frozenset()  # subject terms of the first clause: what the entry is about
     secret: bool = False                # holds sensitive data: only ever pruned, never reworded or merged
     core: bool = False                  # identity or a marked rule: never changed automatically
+    # core only by a rule's word inside it ("…; shift swaps must be approved by Dana"): the tool it names may be swapped
+    # for the one that took its part, every other word kept (memgit.dream.verify)
+    worded_rule: bool = False
 
     @property
     def frozen(self) -> bool:
         return self.entry.frozen or self.secret or self.core
+
+    @property
+    def renamable(self) -> bool:
+        """Not frozen, or a rule's word inside it its only sign of a rule (`worded_rule`): the name of what does its
+        work may be swapped, nothing else."""
+        return not self.frozen or self.worded_rule and not self.entry.frozen and not self.secret
 
     @property
     def step(self) -> bool:
@@ -209,9 +218,10 @@ class Context:
                 head = _subject(first[0]) if first else frozenset()
                 if _label(body):
                     head = _subject(LABEL_RE.match(body).group(1)) | head
+                kind = core_kind(e, doc.section_at(e.start), doc)
                 self.items.append(Item(e, doc, fold(body), _subject(body), versions(body), head,
                                        sensitive.has_sensitive(e.text) or (doc.name, e.text) in self.col.live_secrets,
-                                       is_core(e, doc.section_at(e.start), doc)))
+                                       kind is not None, kind == "word" and e.own_tag is not None))
 
     def obs_about(self, it: Item) -> list[Observation]:
         """Window observations sharing a specific term with the entry, in window order."""

@@ -24,6 +24,7 @@ a list into what passes and what was dropped (with reasons, nothing sensitive).
 """
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from datetime import date
 
 from memgit import sensitive
 from memgit.dream.gate import dropped as drop_record, normalise
-from memgit.lifecycle.priority import is_core
+from memgit.lifecycle.priority import core_kind, is_core
 from memgit.memory import Document, Entry, entry_body
 from memgit.ops import HASHED, Operation, hash_target
 from memgit.text import CODE_SPAN_RE
@@ -158,6 +159,35 @@ def _superseded(op: Operation, e: Entry, ground: Ground) -> bool:
     return False
 
 
+def _name_swapped(op: Operation, e: Entry, doc: Document, ground: Ground) -> bool:
+    """A fact holding a rule's word ("Lifeguard rota lives in When I Work; shift swaps must be approved by Dana"),
+    refreshed with the name of what does its work alone replaced by one a quoted window line writes: the rule is
+    kept word for word. No other kind of core entry, and no other change."""
+    from dataclasses import replace
+
+    from memgit.text import norm
+
+    if op.op != "refresh" or not op.text or len(op.targets) != 1 or e.own_tag is None \
+            or core_kind(e, doc.section_at(e.start), doc) != "word":
+        return False  # (a tagged entry of memory's: never an untagged line of a list of rules)
+    if core_kind(replace(e, text=op.text), doc.section_at(e.start), doc) != "word":
+        return False  # (the rule's word is kept, and no other sign of a rule comes in)
+    a, b = _TOKEN.findall(entry_body(e.text)), _TOKEN.findall(entry_body(op.text))
+    hunks = [h for h in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes() if h[0] != "equal"]
+    if len(hunks) != 1 or hunks[0][0] != "replace":
+        return False
+    _, i1, i2, j1, j2 = hunks[0]
+    if i2 - i1 > _SWAP_TOKENS or j2 - j1 > _SWAP_TOKENS:
+        return False
+    new = norm(" ".join(b[j1:j2]))
+    return bool(new.strip()) and any(ev.source in ground.days and new in norm(" ".join(_TOKEN.findall(ev.quote)))
+                                     for ev in op.evidence)
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’.-][A-Za-z0-9]+)*|\S")
+_SWAP_TOKENS = 8  # (a name of a few words, or of Chinese characters: "When I Work", "飞书多维表格")
+
+
 def _kept_as_written(op: Operation, e: Entry) -> bool:
     """A merge that keeps the marked rule word for word and drops only its unmarked twin."""
     from memgit.memory import MARKER_RE
@@ -180,7 +210,7 @@ def check(op: Operation, ground: Ground) -> None:
         if e.frozen:
             raise Fail(f"{op.file} line {e.line} is P0 or protected")
         if is_core(e, doc.section_at(e.start), doc) and not _superseded(op, e, ground) \
-                and not _kept_as_written(op, e):
+                and not _kept_as_written(op, e) and not _name_swapped(op, e, doc, ground):
             raise Fail(f"{op.file} line {e.line} is identity or a marked rule, never changed automatically")
         if (op.file, e.text) in ground.open_targets or (op.file, hash_target(e.text)) in ground.open_targets:
             raise Fail(f"{op.file} line {e.line} is already the target of an open proposal")

@@ -89,20 +89,30 @@ def is_core(entry: Entry, section: Section | None = None, doc: Document | None =
     """Identity (a section about who the agent is or whom it serves, or a name/handle/contact field,
     or, given its `doc`, one of the file's opening lines: `is_opening`) and rules marked NEVER /
     ALWAYS / CRITICAL / 必须 / 禁止 …: never removed automatically."""
+    return core_kind(entry, section, doc) is not None
+
+
+def core_kind(entry: Entry, section: Section | None = None, doc: Document | None = None) -> str | None:
+    """Why an entry is core (`is_core`), or None: "opening", "mark", "lead", "identity", "section", or "word" for an
+    entry whose only sign is a rule's word inside it ("Lifeguard rota lives in When I Work; shift swaps must be approved
+    by Dana"): the one kind whose tool's name may be swapped, every word of the rule kept (memgit.dream.verify)."""
     from memgit.memory import entry_body
 
     if doc is not None and is_opening(entry, doc):
-        return True
+        return "opening"
     body = entry_body(entry.text)
     first = body.split("\n")[0]
     p = _patterns()
-    if p["RULE_MARK_RE"].search(body) or p["RULE_LEAD_RE"].match(first) or p["RULE_WORD_RE"].search(body):
-        return True
-    if p["IDENTITY_LABEL_RE"].match(first) or p["IDENTITY_LEAD_RE"].match(first):
-        return True
     title = section.title if section is not None else (entry.section or "")
-    # a section marked IMPORTANT / CRITICAL / 必须 holds rules, whatever each line says
-    return bool(title and (p["IDENTITY_TITLE_RE"].search(title) or p["RULE_MARK_RE"].search(title)))
+    # (a section marked IMPORTANT / CRITICAL / 必须 holds rules, whatever each line says)
+    for kind, hit in (("mark", lambda: p["RULE_MARK_RE"].search(body)), ("lead", lambda: p["RULE_LEAD_RE"].match(first)),
+                      ("identity", lambda: p["IDENTITY_LABEL_RE"].match(first) or p["IDENTITY_LEAD_RE"].match(first)),
+                      ("section", lambda: title and (p["IDENTITY_TITLE_RE"].search(title)
+                                                      or p["RULE_MARK_RE"].search(title))),
+                      ("word", lambda: p["RULE_WORD_RE"].search(body))):
+        if hit():
+            return kind
+    return None
 
 
 def is_opening(entry: Entry, doc: Document) -> bool:

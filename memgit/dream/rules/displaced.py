@@ -273,7 +273,10 @@ class _Names:
                 at = self.low.find(word, end)
             # (terse logs write names in lower case, "done with trello": memory, written with care, capitalising
             # it inside a sentence and never otherwise, and a line doing so too, names it)
-            v = self.known[word] = cap >= 1 and (cap >= 2 * low or mem_cap >= 1 and mem_low == 0 and cap >= 2)
+            # (or a maker's word no dictionary holds, that every line writes in small letters, twice or more: "igloohome")
+            v = self.known[word] = cap >= 1 and (cap >= 2 * low or mem_cap >= 1 and mem_low == 0 and cap >= 2) or (
+                cap == 0 and low >= 2 and len(word) >= 6 and word.isalpha() and word.isascii()
+                and not is_english_word(word))
         return v
 
 
@@ -283,7 +286,9 @@ def _new_latin(o: Observation, f: str, ending: bool, names: "_Names", brands: fr
     the new one (a name on an ending line may be anyone's: "Marco the driver took the crates"); and a maker's name in
     capitals that some line writes before a model (`brands`: "HOBO" of "HOBO U20L-04")."""
     out = []
-    for m in (*_LATIN.finditer(o.text), *(m for m in _CAPITALS.finditer(o.text) if m.group(0).lower() in brands)):
+    # (and a maker's word written in small letters that `names` holds for a name: "全棟換 igloohome")
+    for m in (*_LATIN.finditer(o.text), *(m for m in _CAPITALS.finditer(o.text) if m.group(0).lower() in brands),
+              *_SMALL_NAME.finditer(o.text)):
         n = m.group(0).lower()
         if n in STOP or len(n) < 3 or lx.WEEKDAY.search(n) or _MONTH.fullmatch(n):
             continue
@@ -293,6 +298,7 @@ def _new_latin(o: Observation, f: str, ending: bool, names: "_Names", brands: fr
     return out
 
 
+_SMALL_NAME = re.compile(r"(?<![\w.-])[a-z]{6,}(?![\w-])")
 # a word pointing back at a thing just named: "这个", "這套", "它", "this one", "it"
 _POINTER = re.compile(r"\s*(?:[这這](?:个|個|套|款|台|部)?(?![\u4e00-\u9fff]{0,1}[里裡边邊样樣么麼])|它|(?:this|that)(?: one)?\b|it\b)", re.I)
 
@@ -380,7 +386,7 @@ def displacements(ctx: Context) -> list[Candidate]:
     fits: dict[tuple[str, str], list[tuple[float, Item]]] = {}
     found: dict[int, list[tuple[int, str, str, str, list[Observation], list[Observation]]]] = {}
     for k, it in enumerate(ctx.items):
-        if it.frozen or it.step:
+        if not it.renamable or it.step:
             continue
         if not (it.subject & around_terms or any(w in around for w in it.subject if len(w) >= 2)):
             continue
@@ -597,6 +603,8 @@ def displacements(ctx: Context) -> list[Candidate]:
         text, old_raw = replaced
         text = _without_old_details(text, raw, old, [folded[id(o)] for o in ends], [folded[id(o)] for o in support])
         text = _not_twice(text, raw)
+        text = _without_old_aside(text, raw, [folded[id(o)] for o in support])
+        text = _fields_as_new(text, raw, [folded[id(o)] for o in support])
         if _placed_apart(it.folded, old, new, [folded[id(o)] for o in support]):
             continue  # the old one's place written before it ("由上环和记纸行供") and the new one's another ("深水埗广兴")
         if _detail_unsaid(it.entry.body, old, [folded[id(o)] for o in support],
@@ -736,8 +744,13 @@ def _not_twice(text: str, new: str) -> str:
     """The word after the new name that the name already ends its words with is said once: the entry's "SumUp Air reader"
     becomes "Zettle Reader 2", not "Zettle Reader 2 reader"."""
     words = {w.lower() for w in re.findall(r"[A-Za-z]{3,}", new)}
-    return re.sub(re.escape(new) + r"\s+([A-Za-z]{3,})\b(?!-)",
+    text = re.sub(re.escape(new) + r"\s+([A-Za-z]{3,})\b(?!-)",
                   lambda m: new if m.group(1).lower() in words else m.group(0), text, count=1)
+    # (and in Chinese, the noun after it the name's last characters hold: "Excel 表" → "钉钉表格", not "钉钉表格表")
+    if len(new) < 3 or not CJK_IN.match(new[-2]) or not CJK_IN.match(new[-1]):
+        return text
+    return re.sub(re.escape(new) + r"\s*([\u4e00-\u9fff]{1,2})",
+                  lambda m: new if new[-2:].startswith(m.group(1)) else m.group(0), text, count=1)
 
 
 def _replaced(it: Item, old: str, new_raw: str, ending: list[str] = (), support: list[str] = ()
@@ -1171,6 +1184,48 @@ _SPEC = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(?:mm|cm|kg|gb|tb|mb|kw|w|v|i
 _APART_CJK = re.compile(r"(?<=\s)[\u4e00-\u9fff]{2,6}(?=\s)")
 _CLAUSE_CUT = re.compile(r"[，,；;]\s*")
 _ENDING_CLAUSE = re.compile(r"[，,；;。！？!?]|(?<=[a-z0-9])\.\s")
+
+
+def _fields_as_new(text: str, new: str, support: list[str]) -> str:
+    """The replaced entry with a figure of the old one's that the lines about the new one give otherwise, the same field
+    and unit around it: theirs ("交期 10 個工作天" → "交期 9 個工作天" of "大樹報價單回來，…交期 9 個工作天")."""
+    if len(fold(text)) != len(text):
+        return text
+    f = fold(text)
+    skip = f.find(fold(new))
+    edits = []
+    for m in _FIELD_FIGURE.finditer(f):
+        if skip >= 0 and skip <= m.start() < skip + len(new):
+            continue
+        field, unit = m.group(1), m.group(3)
+        said = {x.group(1) for line in support
+                for x in re.finditer(rf"{re.escape(field)}\s*(?:[^\d，,。；;]{{0,6}}?)(\d+(?:\.\d+)?)\s*{re.escape(unit)}", line)}
+        if len(said) == 1 and (value := next(iter(said))) != m.group(2):
+            edits.append((m.start(2), m.end(2), value))
+    for a, b, value in reversed(edits):
+        text = text[:a] + value + text[b:]
+    return text
+
+
+# a field, its figure and the figure's unit ("交期 10 個工作天", "lead time 10 working days")
+_FIELD_FIGURE = re.compile(r"([\u4e00-\u9fff]{2}|[a-z]{3,}(?: [a-z]{3,})?)\s*(\d+(?:\.\d+)?)\s*"
+                           r"([\u4e00-\u9fff]{1,4}|[a-z]{2,}(?: [a-z]{3,})?)")
+
+
+def _without_old_aside(text: str, new: str, support: list[str]) -> str:
+    """The replaced entry without the aside in brackets that stood right after the old name, when it says what no line
+    about the new one writes: the old one's file or place ("共享 Excel 台账（理化室-样品登记.xlsx）" → "飞书多维表格")."""
+    at = text.find(new)
+    m = _ASIDE_AFTER.match(text, at + len(new)) if at >= 0 else None
+    if m is None:
+        return text
+    said = frozenset().union(*(term_set(x) for x in support))
+    if term_set(fold(m.group(1))) <= said:
+        return text
+    return text[:m.start()] + text[m.end():]
+
+
+_ASIDE_AFTER = re.compile(r"\s*[（(]([^（()）]{1,60})[）)]")
 
 
 def _without_old_details(text: str, new: str, old: str, ending: list[str], support: list[str]) -> str:

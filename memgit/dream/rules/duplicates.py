@@ -257,13 +257,15 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
     by_key: dict[object, list[int]] = {}
     for j in range(len(items)):
         if en[j]:
-            for key in (*latin[j], *inv[j]["id"], *inv[j]["clock"], *(("#", n) for n in inv[j]["num"])):
+            for key in (*latin[j], *inv[j]["id"], *inv[j]["clock"], *(("#", n) for n in inv[j]["num"]),
+                        *(("day", d) for d in inv[j]["day"])):
                 by_key.setdefault(key, []).append(j)
     fits: dict[int, list[int]] = {}
     for i, a in enumerate(items):
         if not zh[i] or a.entry.frozen or a.secret or a.step:
             continue  # (a marked rule may pair: it can only be the one kept, as written)
-        near = sorted({j for key in (*inv[i]["name"], *inv[i]["id"], *inv[i]["clock"], *(("#", n) for n in inv[i]["num"]))
+        near = sorted({j for key in (*inv[i]["name"], *inv[i]["id"], *inv[i]["clock"], *(("#", n) for n in inv[i]["num"]),
+                                     *(("day", d) for d in inv[i]["day"]))
                        for j in by_key.get(key, ())})
         if not any(inv[i].values()):
             # (one giving no name, code, time or number: the English ones of its section, to be read as its translation)
@@ -294,7 +296,7 @@ def _bilingual_merges(ctx: Context, items: list[Item]) -> list[Candidate]:
                 continue  # each names a compound the other lacks ("quill-logs" / "quill-dumps"): two things
             if x["floor"] and y["floor"] and x["floor"] != y["floor"]:
                 continue  # another floor: another room
-            if _own_place(body[j], latin[i]):
+            if _own_place(body[j], latin[i], body[i]):
                 continue  # a place of its own only the English one names ("Main Street branch"): two places
             if not (x["clock"] <= y["clock"] or y["clock"] <= x["clock"]) or not (
                     x["day"] <= y["day"] or y["day"] <= x["day"]):
@@ -435,10 +437,13 @@ def _says_in_chinese(clause: str, english: frozenset[str]) -> bool:
     return bool(g) and len(g) == len(words) and all(any(_alike(t, x) for t in english for x in s) for s in g.values())
 
 
-def _own_place(english: str, written: frozenset[str]) -> bool:
+def _own_place(english: str, written: frozenset[str], chinese: str = "") -> bool:
     """Two or more capitalised words in a row, none of which the Chinese entry writes ("Acme Bakery Main
-    Street branch" beside "Acme Bakery 河西店"): a name of its own, a place only one of them is about."""
+    Street branch" beside "Acme Bakery 河西店"): a name of its own, a place only one of them is about. A person
+    called as Singapore, Malaysia and Hong Kong romanise 阿 ("Ah Seng" of "阿成") is none, beside a 阿 name."""
     for run in _MULTI_NAME.findall(english):
+        if run.split()[0] == "Ah" and len(run.split()) == 2 and re.search(r"阿[\u4e00-\u9fff]", chinese):
+            continue
         alone = 0
         for w in run.split():
             alone = alone + 1 if w.lower() not in written else 0

@@ -642,8 +642,13 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                 continue
             # a clause of what stays that says so itself names the part it shares words with ("王姐那边也照样抄一份"
             # for "同时抄送王姐")
+            # (and each one of a list of what stays after the word saying so: "其他照舊：WhatsApp，Google Sheet link，千祈唔好
+            # send 截圖")
+            listed = [c for s in kept for m in [_KEPT_LIST.search(s)] if m and lx.PREF_KEPT.search(fold(m.group(1)))
+                      for c in _PART_SEP.split(m.group(2))]
             kept_clauses = [c for s in kept for c in _PART_SEP.split(s) if lx.PREF_KEPT.search(fold(c))
-                            and not lx.WEEKDAY.search(fold(c)) and not clocks(fold(c))]
+                            and not lx.WEEKDAY.search(fold(c)) and not clocks(fold(c))] + [
+                c for c in listed if term_set(c) and not lx.WEEKDAY.search(fold(c)) and not clocks(fold(c))]
             others = [x for x in turns if x.day == o.day]
             hits = []
             for k, it in enumerate(items):
@@ -669,6 +674,9 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                     continue
                 new_s = _as_part(new[0])
                 nf = fold(new_s)
+                if (clocks(nf) or lx.WEEKDAY.search(nf)) and not (clocks(fold(body[a:b])) or lx.WEEKDAY.search(
+                        fold(body[a:b]))) and (clocks(fold(body)) or lx.WEEKDAY.search(fold(body))):
+                    continue  # a new time or day, the entry's in another part: not the part that changes
                 # (two words at least; in Chinese, a verb of one character and its object: "发 PDF")
                 need = 1 if CJK_IN.search(new_s) else 2
                 if (len(term_set(new_s)) < need or len(new_s) > 120 or lx.PREF_ADDED.search(nf)
@@ -708,6 +716,11 @@ def kept_part_changes(ctx: Context, items: list) -> dict[int, Candidate]:
                        evidence=(entry_evidence(it), *ctx.evidence([o, *acks])), origin="offline")
         out[k] = Candidate(op, "preference", score, {"slot": True, "acknowledged": True, "kept": True})
     return out
+
+
+# a sentence saying what stays, then the list of it after a colon ("其他照舊：WhatsApp，Google Sheet link", "rest as
+# before: Teams, one line each")
+_KEPT_LIST = re.compile(r"^(.{0,24}?)[:：]\s*(.+)$", re.S)
 
 
 def _two_ways(body: str, a: int, b: int, new: str) -> bool:

@@ -77,6 +77,18 @@ def _slot_values(text: str) -> tuple[list[tuple[int, int, int, str]], list[tuple
     return clocks(f), days
 
 
+# a stretch of time in whole units ("3 天", "2 hours", "48h"), its unit read alike in either language
+_DURATION = re.compile(r"(?<![\d.:/,-])(\d{1,3})\s*(?:(天)|(小时|个钟|hours?\b|hrs?\b|h\b)|(分钟|minutes?\b|mins?\b)"
+                       r"|(周|星期|个星期|weeks?\b|wks?\b)|(个月|months?\b))")
+_UNITS = ("day", "hour", "min", "week", "month")
+
+
+def _durations(f: str) -> list[tuple[int, int, str, str]]:
+    """The stretches of time a folded text gives: (start, end, the number as written, its unit)."""
+    return [(m.start(), m.end(), m.group(1), next(u for u, g in zip(_UNITS, m.groups()[1:]) if g))
+            for m in _DURATION.finditer(f)]
+
+
 def _clause(f: str, at: int) -> str:
     """The clause of `f` holding f[at]."""
     return clause_at(f, at, _CLAUSE_MARK)
@@ -88,6 +100,7 @@ def _kept(f: str, start: int) -> bool:
 
 
 _PERIODS = frozenset((*lx.CLOCK_AM, *lx.CLOCK_PM))
+_MERIDIEM = frozenset(("am", "pm"))  # (the "pm" of "6pm", which the segmenter may cut off the time)
 _PERIOD_BEFORE = re.compile(rf"(?:{'|'.join(sorted(_PERIODS, key=len, reverse=True))})\s*$")
 
 
@@ -190,7 +203,7 @@ def _phrase(text: str) -> bool:
 
 # a question that asks for a change, not about one ("can it come sunday evening instead?", "能不能改到周日晚上？")
 # (whatever is asked to come: "can the Sunday availability thing come at 6pm instead of 8?"; or Cantonese 得唔得)
-_REQUEST = re.compile(r"\b(?:can|could|would)\b[^?？.!]{0,40}?\b(?:come|go|be sent|be moved|send|move|post|switch)\b"
+_REQUEST = re.compile(r"\b(?:can|could|would)\b[^?？.!]{0,40}?\b(?:come|go|be sent|be moved|send|move|post|switch|do|run|have|make|change)\b"
                       r"[^?？]*\b(?:instead|from now on|going forward|in future)\b|(?:能不能|可不可以|可否)\s*(?:改|换|转|早|晚|提前|推迟|延后)|可以改(?:成|到|为)|得不得"
                       # (or a request tagged as a question, as Singapore writes it: "Send next morning 8am can?")
                       r"|(?:^|[\s,，])(?:can|boleh)\s*[?？]"
@@ -303,6 +316,25 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
                 return None
             edits.append((old[0], old[1], _day_as(new, body[old[0]:old[1]])))
             grounds.append(u)
+    # a stretch of time the entry gives ("出發前 3 天", "2 hours before"), the turn one other of the same unit the person
+    # said ("改出發前 5 天發"): the number moves, its unit stays
+    have_spans = _durations(fb)
+    said_spans = [d for d in _durations(f) if _kept(f, d[0]) and not _ONE_OFF.search(_clause(f, d[0]))]
+    for unit in {d[3] for d in said_spans}:
+        mine = [d for d in have_spans if d[3] == unit]
+        theirs = {d[2] for d in said_spans if d[3] == unit}
+        if not mine or theirs <= {d[2] for d in mine}:
+            continue  # (a stretch the entry has no place for, or as it was: no move of the entry's)
+        if len(mine) != 1 or len(theirs) != 1:
+            return None  # several: unsure what moves
+        old, new_n = mine[0], _one(theirs)
+        if new_n == old[2]:
+            continue
+        u = _user_said(lambda t, uf: any(d[2] == new_n and d[3] == unit for d in _durations(uf)), users)
+        if u is None:
+            return None  # the person never said the new length
+        edits.append((old[0], old[0] + len(old[2]), new_n))
+        grounds.append(u)
     # what else the person asked for that the turn confirms (a channel, a tool: "改发钉钉群吧"), each put in the
     # place of the entry's words the turn says it instead of; the turn's other words are its own phrasing
     # (the words that say it, "改发", "这个不变", are no value)
@@ -311,14 +343,18 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
         c for c in _KEPT_CUT.split(_unadmonished(fold(u.text))) if not lx.PREF_KEPT.search(c) and not _UNCHANGED.search(c))))
         for u in users if confirmed or _said_change(fold(u.text)) or id(u) in answers))
     wanted = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and _placeable(t)
-              and t not in _PERIODS and t != "instead"}  # ("早上" is the time's, moved with it; "instead" says it replaces)
+              and t not in _PERIODS and t not in _MERIDIEM and t != "instead"}  # ("早上", "pm" are the time's, moved with it;
+    # "instead" says it replaces)
     # (and a common word the person said that the turn puts where the entry has another, "发当天的" for "第二天的": a
     # value like any, put in place if it can be; never one the rest must place)
     said_too = {t for t in asked & r.terms if not t.startswith("~") and t not in it.subject and t not in _PERIODS
+                and t not in _MERIDIEM
                 and t != "instead" and len(t) >= 2 and t not in STOP and not any(c.isdigit() for c in t)} - wanted
     al = _Aligned(body, r.text)
-    slot_spans = [(a, b) for a, b, *_ in have_clocks] + [(a, b) for a, b, _ in have_days]
-    said_slots = [(a, b) for a, b, *_ in said_clocks] + [(a, b) for a, b, _ in said_days]
+    slot_spans = [(a, b) for a, b, *_ in have_clocks] + [(a, b) for a, b, _ in have_days] + [
+        (a, b) for a, b, *_ in have_spans]
+    said_slots = [(a, b) for a, b, *_ in said_clocks] + [(a, b) for a, b, _ in said_days] + [
+        (a, b) for a, b, *_ in said_spans]
     inserts: list[tuple[tuple[int, int, str], Observation, frozenset[str]]] = []
     for tag, i1, i2, j1, j2 in al.ops:
         if tag == "insert" and 0 < i1 < len(al.tb) and j2 - j1 <= 4:
@@ -604,10 +640,12 @@ def restated_slots(ctx: Context) -> list[Candidate]:
             # (the person's next turn answering the agent's question on its reading: "Yes, the rest stays — …", and
             # changing nothing more: no value turned down, moved or asked for there)
             reply = next((u for u in users if (u.day, u.line) > (r.day, r.line) and u.day == r.day), None)
-            confirmed = asks and reply is not None and bool(lx.PREF_KEPT.search(rf := fold(reply.text))) \
+            # (its "no need to change" turns down no value: "ya rest all same, 不用改")
+            confirmed = asks and reply is not None and bool(
+                lx.PREF_KEPT.search(rf := fold(reply.text)) or _UNCHANGED.search(rf)) \
                 and not _QUESTION.search(rf) and not _hedged(rf) and not clocks(rf) and not any(
-                    p.search(rf) for p in (lx.EXCEPTION, lx.REFUSAL, lx.PREFERENCE, lx.PREFERENCE_CHANGE, lx.TIME_MOVED,
-                                           lx.SUPERSEDE))
+                    p.search(_UNCHANGED.sub(" ", rf)) for p in (lx.EXCEPTION, lx.REFUSAL, lx.PREFERENCE,
+                                                                lx.PREFERENCE_CHANGE, lx.TIME_MOVED, lx.SUPERSEDE))
             if not earlier or not (_said_change(f) or confirmed or any(_said_change(fold(u.text)) for u in earlier)):
                 continue
             index = {id(x): n for n, x in enumerate(ctx.items)}

@@ -8,7 +8,7 @@ from collections import Counter
 from memgit.dream import lexicon as lx
 from memgit.memory import DATE_TAIL_RE as TAIL_DATE
 from memgit.ops import Operation
-from memgit.text import STOP, cjk_share, is_common_word, is_traditional, term_set
+from memgit.text import STOP, cjk_share, is_common_word, is_traditional, stem, term_set
 from memgit.dream.scoring import confidence
 from memgit.dream.model import (
     _affirmed, _negated, _script, _subject, _version_clash, aside_name, Candidate, CJK_IN, compose, Context,
@@ -177,7 +177,7 @@ def status_changes(ctx: Context) -> list[Candidate]:
             if st[1] == lx.ARRIVED and ctx.mentions(o, it) < 0.3 and _another_thing(
                     f, st[3], it.subject | it.head | waited_on | shorts):
                 continue  # what arrived is another thing of the name's ("Hammerl order arrived" of its account application)
-            if _THEIRS.search(re.split(r"[，,；;。！!？?]", f[:st[3]])[-1]) or _ours_not_yet(
+            if _THEIRS.search(_done_clause(f, st[3])) or _ours_not_yet(
                     f[st[4]:], fold(pend.group(0)) if pend else ""):
                 continue  # another party's ("他们的摊位过审了", "their stall was approved"), or ours said not yet after it
             if lx.PENDING.search(_SENTENCE_END.split(f[st[3]:], maxsplit=1)[0]):  # "deployed to staging, prod pending"
@@ -315,7 +315,8 @@ def _aliases(body: str) -> frozenset[str]:
 # what another party owns, said before a state: theirs, not the entry's (lexicon `party_theirs_own`)
 _THEIRS = lx.PARTY_THEIRS_OWN
 # and ours said not yet after it ("；我们的还没消息", "ours, no news yet")
-_OURS_NOT_YET = re.compile(r"我们的?(?:还|都还|仍)(?:没|沒|未|在)|\bours?\b[^.;]{0,12}\b(?:not yet|no news|still)\b")
+# ("ours: nothing, portal still "under review"")
+_OURS_NOT_YET = re.compile(r"我们的?(?:还|都还|仍)(?:没|沒|未|在)|\bours?\b[^.;]{0,24}?\b(?:not yet|no news|nothing|still)\b")
 _NUMBER = re.compile(r"(?<![\d.:])\d+(?![\d:])")
 
 
@@ -343,6 +344,15 @@ def _waiting_name(ctx: Context, it, pend: re.Match[str] | None) -> frozenset[str
     if name & term_set(rest) or any(name <= x.subject for x in ctx.items if x is not it):
         return frozenset()
     return name
+
+
+def _done_clause(f: str, at: int) -> str:
+    """The clause a done word at `at` ends, and the one before when it names nothing of its own ("upstairs got their CQC
+    renewal letter today, approved": whose approval the clause before says)."""
+    parts = re.split(r"[，,；;。！!？?]", f[:at])
+    if len(parts) > 1 and not term_set(parts[-1]):
+        return parts[-2] + "," + parts[-1]
+    return parts[-1]
 
 
 def _ours_not_yet(rest: str, own: str) -> bool:
@@ -614,6 +624,11 @@ def _short_refs(ctx: Context, it, named: str) -> re.Pattern[str] | None:
     # (and a model named by its numbers, "24-70" of "Sony FE 24-70 GM II", that no other entry writes)
     alts += [re.escape(m.group(0)) for m in _MODEL_NUMBERS.finditer(named)
              if not any(m.group(0) in x.entry.body for x in ctx.items if x is not it)]
+    # (and the day a trip or an event is named by, opening the entry, that no other entry writes: "12/13" of
+    # "12/13–12/14 玉山主峰團（12 人）：…等抽籤結果", which a line writes for it, "12/13 那團抽中啦")
+    if (day := _MONTH_DAY.match(it.entry.body)) and not day.group(1) and "/" in day.group(0) \
+            and not any(day.group(0) in x.entry.body for x in ctx.items if x is not it):
+        alts.append(re.escape(day.group(0)))
     return re.compile(rf"(?<![\w-])(?:{'|'.join(alts)})(?![\w.:/-])", re.I) if alts else None
 
 
@@ -694,7 +709,9 @@ _PARTICIPLE = re.compile(r"\b([a-z]{3,}ed)\b")
 _ZH_STATE = re.compile(r"^(?:已经|已)?\s*([\u4e00-\u9fff]{1,4}?)了?$")
 
 
-_BROUGHT = re.compile(r"(?:已)?送(?:过)?(?:来|到)|(?:亮|开|给)了?绿灯")  # (or a figure of speech: "亮绿灯")
+_BROUGHT = re.compile(r"(?:已)?送(?:过)?(?:来|到)")
+# a figure of speech or a dialect's word for it, which the canonical word says plainly ("亮绿灯", "搞掂": 已批准)
+_FIGURATIVE = re.compile(r"(?:亮|开|给)了?绿灯|搞掂")
 
 
 def _as_said(st: tuple, o, body: str) -> tuple:
@@ -710,7 +727,7 @@ def _as_said(st: tuple, o, body: str) -> tuple:
             return (*st[:5], None)
         if not st[2].startswith("已"):
             return (*st[:5], None)  # (a thing awaited come out, "报告出了": its canonical word, 报告已出, says it whole)
-        if _BROUGHT.match(fold(raw)):
+        if _BROUGHT.match(fold(raw)) or _FIGURATIVE.match(fold(raw)):
             return (*st[:5], None)  # "送来了", "送到她家": the motion, not the state; 已到货 says it (and "亮绿灯": 已批准)
         if st[3] and o.text[st[3] - 1] == "已":
             raw = "已" + raw
@@ -725,6 +742,8 @@ def _as_said(st: tuple, o, body: str) -> tuple:
     m = _PARTICIPLE.findall(raw.lower())
     if not m or raw.lower().rstrip().endswith((" to", " from")) or _HANDED_OVER.search(raw.lower()):
         return (*st[:5], None)  # (nor a thing handed over, "coughed up the licence": its canonical word, approved)
+    if stem(m[-1]) in {stem(w) for w in re.findall(r"[a-z]+", fold(body))} - {stem(st[1])}:
+        return (*st[:5], None)  # (nor the entry's own noun again: "licence renewal renewed" says "renewal approved")
     # (with its particle: "signed off", not "signed")
     ph = re.search(rf"\b{re.escape(m[-1])}\s+(off|out|through)\b", raw.lower())
     return (st[0], f"{m[-1]} {ph.group(1)}" if ph else m[-1], *st[2:5], None)
