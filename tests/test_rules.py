@@ -6757,3 +6757,49 @@ def test_a_romanised_ah_name_is_the_chinese_one_s_a_name_in_a_bilingual_pair():
            "- [P1] 鸡每天早上 5 点 Pasir Panjang 阿九送，20 公斤 (2026-05-19)\n")
     got = [c.op.text for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
     assert got == ["[P1] Chicken from Ah Kow @ Pasir Panjang, delivered daily 5am, 20kg (2026-05-19)"]
+
+
+def test_a_rule_laid_down_from_now_on_with_nobody_until_is_the_lesson_and_the_word_to_note_it_goes():
+    lines = [("2026-05-25", "batch 12 glaze crazed all over, kiln only at 1180, nobody looked at the cone before opening. "
+                            "whole day lost"),
+             ("2026-05-26", "batch 12 refire: checked the cone first, took it to 1220, let it hold 10 min, then opened the "
+                            "kiln. clean"),
+             ("2026-05-27", "argh. again. batch 14 crazed, cone sat at 1170 bc door seal loose"),
+             ("2026-05-27", "Mags: \"From now on nobody opens the kiln until the cone reads 1220 and holds for 10 min. Write "
+                            "that down somewhere permanent.\""),
+             ("2026-05-29", "cone check before both firings (1220, held) -> no crazing")]
+    mem = "## Studio\n- [P1] Glaze firing on Thursdays (2026-01-01)\n"
+    assert [c.op.text for c in recurring(ctx(mem, lines))] == [
+        "[P1] Nobody opens the kiln until the cone reads 1220 and holds for 10 min (2026-05-27)"]
+    # (the report "nobody looked at the cone before opening" states no rule: without the rule's line, no lesson)
+    assert recurring(ctx(mem, [x for x in lines if not x[1].startswith("Mags")])) == []
+
+
+def test_a_fault_ticket_closed_after_days_of_zero_alarms_is_over():
+    mem = "## 设备\n- [P1] 3 号机偏航通讯故障反复报，排查中，怀疑编码器 (2026-04-20)\n- [P1] 巡检每天 9 点 (2026-01-01)\n"
+    lines = [("2026-05-25", "3#偏航通讯又报了"), ("2026-05-26", "3# 换编码器，下午完工"),
+             ("2026-05-27", "3# 换完到现在 0 报警"),
+             ("2026-05-29", "3# 偏航通讯故障：换编码器后 3 天零报警，厂家确认根因，故障单关闭 ✔")]
+    assert [c.op.op for c in stale_entries(ctx(mem, lines))] == ["prune"]
+
+
+def test_a_place_s_name_opening_with_xin_is_the_new_one_whole_and_the_old_one_s_own_word_goes_with_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 出貨\n- [P1] 本島宅配用黑貓宅急便，箱子一律貼易碎貼紙 (2026-03-12)\n"
+    lines = [("2026-05-25", "黑貓 6 月起運費漲，問問新竹物流"),
+             ("2026-05-26", "新竹物流業務來，談好月結"),
+             ("2026-05-27", "老闆：本島宅配從明天起全部改新竹物流，黑貓月結帳戶結清，不再叫黑貓"),
+             ("2026-05-28", "第一天新竹物流，收走 18 箱"),
+             ("2026-05-29", "新竹物流收件 21 箱")]
+    assert [c.op.text for c in displacements(ctx(mem, lines))] == ["[P1] 本島宅配用新竹物流，箱子一律貼易碎貼紙 (2026-05-27)"]
+
+
+def test_a_swap_is_left_to_a_person_when_the_new_one_s_lines_give_another_time_than_the_entry_s():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 出貨\n- [P1] 本島宅配用黑貓宅急便，下午 3 點前叫件 (2026-03-12)\n"
+    lines = [("2026-05-25", "黑貓 6 月起運費漲，問問新竹物流"),
+             ("2026-05-26", "新竹物流業務來，談好月結，每天下午 4 點來收"),
+             ("2026-05-27", "老闆：本島宅配從明天起全部改新竹物流，黑貓月結帳戶結清，不再叫黑貓"),
+             ("2026-05-28", "第一天新竹物流，16:00 收走 18 箱"),
+             ("2026-05-29", "新竹物流收件 21 箱")]
+    assert displacements(ctx(mem, lines)) == []

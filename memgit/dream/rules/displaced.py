@@ -14,7 +14,7 @@ from memgit.dream import lexicon as lx
 from memgit.memory import DATE_TAIL_RE
 from memgit.dream.collect import Observation
 from memgit.dream.glossary import glosses
-from memgit.dream.model import (_label, Candidate, CJK_IN, compose, Context, entry_evidence, fold, Item, LABEL_RE,
+from memgit.dream.model import (_label, Candidate, CJK_IN, clocks, compose, Context, entry_evidence, fold, Item, LABEL_RE,
                                  QUOTED_CJK)
 from memgit.dream.scoring import confidence
 from memgit.ops import Operation
@@ -339,6 +339,9 @@ def _new_chinese(f: str, text: str) -> list[tuple[str, str]]:
         run = _CJK_RUN.match(f, m.end() + len(f[m.end():]) - len(f[m.end():].lstrip(" \t「『“\"")))  # ("换成 海典", "改用「肚肚」")
         if _inside_word(f, m.start(), m.end()):
             continue  # (inside a word: the 新 of "小新上只留直播伴侣", a laptop's name)
+        if m.group(0) == "新" and (w := _word_from(f, m.start())) and len(w) > 1 \
+                and not (len(w) >= 3 and is_common_word(w[1:])):
+            continue  # (or opening one whose rest is no word: the 新 of "新竹物流", a place's name; not "新电脑")
         if run and not lx.negated_at(f, m.start()) and not _stand_in(f, [run.start()], len(run.group(0))):
             # (a name ends before 的: "改看国家海洋台的小程序" takes 国家海洋台, what follows is its own thing)
             end = run.start() + cut if (cut := run.group(0).find("的")) >= 2 else run.end()
@@ -612,6 +615,10 @@ def displacements(ctx: Context) -> list[Candidate]:
                 or _word_before_unsaid(it.folded, fold(old_raw), [folded[id(o)] for o in support]) \
                 or _word_after_doubles(it.folded, fold(old_raw), raw):
             continue  # a detail the new one's lines never give ("USB 接在收银台电脑上"): it may be the old one's
+        if _clock_otherwise(it.entry.body, [folded[id(o)] for o in support if o not in ends]):
+            continue  # the new one's lines give another time than the entry's ("每天下午 4 點來收" of "下午 3 點前叫件"): the
+            # old one's arrangement, left to a person
+        text = _old_word_after(text, raw, it.entry.body, old_raw, every)
         day = max(o.day for o in support)
         score = confidence("slot", extra_days=min(n_days - 1, 2), recent=ctx.recency(support))
         ev = sorted({id(o): o for o in (*ends, *support)}.values(), key=lambda o: (o.day, o.line))
@@ -994,6 +1001,49 @@ def _word_at(text: str, at: int) -> tuple[int, str] | None:
             return pos, w
         pos += len(w)
     return None
+
+
+def _clock_otherwise(body: str, support: list[str]) -> bool:
+    """The entry gives a clock time (its date aside) that no line about the new one writes, and those lines write
+    another."""
+    fb = fold(DATE_TAIL_RE.sub("", body))
+    have = {c[2] for c in clocks(fb)}
+    said = {c[2] for f in support for c in clocks(f)}
+    return bool(have) and bool(said) and not have & said
+
+
+def _old_word_after(text: str, new: str, body: str, old: str, every: str) -> str:
+    """The replaced entry without the Chinese word that stood right after the old name, as part of its whole name, when
+    no line writes any two characters of it: "黑貓宅急便" → "新竹物流", not "新竹物流宅急便"."""
+    at = body.find(old)
+    if at < 0 or not CJK_IN.match(old[-1:]):
+        return text
+    # (what stands after it to the clause's end, three characters at most: "宅急便", however the segmenter cuts it)
+    run = re.match(r"[\u4e00-\u9fff]+", fold(body)[at + len(old):])
+    w = run.group(0) if run and len(run.group(0)) <= 3 and _CLAUSE_END.match(fold(body), at + len(old) + run.end()) \
+        else ""
+    if len(w) < 2 or any(w[k:k + 2] in every for k in range(len(w) - 1)) or fold(new + w) not in fold(text):
+        return text  # (a word the lines write any part of is the entry's own: "收银机" of "收银试了 3 单")
+    k = fold(text).find(fold(new + w)) + len(new)
+    return text[:k] + text[k + len(w):]
+
+
+_CLAUSE_END = re.compile(r"\s*(?:[，,。；;：:（(]|$)")
+
+
+def _word_from(text: str, at: int) -> str:
+    """The word the segmenter cuts starting at `at` inside the Chinese run holding it, or ""."""
+    if not (0 <= at < len(text) and CJK_IN.match(text[at])):
+        return ""
+    before = _CJK_RUN_BEFORE.search(text[:at])
+    start = before.start() if before else at
+    end = at + len(re.match(r"[\u4e00-\u9fff]*", text[at:]).group(0))
+    pos = start
+    for w in cjk_cut(text[start:end]):
+        if pos == at:
+            return w
+        pos += len(w)
+    return ""
 
 
 def _inside_word(text: str, a: int, b: int) -> bool:
