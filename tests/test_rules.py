@@ -6803,3 +6803,38 @@ def test_a_swap_is_left_to_a_person_when_the_new_one_s_lines_give_another_time_t
              ("2026-05-28", "第一天新竹物流，16:00 收走 18 箱"),
              ("2026-05-29", "新竹物流收件 21 箱")]
     assert displacements(ctx(mem, lines)) == []
+
+
+def test_the_old_one_s_latin_name_after_its_chinese_one_goes_with_it():
+    from memgit.dream.rules.displaced import displacements
+    mem = "## 店務\n- [P1] 點餐收銀用客立樂 Clicker POS，叫號用櫃檯那台平板 (2026-02-10)\n"
+    lines = [("2026-05-25", "客立樂合約月底到期，老闆說乾脆換 iCHEF"),
+             ("2026-05-26", "iCHEF 業務來看場地，週四裝機"),
+             ("2026-05-28", "iCHEF 正式上線，點餐、收銀全部走 iCHEF，叫號一樣用櫃檯那台平板；客立樂停用"),
+             ("2026-05-29", "開店，iCHEF 很順")]
+    assert [c.op.text for c in displacements(ctx(mem, lines))] == ["[P1] 點餐收銀用 iCHEF，叫號用櫃檯那台平板 (2026-05-28)"]
+
+
+def test_approved_with_a_singlish_particle_after_it_is_approved():
+    mem = ("## Works\n- [P1] Carpark resurfacing: Hock Lee quotation in, pending council approval at the May meeting "
+           "(2026-05-01)\n")
+    lines = [("2026-05-28", "council meeting: carpark resurfacing APPROVED liao 🎉 Hock Lee confirmed, works start July")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == [
+        "[P1] Carpark resurfacing: Hock Lee quotation in, approved (2026-05-28)"]
+
+
+def test_a_fault_fixed_after_a_fact_of_its_own_sentence_leaves_the_fact():
+    mem = ("## Ops\n- [P1] Door alerts go out through Verkada; alerts keep arriving late on the night phone, investigating "
+           "(2026-04-20)\n")
+    lines = [("2026-05-25", "door alert late again on the night phone, 4 min"),
+             ("2026-05-26", "Verkada support: push certificate expired on their side, renewed"),
+             ("2026-05-28", "door alerts instant on every phone since Tue, Verkada closed the ticket. sorted")]
+    got = [(c.op.op, c.op.text) for c in stale_entries(ctx(mem, lines))]
+    assert got == [("refresh", "[P1] Door alerts go out through Verkada (2026-05-28)")]
+
+
+def test_a_wait_in_progress_then_on_its_reviewer_is_one_wait():
+    mem = "## 车辆\n- [P1] 新到 2 台网约车，运输证办理中，等交通局审核 (2026-05-01)\n- [P1] 保养每 5000 公里 (2026-01-01)\n"
+    lines = [("2026-05-27", "交通局来电：运输证材料齐了，这周出结果"),
+             ("2026-05-28", "交通局通知：咱们 2 台车运输证审核通过，证下来了！")]
+    assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 新到 2 台网约车，运输证已审核通过 (2026-05-28)"]

@@ -7,6 +7,7 @@ it; the rest of the entry stays as written."""
 from __future__ import annotations
 
 import os
+from collections import Counter
 import re
 from datetime import timedelta
 
@@ -252,6 +253,17 @@ class _Names:
         self.low = self.text.lower()
         self.memory_end = len(memory)
         self.known: dict[str, bool] = {}
+        self._small: frozenset[str] | None = None
+
+    @property
+    def small(self) -> frozenset[str]:
+        """The words of six letters or more written twice or more, only ever in small letters, that no dictionary holds:
+        a maker's name as terse lines write it ("igloohome"). Found once."""
+        if self._small is None:
+            said = Counter(m.group(0) for m in _SMALL_NAME.finditer(self.text))
+            capital = {w.lower() for w in re.findall(r"(?<![\w.-])[A-Za-z]*[A-Z][A-Za-z]*(?![\w-])", self.text)}
+            self._small = frozenset(w for w, n in said.items() if n >= 2 and w not in capital and not is_english_word(w))
+        return self._small
 
     def __contains__(self, word: str) -> bool:
         v = self.known.get(word)
@@ -274,9 +286,8 @@ class _Names:
             # (terse logs write names in lower case, "done with trello": memory, written with care, capitalising
             # it inside a sentence and never otherwise, and a line doing so too, names it)
             # (or a maker's word no dictionary holds, that every line writes in small letters, twice or more: "igloohome")
-            v = self.known[word] = cap >= 1 and (cap >= 2 * low or mem_cap >= 1 and mem_low == 0 and cap >= 2) or (
-                cap == 0 and low >= 2 and len(word) >= 6 and word.isalpha() and word.isascii()
-                and not is_english_word(word))
+            v = self.known[word] = cap >= 1 and (cap >= 2 * low or mem_cap >= 1 and mem_low == 0 and cap >= 2) \
+                or word in self.small
         return v
 
 
@@ -288,7 +299,7 @@ def _new_latin(o: Observation, f: str, ending: bool, names: "_Names", brands: fr
     out = []
     # (and a maker's word written in small letters that `names` holds for a name: "全棟換 igloohome")
     for m in (*_LATIN.finditer(o.text), *(m for m in _CAPITALS.finditer(o.text) if m.group(0).lower() in brands),
-              *_SMALL_NAME.finditer(o.text)):
+              *(m for m in _SMALL_NAME.finditer(o.text) if m.group(0) in names.small)):
         n = m.group(0).lower()
         if n in STOP or len(n) < 3 or lx.WEEKDAY.search(n) or _MONTH.fullmatch(n):
             continue
@@ -386,6 +397,7 @@ def displacements(ctx: Context) -> list[Candidate]:
     every = "\n".join(folded[id(o)] for o in told)  # (every line's words, once: which new names other lines write)
     brands = frozenset(m.group(1).lower() for o in told for m in _BRAND_BEFORE_MODEL.finditer(o.text))
     out: list[Candidate] = []
+    given_new: dict[tuple[int, bool], list[tuple[str, str]]] = {}
     fits: dict[tuple[str, str], list[tuple[float, Item]]] = {}
     found: dict[int, list[tuple[int, str, str, str, list[Observation], list[Observation]]]] = {}
     for k, it in enumerate(ctx.items):
@@ -482,8 +494,11 @@ def displacements(ctx: Context) -> list[Candidate]:
                 is_end = o in ends
                 # (a line naming the old one beside the new, "Acuity is too expensive, we are passing to Bookwhen")
                 about = is_end or o.terms & rest or said_old(f) or (o.source, o.line) in after_old
-                for n, raw in _new_latin(o, f, is_end, names, brands) + [
-                        _as_others_write(n, raw, f, every) for n, raw in _new_chinese(f, o.text)]:
+                key = (id(o), is_end)
+                if key not in given_new:  # (what a line gives as new is the line's: asked once a run)
+                    given_new[key] = _new_latin(o, f, is_end, names, brands) + [
+                        _as_others_write(n, raw, f, every) for n, raw in _new_chinese(f, o.text)]
+                for n, raw in given_new[key]:
                     if n != old and n not in news and not _said(n, memory) and not is_common_word(n) \
                             and (about or _said(n, end_text)):
                         news[n] = raw
@@ -1018,6 +1033,14 @@ def _old_word_after(text: str, new: str, body: str, old: str, every: str) -> str
     at = body.find(old)
     if at < 0 or not CJK_IN.match(old[-1:]):
         return text
+    # (or its name in Latin letters after it, to the clause's end, when no line writes a word of it: "肚肚 Dudoo POS" →
+    # "iCHEF")
+    latin = _LATIN_AFTER.match(body, at + len(old))
+    if latin and _CLAUSE_END.match(body, latin.end()) and not any(
+            re.search(rf"(?<![a-z]){re.escape(w.lower())}(?![a-z])", every) for w in latin.group(1).split()):
+        k = text.find(new)
+        if k >= 0 and text[k + len(new):].startswith(latin.group(0)):
+            return text[:k + len(new)] + text[k + len(new) + len(latin.group(0)):]
     # (what stands after it to the clause's end, three characters at most: "宅急便", however the segmenter cuts it)
     run = re.match(r"[\u4e00-\u9fff]+", fold(body)[at + len(old):])
     w = run.group(0) if run and len(run.group(0)) <= 3 and _CLAUSE_END.match(fold(body), at + len(old) + run.end()) \
@@ -1028,6 +1051,7 @@ def _old_word_after(text: str, new: str, body: str, old: str, every: str) -> str
     return text[:k] + text[k + len(w):]
 
 
+_LATIN_AFTER = re.compile(r"\s*([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})")
 _CLAUSE_END = re.compile(r"\s*(?:[，,。；;：:（(]|$)")
 
 

@@ -81,10 +81,41 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 score = confidence("fixed", days=days, recent=ctx.recency(fixed))
                 ev = fixed
         if reason:
-            op = Operation("prune", e.file, (e.text,), confidence=score, reason=reason,
-                           evidence=(entry_evidence(it), *ctx.evidence(ev)), origin="offline")
+            # (a fault said after a fact of its own sentence, "Pager alerts go out through D4H; alerts keep arriving
+            # late…": the fact stays, the fault goes)
+            fact = _fact_before_fault(e.body) if feats.get("days") is not None else ""
+            if fact:
+                op = Operation("refresh", e.file, (e.text,), text=compose(it, fact, max(o.day for o in ev)),
+                               confidence=score, reason=reason + "; the fact before it stays",
+                               evidence=(entry_evidence(it), *ctx.evidence(ev)), origin="offline")
+            else:
+                op = Operation("prune", e.file, (e.text,), confidence=score, reason=reason,
+                               evidence=(entry_evidence(it), *ctx.evidence(ev)), origin="offline")
             out.append(Candidate(op, "stale", score, feats))
     return out
+
+
+def _fact_before_fault(body: str) -> str:
+    """The sentences of an entry before the one its fault is told in, when they tell none of it: "Pager alerts go out
+    through D4H" of "Pager alerts go out through D4H; alerts keep arriving 2–5 min late…, investigating"; or ""."""
+    body = DATE_TAIL_RE.sub("", body).strip()
+    parts = _FACT_CUT.split(body)
+    kept = []
+    for p in parts:
+        f = fold(p)
+        if lx.ERROR.search(f) or lx.PERSISTS.search(f) or lx.FIXED.search(f) or lx.PENDING.search(f):
+            break
+        kept.append(p.strip())
+    if not kept or len(kept) == len(parts):
+        return ""
+    # (the fault's sentence names its own thing, one of the fact's: "alerts keep arriving late"; not a sentence going on
+    # with the story before it, "Label printer loses its pairing …; reason not found yet")
+    if not term_set(fold(parts[len(kept)])) & term_set(fold(" ".join(kept))):
+        return ""
+    return "；".join(kept) if CJK_RUN_RE.search(kept[0]) and not re.search(r"[A-Za-z]{3,}", kept[0]) else "; ".join(kept)
+
+
+_FACT_CUT = re.compile(r"\s*[;；]\s*|(?<=[.。])\s+")
 
 
 _FAILED_TO = re.compile(r"\bfail(?:s|ed|ing)?\s+to\s+([a-z]{3,})\b")

@@ -540,7 +540,15 @@ def _waited(f: str, pend: re.Match[str] | None) -> str:
     signature from the council"), which say which done states can end the wait."""
     if not pend:
         return ""
-    return (pend.group(0) + _CLAUSE_REST.match(f, pend.end()).group(0)[:60]).strip()
+    end = pend.end() + len(_CLAUSE_REST.match(f, pend.end()).group(0))
+    wait = (pend.group(0) + f[pend.end():end][:60]).strip()
+    # (and the wait of the clause right after, which says what it waits on: "运输证办理中，等交通局审核")
+    if (more := _NEXT_WAIT.match(f, end)) and (again := lx.PENDING.match(f, more.end())):
+        wait += " " + (again.group(0) + _CLAUSE_REST.match(f, again.end()).group(0)[:60]).strip()
+    return wait
+
+
+_NEXT_WAIT = re.compile(r"\s*[，,；;]\s*(?:还在|正在|在)?")
 
 
 def _done_here(ctx: Context, it, f: str, wait: str) -> bool:
