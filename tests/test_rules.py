@@ -6838,3 +6838,28 @@ def test_a_wait_in_progress_then_on_its_reviewer_is_one_wait():
     lines = [("2026-05-27", "交通局来电：运输证材料齐了，这周出结果"),
              ("2026-05-28", "交通局通知：咱们 2 台车运输证审核通过，证下来了！")]
     assert [c.op.text for c in status_changes(ctx(mem, lines))] == ["[P1] 新到 2 台网约车，运输证已审核通过 (2026-05-28)"]
+
+
+def test_a_pool_s_hours_written_in_english_and_in_chinese_are_one_fact():
+    mem = ("## Facilities\n- [P1] Pool closed every Tuesday 8am–11am for cleaning (2026-02-01)\n"
+           "- [P1] Gym open 6am–10pm daily (2026-02-01)\n- [P1] 泳池逢星期二早上 8 点至 11 点关闭清洗 (2026-04-12)\n")
+    got = [c.op.text for c in duplicates_and_contradictions(ctx(mem, [])) if c.op.op == "merge"]
+    assert got == ["[P1] Pool closed every Tuesday 8am–11am for cleaning (2026-04-12)"]
+
+
+@pytest.mark.parametrize("entry", ["Supplier contract with Brindle: draft sent, awaiting legal review",
+                                   "Sunday harbour run: online booking blocked, waiting on the berth permit"])
+def test_a_state_of_its_own_before_a_wait_is_no_part_of_the_wait(entry):
+    # (the draft or the block is the entry's own state; what the next clause waits on ending says nothing of "draft")
+    mem = f"## Admin\n- [P1] {entry} (2026-05-01)\n"
+    lines = [("2026-05-28", "our solicitor went through the Brindle contract and signed off on it; berth permit came through!!!")]
+    assert status_changes(ctx(mem, lines)) == []
+
+
+def test_a_rule_said_in_answer_loses_its_yes_and_is_cut_at_a_sentence_s_end():
+    from memgit.dream.rules.recurring import _clean
+    said = ("Yes. After every shift, whoever closes the bar wipes every tap, soaks the drip trays, the nozzles and the ice "
+            "scoops and ticks them off on the close sheet by the till. Nobody locks up until that sheet's done. All three "
+            "bars, every night.")
+    got = _clean(said)
+    assert got.startswith("After every shift") and got.endswith("until that sheet's done")

@@ -511,9 +511,17 @@ def _done_on_new(ctx: Context, text: str) -> bool:
         if any(name in it.folded for it in ctx.items):
             continue
         rest = {t for t in term_set(fold(text[:m.start()] + " " + text[m.end():])) if ctx.anchor(t)}
-        if any(len(rest & term_set(it.folded)) >= 2 for it in ctx.items if not it.frozen):
+        if any(len(rest & terms) >= 2 for terms in _unfrozen_terms(ctx)):
             return True
     return False
+
+
+def _unfrozen_terms(ctx: Context) -> list[frozenset[str]]:
+    """Every entry's terms but a frozen one's, found once a run."""
+    got = ctx.__dict__.get("_recurring_unfrozen_terms")
+    if got is None:
+        got = ctx.__dict__["_recurring_unfrozen_terms"] = [term_set(it.folded) for it in ctx.items if not it.frozen]
+    return got
 
 
 def _moves_when(f: str) -> bool:
@@ -944,8 +952,14 @@ def _missed_step(text: str) -> str | None:
 def _clean(text: str) -> str:
     t = lx.DAY_NOISE.sub("", text.strip()).strip()
     t = TAG_RE.sub("", t).strip()
+    # (a word of assent opening the person's answer is no part of the rule: "Yes. After every game, …")
+    if (assent := _ASSENT_LEAD.match(t)) and len(t) - assent.end() >= 8:
+        t = t[assent.end():]
     if len(t) > 220:
-        cut = max(t.rfind(c, 0, 220) for c in "。.;；，,")
+        # (at a sentence's end when one falls late enough, else at a clause's: never "…. All three rooms")
+        cut = max(t.rfind(c, 0, 220) for c in "。.;；")
+        if cut <= 60:
+            cut = max(t.rfind(c, 0, 220) for c in "。.;；，,")
         t = t[:cut] if cut > 60 else t[:220]
     t = t.strip()
     # closing words of emphasis say nothing of what to do ("…every Wed before 12:00, no excuses")
@@ -957,6 +971,9 @@ def _clean(text: str) -> str:
     if first and cjk_share(t) < 0.3 and first.group(0) in STOP:
         t = t[0].upper() + t[1:]
     return t
+
+
+_ASSENT_LEAD = re.compile(r"(?:yes|yeah|yep|yup|ok|okay|sure|right|好的?|对|對|係|是的?|嗯)\s*[.,!。，！]\s*", re.I)
 
 
 def _pick_section(ctx: Context, doc: Document | None, core: frozenset[str]) -> tuple[str, str]:

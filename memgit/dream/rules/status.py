@@ -542,8 +542,10 @@ def _waited(f: str, pend: re.Match[str] | None) -> str:
         return ""
     end = pend.end() + len(_CLAUSE_REST.match(f, pend.end()).group(0))
     wait = (pend.group(0) + f[pend.end():end][:60]).strip()
-    # (and the wait of the clause right after, which says what it waits on: "运输证办理中，等交通局审核")
-    if (more := _NEXT_WAIT.match(f, end)) and (again := lx.PENDING.match(f, more.end())):
+    # (and, after a Chinese step in progress, the wait of the clause right after, which says what it waits on:
+    # "运输证办理中，等交通局审核"; never after a state of its own, "draft sent, awaiting legal review", nor a block)
+    if pend.group(0).endswith("中") and (more := _NEXT_WAIT.match(f, end)) and (
+            again := lx.PENDING.match(f, more.end())):
         wait += " " + (again.group(0) + _CLAUSE_REST.match(f, again.end()).group(0)[:60]).strip()
     return wait
 
