@@ -12,7 +12,9 @@ the workspace before selection, so what reaches a person is:
 - **well formed**: the new text keeps its `**` and backticks balanced, and a
   labelled entry (`**Label:** value`) keeps its label;
 - **frozen lines untouched**: no target is P0, protected, identity or a marked
-  rule (a secret's prune alone may remove such a line: the secret must go);
+  rule (a secret's prune alone may remove such a line: the secret must go; a marked
+  rule may lose a tool a quoted line retires, and a tagged fact holding a rule's word
+  may have its tool's name swapped, nothing else);
 - **reviewable**: it deletes at most `MAX_REMOVED` lines of a memory file;
 - **secret-free**: nothing sensitive in its new text, reason or section;
 - **not overlapping** an open proposal's targets;
