@@ -6863,3 +6863,9 @@ def test_a_rule_said_in_answer_loses_its_yes_and_is_cut_at_a_sentence_s_end():
             "bars, every night.")
     got = _clean(said)
     assert got.startswith("After every shift") and got.endswith("until that sheet's done")
+
+
+def test_a_wait_for_a_buyer_s_confirmation_is_not_ended_by_the_sample_s_delivery():
+    mem = "## 客户\n- [P1] 德国客户 Becker 的新款陶瓷杯样品已寄出，等客户确认 (2026-05-01)\n- [P1] 交期 20 天 (2026-01-01)\n"
+    lines = [("2026-05-27", "Becker 的陶瓷杯样品 DHL 显示上周五已签收")]
+    assert status_changes(ctx(mem, lines)) == []
