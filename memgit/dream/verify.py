@@ -161,7 +161,7 @@ def _superseded(op: Operation, e: Entry, ground: Ground) -> bool:
     return False
 
 
-def _name_swapped(op: Operation, e: Entry, doc: Document, ground: Ground) -> bool:
+def _name_swapped(op: Operation, e: Entry, kind: str | None, doc: Document, ground: Ground) -> bool:
     """A fact holding a rule's word ("Lifeguard rota lives in When I Work; shift swaps must be approved by Dana"),
     refreshed with the name of what does its work alone replaced by one a quoted window line writes: the rule is
     kept word for word. No other kind of core entry, and no other change."""
@@ -169,8 +169,7 @@ def _name_swapped(op: Operation, e: Entry, doc: Document, ground: Ground) -> boo
 
     from memgit.text import norm
 
-    if op.op != "refresh" or not op.text or len(op.targets) != 1 or e.own_tag is None \
-            or core_kind(e, doc.section_at(e.start), doc) != "word":
+    if op.op != "refresh" or not op.text or len(op.targets) != 1 or e.own_tag is None or kind != "word":
         return False  # (a tagged entry of memory's: never an untagged line of a list of rules)
     if core_kind(replace(e, text=op.text), doc.section_at(e.start), doc) != "word":
         return False  # (the rule's word is kept, and no other sign of a rule comes in)
@@ -211,8 +210,9 @@ def check(op: Operation, ground: Ground) -> None:
             continue  # a secret must go, wherever it stands
         if e.frozen:
             raise Fail(f"{op.file} line {e.line} is P0 or protected")
-        if is_core(e, doc.section_at(e.start), doc) and not _superseded(op, e, ground) \
-                and not _kept_as_written(op, e) and not _name_swapped(op, e, doc, ground):
+        kind = core_kind(e, doc.section_at(e.start), doc)
+        if kind is not None and not _superseded(op, e, ground) \
+                and not _kept_as_written(op, e) and not _name_swapped(op, e, kind, doc, ground):
             raise Fail(f"{op.file} line {e.line} is identity or a marked rule, never changed automatically")
         if (op.file, e.text) in ground.open_targets or (op.file, hash_target(e.text)) in ground.open_targets:
             raise Fail(f"{op.file} line {e.line} is already the target of an open proposal")

@@ -27,6 +27,7 @@ def stale_entries(ctx: Context) -> list[Candidate]:
         e = it.entry
         f = it.folded
         reason, feats, score, ev = None, {}, 0.0, []
+        fact = ""  # (a fault said after a fact of its own sentence: the fact stays, the fault goes)
         if lx.TEMP.search(f) or lx.EXPIRES_IN.search(f):
             body_wo_tail = DATE_TAIL_RE.sub("", e.body)
             dates = [date(int(y), int(m), int(d)) for y, m, d in ISO_DATE_RE.findall(body_wo_tail)
@@ -78,19 +79,15 @@ def stale_entries(ctx: Context) -> list[Candidate]:
                 days = len({o.day for o in fixed})
                 reason = "the recorded error was later reported fixed"
                 feats = {"days": days}
+                fact = _fact_before_fault(e.body)
                 score = confidence("fixed", days=days, recent=ctx.recency(fixed))
                 ev = fixed
         if reason:
-            # (a fault said after a fact of its own sentence, "Pager alerts go out through D4H; alerts keep arriving
-            # late…": the fact stays, the fault goes)
-            fact = _fact_before_fault(e.body) if feats.get("days") is not None else ""
-            if fact:
-                op = Operation("refresh", e.file, (e.text,), text=compose(it, fact, max(o.day for o in ev)),
-                               confidence=score, reason=reason + "; the fact before it stays",
-                               evidence=(entry_evidence(it), *ctx.evidence(ev)), origin="offline")
-            else:
-                op = Operation("prune", e.file, (e.text,), confidence=score, reason=reason,
-                               evidence=(entry_evidence(it), *ctx.evidence(ev)), origin="offline")
+            # ("Pager alerts go out through D4H; alerts keep arriving late…": a refresh to the fact)
+            op = Operation("refresh" if fact else "prune", e.file, (e.text,),
+                           text=compose(it, fact, max(o.day for o in ev)) if fact else None, confidence=score,
+                           reason=reason + ("; the fact before it stays" if fact else ""),
+                           evidence=(entry_evidence(it), *ctx.evidence(ev)), origin="offline")
             out.append(Candidate(op, "stale", score, feats))
     return out
 

@@ -327,9 +327,7 @@ def _moves(it: Item, r: Observation, users: list[Observation], confirmed: bool =
             continue  # (a stretch the entry has no place for, or as it was: no move of the entry's)
         if len(mine) != 1 or len(theirs) != 1:
             return None  # several: unsure what moves
-        old, new_n = mine[0], _one(theirs)
-        if new_n == old[2]:
-            continue
+        old, new_n = mine[0], _one(theirs)  # (another than the entry's: the check above)
         u = _user_said(lambda t, uf: any(d[2] == new_n and d[3] == unit for d in _durations(uf)), users)
         if u is None:
             return None  # the person never said the new length
